@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pmuctx: per-task PMU context store, counting and tracing.
+ *
+ * This is the complete user/kernel ABI of /dev/pmuctx.  Nothing else is
+ * shared between the module and user space.
+ *
+ * Versioning rules (see docs/ABI.md):
+ *  - Every struct passed through an ioctl begins with "__u32 size": the
+ *    number of bytes the caller knows about.  A caller built against an
+ *    older header passes a smaller size and keeps working; the kernel
+ *    treats the missing tail as zero.  A caller built against a newer
+ *    header passes a larger size; that works as long as every byte the
+ *    kernel does not know about is zero, otherwise the ioctl fails with
+ *    E2BIG and the kernel writes its own size into "size".  This is the
+ *    perf_event_attr / copy_struct_from_user() convention.
+ *  - Sizes below the first published version (..._SIZE_VER0) get EINVAL.
+ *  - Unknown bits in any "flags" field get EINVAL.  Reserved fields must
+ *    be zero.
+ *  - ioctl numbers and enum values are never reused or renumbered.  The
+ *    size encoded in an ioctl number is informational: the module
+ *    dispatches on type, number and direction, and takes the struct size
+ *    from the "size" field.
+ */
+#ifndef _UAPI_LINUX_PMUCTX_H
+#define _UAPI_LINUX_PMUCTX_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define PMUCTX_ABI_VERSION	1
+#define PMUCTX_DEVICE_NAME	"pmuctx"
+#define PMUCTX_DEVICE_PATH	"/dev/pmuctx"
+#define PMUCTX_IOC_MAGIC	0xB9
+
+/* Feature bits reported in pmuctx_info.features. */
+#define PMUCTX_FEAT_COUNTING	(1ULL << 0)	/* per-task counting sessions */
+#define PMUCTX_FEAT_INHERIT	(1ULL << 1)	/* fork/clone/exec inheritance */
+#define PMUCTX_FEAT_SYSTEM_WIDE	(1ULL << 2)	/* all-task sessions */
+#define PMUCTX_FEAT_CGROUP	(1ULL << 3)	/* cgroup v2 target */
+#define PMUCTX_FEAT_SELFTEST	(1ULL << 4)	/* selftest save-area backend */
+#define PMUCTX_FEAT_HW_PMU	(1ULL << 5)	/* a hardware cpu PMU was found */
+
+#define PMUCTX_VERSION_LEN	32
+
+/**
+ * struct pmuctx_info - module identity and store statistics
+ * @size:		in: bytes the caller knows; out: bytes filled
+ * @flags:		in: must be 0
+ * @abi_version:	PMUCTX_ABI_VERSION of the module
+ * @nr_cpus:		number of possible CPUs
+ * @features:		PMUCTX_FEAT_* bits
+ * @version:		module version string, NUL terminated
+ * @tasks_tracked:	store entries alive now (one per task and session)
+ * @store_bytes:	bytes of kernel memory held by those entries
+ *
+ * Fields below were added after the first size (PMUCTX_INFO_SIZE_VER1).
+ * @sessions:		sessions open now
+ * @probes_registered:	1 while the scheduler tracepoint probes are hooked
+ * @entry_bytes:	bytes of one entry without its PMU save area
+ * @max_tasks:		cap on entries (module parameter max_tasks)
+ * @entries_created:	entries ever created
+ * @entries_freed:	entries ever freed
+ * @alloc_failures:	atomic allocations that failed (pool used instead)
+ * @pool_entries:	pre-allocated entries waiting in the pools now
+ * @dropped:		tasks or slices that could not be tracked (cap, pool
+ *			empty); also counted per session
+ * @selftest_checks:	save areas verified at switch-in (selftest backend)
+ * @selftest_mismatches: save areas that did not hold the task's signature
+ * @selftest_migrations: selftest verifications on a CPU other than the
+ *			one the save area was written on
+ */
+struct pmuctx_info {
+	__u32	size;
+	__u32	flags;
+	__u32	abi_version;
+	__u32	nr_cpus;
+	__u64	features;
+	char	version[PMUCTX_VERSION_LEN];
+	__u64	tasks_tracked;
+	__u64	store_bytes;
+	/* PMUCTX_INFO_SIZE_VER1 from here on */
+	__u32	sessions;
+	__u32	probes_registered;
+	__u32	entry_bytes;
+	__u32	max_tasks;
+	__u64	entries_created;
+	__u64	entries_freed;
+	__u64	alloc_failures;
+	__u64	pool_entries;
+	__u64	dropped;
+	__u64	selftest_checks;
+	__u64	selftest_mismatches;
+	__u64	selftest_migrations;
+};
+
+#define PMUCTX_INFO_SIZE_VER0	72	/* up to and including store_bytes */
+#define PMUCTX_INFO_SIZE_VER1	152
+
+/* Session targets. */
+enum pmuctx_target {
+	PMUCTX_TARGET_PID	= 1,	/* one process (all its threads) */
+	PMUCTX_TARGET_CGROUP	= 2,	/* tasks of a cgroup v2 directory */
+	PMUCTX_TARGET_SYSTEM	= 3,	/* every task on every CPU */
+};
+
+/* Events a session counts; values are stable ABI. */
+enum pmuctx_event_id {
+	PMUCTX_EV_TASK_CLOCK		= 1,	/* ns on CPU, module-native */
+	PMUCTX_EV_CONTEXT_SWITCHES	= 2,	/* module-native */
+	PMUCTX_EV_CPU_MIGRATIONS	= 3,	/* module-native */
+	PMUCTX_EV_PAGE_FAULTS		= 4,	/* perf software, per-CPU */
+	PMUCTX_EV_CPU_CLOCK		= 5,	/* perf software, per-CPU, ns */
+	PMUCTX_EV_CYCLES		= 6,	/* perf hardware, per-CPU */
+	PMUCTX_EV_INSTRUCTIONS		= 7,
+	PMUCTX_EV_BRANCHES		= 8,
+	PMUCTX_EV_BRANCH_MISSES		= 9,
+	PMUCTX_EV_CACHE_REFERENCES	= 10,
+	PMUCTX_EV_CACHE_MISSES		= 11,
+	PMUCTX_EV_MAX			= 11,	/* highest valid id */
+};
+
+#define PMUCTX_MAX_EVENTS	8
+
+/* PMU-specific save-area backends. */
+enum pmuctx_backend {
+	PMUCTX_BACKEND_NONE	= 0,
+	/*
+	 * Writes a per-task signature into the save area at switch-out and
+	 * verifies it at switch-in, wherever the task lands: proves the data
+	 * follows the task across CPUs.
+	 */
+	PMUCTX_BACKEND_SELFTEST	= 1,
+};
+
+#define PMUCTX_MAX_DATA_SIZE	4096	/* bytes of save area per task */
+
+/* pmuctx_session_attr.flags */
+#define PMUCTX_SESSION_INHERIT	(1U << 0)  /* follow fork/clone, fold at exit */
+#define PMUCTX_SESSION_THREAD	(1U << 1)  /* PID target: that thread only */
+#define PMUCTX_SESSION_KEEP_EXITED (1U << 2) /* keep exited tasks for READ */
+#define PMUCTX_SESSION_FLAGS_ALL	0x7U
+
+/**
+ * struct pmuctx_session_attr - what PMUCTX_IOC_SESSION_CREATE sets up
+ * @size:	sizeof the struct as the caller knows it
+ * @flags:	PMUCTX_SESSION_*
+ * @target:	enum pmuctx_target
+ * @pid:	PMUCTX_TARGET_PID: process (or thread) id in the caller's
+ *		pid namespace; 0 means the caller.  Otherwise must be 0.
+ * @cgroup_fd:	PMUCTX_TARGET_CGROUP: open fd of a cgroup v2 directory.
+ *		Otherwise must be -1 or 0.
+ * @nr_events:	1..PMUCTX_MAX_EVENTS
+ * @events:	enum pmuctx_event_id values, no duplicates; unused slots 0
+ * @backend:	enum pmuctx_backend
+ * @data_size:	bytes of PMU save area per task (backend NONE: 0;
+ *		SELFTEST: 8..PMUCTX_MAX_DATA_SIZE, multiple of 8)
+ * @max_exited:	KEEP_EXITED: how many exited tasks to keep (0: default
+ *		4096); more are still counted in the totals
+ * @__reserved:	must be 0
+ */
+struct pmuctx_session_attr {
+	__u32	size;
+	__u32	flags;
+	__u32	target;
+	__s32	pid;
+	__s32	cgroup_fd;
+	__u32	nr_events;
+	__u32	events[PMUCTX_MAX_EVENTS];
+	__u32	backend;
+	__u32	data_size;
+	__u32	max_exited;
+	__u32	__reserved;
+};
+
+#define PMUCTX_SESSION_ATTR_SIZE_VER0	72
+
+/* pmuctx_read.flags */
+#define PMUCTX_READ_PER_TASK	(1U << 0)  /* fill @tasks too */
+#define PMUCTX_READ_FLAGS_ALL	0x1U
+
+/* pmuctx_task_values.flags */
+#define PMUCTX_TASK_EXITED	(1U << 0)  /* task has exited */
+#define PMUCTX_TASK_PRIV_EXEC	(1U << 1)  /* stopped at a privilege-raising exec */
+#define PMUCTX_TASK_INHERITED	(1U << 2)  /* created by fork/clone of a target */
+
+#define PMUCTX_COMM_LEN		16
+
+/**
+ * struct pmuctx_task_values - one task's counts in a PMUCTX_READ_PER_TASK read
+ * @pid:	thread group id, in the session creator's pid namespace
+ * @tid:	thread id, same namespace
+ * @ppid:	tid of the task it was inherited from (0: a root target)
+ * @flags:	PMUCTX_TASK_*
+ * @comm:	command name at the last exec or exit
+ * @values:	the task's own counts, in session event order
+ * @children:	counts folded in from exited inherited children
+ */
+struct pmuctx_task_values {
+	__s32	pid;
+	__s32	tid;
+	__s32	ppid;
+	__u32	flags;
+	char	comm[PMUCTX_COMM_LEN];
+	__u64	values[PMUCTX_MAX_EVENTS];
+	__u64	children[PMUCTX_MAX_EVENTS];
+};
+
+/**
+ * struct pmuctx_read - PMUCTX_IOC_READ
+ * @size:		sizeof the struct as the caller knows it
+ * @flags:		PMUCTX_READ_*
+ * @nr_events:		out: events in @values
+ * @nr_tasks:		in: capacity of @tasks_ptr (elements); out: elements
+ *			written, or with ENOSPC the number needed
+ * @task_size:		in: sizeof(struct pmuctx_task_values) as known to
+ *			the caller (>= PMUCTX_TASK_VALUES_SIZE_VER0)
+ * @__pad:		must be 0
+ * @tasks_ptr:		in: user address of the per-task array
+ * @values:		out: session totals: live tasks plus exited ones
+ * @time_enabled:	out: ns the session has been enabled
+ * @tasks_seen:		out: tasks ever monitored by the session
+ * @tasks_exited:	out: monitored tasks that exited
+ * @tasks_dropped:	out: tasks or slices not tracked (cap or pool empty)
+ * @priv_exec_stopped:	out: tasks whose counting stopped at a
+ *			privilege-raising exec (setuid, setgid, file caps)
+ * @tasks_unlisted:	out: exited tasks beyond max_exited (in totals,
+ *			not in @tasks)
+ */
+struct pmuctx_read {
+	__u32	size;
+	__u32	flags;
+	__u32	nr_events;
+	__u32	nr_tasks;
+	__u32	task_size;
+	__u32	__pad;
+	__u64	tasks_ptr;
+	__u64	values[PMUCTX_MAX_EVENTS];
+	__u64	time_enabled;
+	__u64	tasks_seen;
+	__u64	tasks_exited;
+	__u64	tasks_dropped;
+	__u64	priv_exec_stopped;
+	__u64	tasks_unlisted;
+};
+
+#define PMUCTX_READ_SIZE_VER0		144
+#define PMUCTX_TASK_VALUES_SIZE_VER0	160
+
+/*
+ * ioctls.  All take a pointer to the struct named; the kernel dispatches on
+ * the number, not on the size bits.
+ *
+ * PMUCTX_IOC_INFO		any fd; never changes state.
+ * PMUCTX_IOC_SESSION_CREATE	turns this fd into a session (once per fd;
+ *				EBUSY the second time).  The session starts
+ *				disabled.
+ * PMUCTX_IOC_ENABLE/DISABLE	argument must be 0.  Take effect at once on
+ *				running targets (an IPI folds their slice).
+ * PMUCTX_IOC_RESET		argument must be 0; zeroes every count.
+ * PMUCTX_IOC_READ		totals and optionally per-task values.
+ */
+#define PMUCTX_IOC_INFO		_IOWR(PMUCTX_IOC_MAGIC, 0x00, struct pmuctx_info)
+#define PMUCTX_IOC_SESSION_CREATE \
+	_IOW(PMUCTX_IOC_MAGIC, 0x01, struct pmuctx_session_attr)
+#define PMUCTX_IOC_ENABLE	_IO(PMUCTX_IOC_MAGIC, 0x02)
+#define PMUCTX_IOC_DISABLE	_IO(PMUCTX_IOC_MAGIC, 0x03)
+#define PMUCTX_IOC_RESET	_IO(PMUCTX_IOC_MAGIC, 0x04)
+#define PMUCTX_IOC_READ		_IOWR(PMUCTX_IOC_MAGIC, 0x05, struct pmuctx_read)
+
+#endif /* _UAPI_LINUX_PMUCTX_H */
