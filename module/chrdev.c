@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: the misc device /dev/pmuctx and its file operations.
+ *
+ * Every open file is a potential session (struct pmuctx_session in
+ * file->private_data); it becomes one with PMUCTX_IOC_SESSION_CREATE.
+ * .owner keeps the module pinned while any file is open, so rmmod is
+ * refused, never racing with a live session.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/compat.h>
+
+#include "pmuctx.h"
+
+static int pmuctx_open(struct inode *inode, struct file *file)
+{
+	struct pmuctx_session *s;
+
+	s = pmuctx_session_alloc();
+	if (!s)
+		return -ENOMEM;
+	file->private_data = s;
+	return nonseekable_open(inode, file);
+}
+
+static int pmuctx_release(struct inode *inode, struct file *file)
+{
+	pmuctx_session_release(file->private_data);
+	return 0;
+}
+
+#ifdef CONFIG_COMPAT
+/* Every ioctl argument is a pointer to a size-versioned struct laid out the
+ * same for 32- and 64-bit callers (only fixed-width types, u64 pointers).
+ */
+static long pmuctx_compat_ioctl(struct file *file, unsigned int cmd,
+				unsigned long arg)
+{
+	return pmuctx_ioctl(file, cmd, (unsigned long)compat_ptr(arg));
+}
+#endif
+
+/* The ring buffer is not implemented yet: refuse cleanly. */
+static int pmuctx_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return -ENODEV;
+}
+
+static __poll_t pmuctx_poll(struct file *file, struct poll_table_struct *pt)
+{
+	return EPOLLERR;
+}
+
+static const struct file_operations pmuctx_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pmuctx_open,
+	.release	= pmuctx_release,
+	.unlocked_ioctl	= pmuctx_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= pmuctx_compat_ioctl,
+#endif
+	.mmap		= pmuctx_mmap,
+	.poll		= pmuctx_poll,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice pmuctx_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= PMUCTX_DEVICE_NAME,
+	.fops	= &pmuctx_fops,
+	.mode	= 0660,
+};
+
+int pmuctx_chrdev_init(void)
+{
+	int ret;
+
+	ret = misc_register(&pmuctx_miscdev);
+	if (ret)
+		pr_err("misc_register failed: %d\n", ret);
+	return ret;
+}
+
+void pmuctx_chrdev_exit(void)
+{
+	misc_deregister(&pmuctx_miscdev);
+}

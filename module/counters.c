@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: events and the per-CPU kernel counters behind them.
+ *
+ * task-clock, context-switches and cpu-migrations are computed by the
+ * switch hooks themselves.  Every other event is one perf kernel counter
+ * per CPU and session (perf_event_create_kernel_counter(), task == NULL),
+ * read at each context switch and attributed to the outgoing task as a
+ * delta since it came in (the bperf approach: no per-task perf_event).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/err.h>
+#include <linux/perf_event.h>
+#include <linux/smp.h>
+
+#include "pmuctx.h"
+
+struct pmuctx_event_def {
+	u32 type;	/* perf type, or ~0 for module-native */
+	u64 config;
+};
+
+#define PMUCTX_NATIVE	(~0U)
+
+static const struct pmuctx_event_def pmuctx_events[PMUCTX_EV_MAX + 1] = {
+	[PMUCTX_EV_TASK_CLOCK] = { PMUCTX_NATIVE, 0 },
+	[PMUCTX_EV_CONTEXT_SWITCHES] = { PMUCTX_NATIVE, 0 },
+	[PMUCTX_EV_CPU_MIGRATIONS] = { PMUCTX_NATIVE, 0 },
+	[PMUCTX_EV_PAGE_FAULTS] = { PERF_TYPE_SOFTWARE,
+				    PERF_COUNT_SW_PAGE_FAULTS },
+	[PMUCTX_EV_CPU_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	[PMUCTX_EV_CYCLES] = { PERF_TYPE_HARDWARE,
+			       PERF_COUNT_HW_CPU_CYCLES },
+	[PMUCTX_EV_INSTRUCTIONS] = { PERF_TYPE_HARDWARE,
+				     PERF_COUNT_HW_INSTRUCTIONS },
+	[PMUCTX_EV_BRANCHES] = { PERF_TYPE_HARDWARE,
+				 PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	[PMUCTX_EV_BRANCH_MISSES] = { PERF_TYPE_HARDWARE,
+				      PERF_COUNT_HW_BRANCH_MISSES },
+	[PMUCTX_EV_CACHE_REFERENCES] = { PERF_TYPE_HARDWARE,
+					 PERF_COUNT_HW_CACHE_REFERENCES },
+	[PMUCTX_EV_CACHE_MISSES] = { PERF_TYPE_HARDWARE,
+				     PERF_COUNT_HW_CACHE_MISSES },
+};
+
+int pmuctx_event_validate(u32 id)
+{
+	if (id < 1 || id > PMUCTX_EV_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+bool pmuctx_event_is_native(u32 id)
+{
+	return pmuctx_events[id].type == PMUCTX_NATIVE;
+}
+
+/*
+ * Read a CPU-bound kernel counter on its own CPU.  Called from the
+ * sched_switch probe and from IPIs: IRQs are off and the counter cannot be
+ * scheduled in or out under us.  This is what perf_event_read_local() (not
+ * exported) does for a CPU event: let the PMU update the count if the event
+ * is active here, then read it.
+ */
+u64 pmuctx_counter_read(struct perf_event *ev)
+{
+	if (!ev)
+		return 0;
+	if (READ_ONCE(ev->oncpu) == smp_processor_id() &&
+	    READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
+		ev->pmu->read(ev);
+	return local64_read(&ev->count);
+}
+
+static struct perf_event *
+pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu)
+{
+	const struct pmuctx_event_def *d = &pmuctx_events[id];
+	struct perf_event_attr attr = {
+		.type		= d->type,
+		.size		= sizeof(attr),
+		.config		= d->config,
+		.pinned		= 1,
+		.exclude_kernel	= s->exclude_kernel,
+		.exclude_hv	= s->exclude_kernel,
+	};
+
+	return perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+}
+
+/*
+ * Create every perf-backed counter of @s on every online CPU.  Hardware
+ * events fail with -EOPNOTSUPP where there is no hardware PMU (a VM).
+ */
+int pmuctx_counters_create(struct pmuctx_session *s)
+{
+	struct perf_event *ev;
+	unsigned int i;
+	int cpu, ret;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		for (i = 0; i < s->nr_events; i++) {
+			u32 id = s->events[i];
+
+			if (pmuctx_event_is_native(id))
+				continue;
+			ev = pmuctx_counter_create(s, id, cpu);
+			if (IS_ERR(ev)) {
+				ret = PTR_ERR(ev);
+				if (pmuctx_events[id].type == PERF_TYPE_HARDWARE &&
+				    (ret == -ENOENT || ret == -EOPNOTSUPP ||
+				     ret == -ENODEV || ret == -EINVAL))
+					ret = -EOPNOTSUPP;
+				goto err_unlock;
+			}
+			sc->ev[i] = ev;
+		}
+	}
+	cpus_read_unlock();
+	return 0;
+
+err_unlock:
+	cpus_read_unlock();
+	pmuctx_counters_destroy(s);
+	return ret;
+}
+
+void pmuctx_counters_destroy(struct pmuctx_session *s)
+{
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		for (i = 0; i < PMUCTX_MAX_EVENTS; i++) {
+			if (sc->ev[i]) {
+				perf_event_release_kernel(sc->ev[i]);
+				sc->ev[i] = NULL;
+			}
+		}
+	}
+}

@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: scheduler tracepoint hooks and per-task slice accounting.
+ *
+ * The four sched tracepoints are looked up with for_each_kernel_tracepoint()
+ * and hooked only while at least one session exists (store.c calls us under
+ * pmuctx_mutex).  Unregistration waits with tracepoint_synchronize_unregister()
+ * so no probe runs once it returns.
+ *
+ * Per CPU we remember the entries of the task that is on the CPU
+ * (pmuctx_cur): sched_switch then accounts the outgoing task without a
+ * lookup, and entries adopted on this CPU that are not hashed yet are still
+ * found.  The cache only holds entries of the current task; whoever retires
+ * an entry removes it from the cache first (the task itself in the exit/exec
+ * probes, or an IPI from session teardown).
+ *
+ * Probe contexts:
+ *  sched_switch	rq lock held, IRQs off.  No allocation, no locks but
+ *			sess->adopt_lock on the adoption slow path.
+ *  sched_process_fork	parent's context, preemption off, IRQs on.
+ *  sched_process_exec	task's context, preemption off, IRQs on.
+ *  sched_process_exit	task's context, preemption off, IRQs on.
+ *  pmuctx_cpu_sync/forget  IPI (hardirq) on each CPU.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/binfmts.h>
+#include <linux/cgroup.h>
+#include <linux/rculist.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/coredump.h>
+#include <linux/tracepoint.h>
+
+#include "compat.h"
+#include "pmuctx.h"
+
+/* Sessions that adopt tasks lazily at switch-in (system-wide, cgroup). */
+LIST_HEAD(pmuctx_adopters);
+
+struct pmuctx_cpu_cache {
+	struct task_struct	*task;
+	unsigned int		nr;	/* > PMUCTX_CUR_MAX: overflow */
+	struct pmuctx_entry	*e[PMUCTX_CUR_MAX];
+};
+
+static DEFINE_PER_CPU(struct pmuctx_cpu_cache, pmuctx_cur);
+
+/* Entries of one task collected by the fork/exec/exit probes. */
+#define PMUCTX_BATCH	16
+
+static void pmuctx_cache_add(struct pmuctx_cpu_cache *cc,
+			     struct pmuctx_entry *e)
+{
+	if (cc->nr < PMUCTX_CUR_MAX)
+		cc->e[cc->nr++] = e;
+	else
+		cc->nr = PMUCTX_CUR_MAX + 1;
+}
+
+static bool pmuctx_cache_has(struct pmuctx_cpu_cache *cc,
+			     struct pmuctx_entry *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < cc->nr && i < PMUCTX_CUR_MAX; i++)
+		if (cc->e[i] == e)
+			return true;
+	return false;
+}
+
+static void pmuctx_cache_del(struct pmuctx_cpu_cache *cc,
+			     struct pmuctx_entry *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < cc->nr && i < PMUCTX_CUR_MAX; i++) {
+		if (cc->e[i] == e) {
+			cc->e[i] = cc->e[--cc->nr];
+			return;
+		}
+	}
+}
+
+/* ---- selftest backend ------------------------------------------------- */
+
+static u64 pmuctx_sig(const struct pmuctx_entry *e, u32 i)
+{
+	u64 v = (u64)(unsigned long)e->task ^
+		(e->save_seq * 0x9E3779B97F4A7C15ULL);
+
+	return v + (u64)i * 0x100000001B3ULL;
+}
+
+static void pmuctx_selftest_save(struct pmuctx_entry *e, int cpu)
+{
+	u64 *w = pmuctx_save(e);
+	u32 i, n = e->sess->data_size / sizeof(u64);
+
+	e->save_seq++;
+	for (i = 0; i < n; i++)
+		w[i] = pmuctx_sig(e, i);
+	if (unlikely(atomic_read(&pmuctx_selftest_inject) > 0) &&
+	    atomic_dec_if_positive(&pmuctx_selftest_inject) >= 0)
+		w[n / 2] ^= 1;
+	e->save_cpu = cpu;
+	e->flags |= PMUCTX_EF_SAVE_VALID;
+}
+
+static void pmuctx_selftest_verify(struct pmuctx_entry *e, int cpu)
+{
+	const u64 *w = pmuctx_save(e);
+	u32 i, n = e->sess->data_size / sizeof(u64);
+
+	atomic64_inc(&pmuctx_stats.selftest_checks);
+	if (e->save_cpu != cpu)
+		atomic64_inc(&pmuctx_stats.selftest_migrations);
+	for (i = 0; i < n; i++) {
+		if (w[i] != pmuctx_sig(e, i)) {
+			atomic64_inc(&pmuctx_stats.selftest_mismatches);
+			break;
+		}
+	}
+}
+
+/* ---- slices ------------------------------------------------------------ */
+
+/*
+ * Open a slice: snapshot the counters of this CPU for @e.  Called on the
+ * CPU the task runs on, with IRQs off.  Does nothing unless the session is
+ * live and enabled.
+ */
+void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
+{
+	struct pmuctx_session *s = e->sess;
+	struct pmuctx_sess_cpu *sc;
+	u64 *snap, *tot;
+	unsigned int i;
+
+	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled)) {
+		e->last_cpu = cpu;
+		return;
+	}
+	sc = per_cpu_ptr(s->cpu, cpu);
+	snap = pmuctx_snap(e);
+	tot = pmuctx_total(e);
+	for (i = 0; i < s->nr_events; i++) {
+		switch (s->events[i]) {
+		case PMUCTX_EV_CPU_MIGRATIONS:
+			if (e->last_cpu >= 0 && e->last_cpu != cpu)
+				WRITE_ONCE(tot[i], tot[i] + 1);
+			break;
+		case PMUCTX_EV_TASK_CLOCK:
+		case PMUCTX_EV_CONTEXT_SWITCHES:
+			break;
+		default:
+			snap[i] = pmuctx_counter_read(sc->ev[i]);
+			break;
+		}
+	}
+	if (s->backend == PMUCTX_BACKEND_SELFTEST &&
+	    (e->flags & PMUCTX_EF_SAVE_VALID))
+		pmuctx_selftest_verify(e, cpu);
+	e->in_ns = now;
+	e->last_cpu = cpu;
+	WRITE_ONCE(e->in, true);
+}
+
+/*
+ * Close a slice opened on this CPU and add it to the task's totals.
+ * @switched: a real context switch (counts context-switches and saves the
+ * PMU state), as opposed to a fold from an IPI or an exit.
+ */
+static void pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
+			      bool switched)
+{
+	struct pmuctx_session *s = e->sess;
+	struct pmuctx_sess_cpu *sc;
+	u64 *snap, *tot;
+	unsigned int i;
+
+	if (!e->in)
+		return;
+	WRITE_ONCE(e->in, false);
+	if (!pmuctx_sess_live(s))
+		return;
+	sc = per_cpu_ptr(s->cpu, cpu);
+	snap = pmuctx_snap(e);
+	tot = pmuctx_total(e);
+	for (i = 0; i < s->nr_events; i++) {
+		u64 d;
+
+		switch (s->events[i]) {
+		case PMUCTX_EV_TASK_CLOCK:
+			d = now - e->in_ns;
+			break;
+		case PMUCTX_EV_CONTEXT_SWITCHES:
+			d = switched;
+			break;
+		case PMUCTX_EV_CPU_MIGRATIONS:
+			d = 0;
+			break;
+		default:
+			d = pmuctx_counter_read(sc->ev[i]) - snap[i];
+			break;
+		}
+		WRITE_ONCE(tot[i], tot[i] + d);
+	}
+	if (switched && s->backend == PMUCTX_BACKEND_SELFTEST)
+		pmuctx_selftest_save(e, cpu);
+}
+
+/* ---- adoption (system-wide and cgroup sessions) ----------------------- */
+
+/*
+ * Slow path of switch-in: @next has no entry for adopting session @s.
+ * Called with IRQs off.  Returns the entry to use, or NULL.
+ */
+static struct pmuctx_entry *pmuctx_adopt(struct pmuctx_session *s,
+					 struct task_struct *next)
+{
+	struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
+	struct pmuctx_entry *e, *found = NULL;
+	struct rhlist_head *list, *pos;
+
+	raw_spin_lock(&s->adopt_lock);
+	list_for_each_entry(e, &s->pending, list) {
+		if (e->task == next) {
+			found = e;
+			goto out;
+		}
+	}
+	/*
+	 * The adopt worker hashes an entry before it unlinks it from
+	 * s->pending under this lock, so a second lookup here cannot miss an
+	 * entry that left the pending list.
+	 */
+	list = rhltable_lookup(&pmuctx_store, &next, pmuctx_store_params);
+	rhl_for_each_entry_rcu(e, pos, list, node) {
+		if (e->sess == s) {
+			found = e;
+			goto out;
+		}
+	}
+	e = pmuctx_pool_pop(s);
+	if (e && !pmuctx_entry_init(e, s, next, NULL)) {
+		/* over max_tasks: give it back */
+		sc->pool[sc->pool_nr++] = e;
+		atomic64_inc(&pmuctx_stats.pool_entries);
+		e = NULL;
+	}
+	if (!e) {
+		sc->dropped++;
+		atomic64_inc(&pmuctx_stats.dropped);
+		goto out;
+	}
+	atomic_set(&e->state, PMUCTX_ES_PENDING);
+	list_add_tail(&e->list, &s->pending);
+	found = e;
+	/* The refill irq_work also kicks the adopt worker. */
+	irq_work_queue(&sc->refill);
+out:
+	raw_spin_unlock(&s->adopt_lock);
+	if (found && READ_ONCE(found->dead))
+		return NULL;
+	return found;
+}
+
+bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t)
+{
+	if (t->flags & PF_EXITING)
+		return false;
+	switch (s->target) {
+	case PMUCTX_TARGET_SYSTEM:
+		return true;
+	case PMUCTX_TARGET_CGROUP:
+		return cgroup_is_descendant(task_dfl_cgroup(t), s->cgrp);
+	default:
+		return false;
+	}
+}
+
+static bool pmuctx_cached_for(struct pmuctx_cpu_cache *cc,
+			      struct rhlist_head *list,
+			      struct pmuctx_session *s)
+{
+	struct pmuctx_entry *e;
+	struct rhlist_head *pos;
+	unsigned int i;
+
+	if (cc->nr <= PMUCTX_CUR_MAX) {
+		for (i = 0; i < cc->nr; i++)
+			if (cc->e[i]->sess == s)
+				return true;
+		return false;
+	}
+	rhl_for_each_entry_rcu(e, pos, list, node)
+		if (e->sess == s)
+			return true;
+	return false;
+}
+
+/* ---- sched_switch ----------------------------------------------------- */
+
+static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
+{
+	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
+	int cpu = smp_processor_id();
+	struct rhlist_head *list, *pos;
+	struct pmuctx_session *s;
+	struct pmuctx_entry *e;
+	u64 now = local_clock();
+	unsigned int i;
+
+	rcu_read_lock();
+	if (cc->task == prev && cc->nr <= PMUCTX_CUR_MAX) {
+		for (i = 0; i < cc->nr; i++)
+			pmuctx_entry_stop(cc->e[i], now, cpu, true);
+	} else {
+		list = rhltable_lookup(&pmuctx_store, &prev,
+				       pmuctx_store_params);
+		rhl_for_each_entry_rcu(e, pos, list, node)
+			pmuctx_entry_stop(e, now, cpu, true);
+	}
+
+	cc->task = next;
+	cc->nr = 0;
+	if (is_idle_task(next))
+		goto out;
+
+	list = rhltable_lookup(&pmuctx_store, &next, pmuctx_store_params);
+	rhl_for_each_entry_rcu(e, pos, list, node) {
+		if (READ_ONCE(e->dead))
+			continue;
+		pmuctx_entry_start(e, now, cpu);
+		pmuctx_cache_add(cc, e);
+	}
+
+	list_for_each_entry_rcu(s, &pmuctx_adopters, adopt_node) {
+		if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled))
+			continue;
+		if (pmuctx_cached_for(cc, list, s) ||
+		    !pmuctx_session_matches(s, next))
+			continue;
+		e = pmuctx_adopt(s, next);
+		if (!e)
+			continue;
+		pmuctx_entry_start(e, now, cpu);
+		pmuctx_cache_add(cc, e);
+	}
+out:
+	rcu_read_unlock();
+}
+
+/* ---- IPIs --------------------------------------------------------------- */
+
+/*
+ * Fold the running slice of the current task into its totals and reopen it
+ * (or open it, if the session was just enabled and the entry is not
+ * counting yet; or only close it, if the session was just disabled).
+ * @info: the session, on each CPU, from ENABLE/DISABLE/READ.
+ */
+void pmuctx_cpu_sync(void *info)
+{
+	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
+	struct pmuctx_session *s = info;
+	struct task_struct *t = current;
+	int cpu = smp_processor_id();
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *e;
+	u64 now = local_clock();
+	unsigned int i;
+
+	if (is_idle_task(t))
+		return;
+	if (cc->task != t) {
+		cc->task = t;
+		cc->nr = 0;
+	}
+	rcu_read_lock();
+	for (i = 0; i < cc->nr && i < PMUCTX_CUR_MAX; i++) {
+		e = cc->e[i];
+		if (e->sess != s)
+			continue;
+		pmuctx_entry_stop(e, now, cpu, false);
+		pmuctx_entry_start(e, now, cpu);
+	}
+	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	rhl_for_each_entry_rcu(e, pos, list, node) {
+		if (e->sess != s || READ_ONCE(e->dead) ||
+		    pmuctx_cache_has(cc, e))
+			continue;
+		pmuctx_entry_stop(e, now, cpu, false);
+		pmuctx_entry_start(e, now, cpu);
+		pmuctx_cache_add(cc, e);
+	}
+	rcu_read_unlock();
+}
+
+/* Drop the cached entries of session @info (NULL: all) on this CPU. */
+void pmuctx_cpu_forget(void *info)
+{
+	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
+	unsigned int i;
+
+	if (!info || cc->nr > PMUCTX_CUR_MAX) {
+		cc->task = NULL;
+		cc->nr = 0;
+		return;
+	}
+	for (i = 0; i < cc->nr; ) {
+		if (cc->e[i]->sess == info)
+			cc->e[i] = cc->e[--cc->nr];
+		else
+			i++;
+	}
+}
+
+/* Drop one entry (@info) from this CPU's cache. */
+void pmuctx_cpu_forget_entry(void *info)
+{
+	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
+
+	if (cc->nr <= PMUCTX_CUR_MAX)
+		pmuctx_cache_del(cc, info);
+}
+
+/* ---- fork, exec, exit -------------------------------------------------- */
+
+/*
+ * Collect the live entries of the current task: hashed ones from the store,
+ * pending ones from the adopters' lists.  Preemption is off (probe).
+ */
+static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr)
+{
+	struct task_struct *t = current;
+	struct rhlist_head *list, *pos;
+	struct pmuctx_session *s;
+	struct pmuctx_entry *e;
+	unsigned long flags;
+	unsigned int n = 0;
+
+	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	rhl_for_each_entry_rcu(e, pos, list, node) {
+		if (n < PMUCTX_BATCH && !READ_ONCE(e->dead))
+			arr[n++] = e;
+	}
+	list_for_each_entry_rcu(s, &pmuctx_adopters, adopt_node) {
+		raw_spin_lock_irqsave(&s->adopt_lock, flags);
+		list_for_each_entry(e, &s->pending, list) {
+			if (e->task == t && n < PMUCTX_BATCH && !e->dead)
+				arr[n++] = e;
+		}
+		raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
+	}
+	return n;
+}
+
+/*
+ * Stop tracking @e for the current task, which is exiting (@exited) or
+ * stopped at a privilege-raising exec.  The slice is folded first.
+ */
+static void pmuctx_drop_current(struct pmuctx_entry *e, bool exited)
+{
+	struct pmuctx_cpu_cache *cc;
+	struct pmuctx_session *s = e->sess;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	cc = this_cpu_ptr(&pmuctx_cur);
+	pmuctx_entry_stop(e, local_clock(), smp_processor_id(), false);
+	WRITE_ONCE(e->dead, true);
+	pmuctx_cache_del(cc, e);
+	local_irq_restore(flags);
+
+	if (exited)
+		e->flags |= PMUCTX_EF_EXITED;
+	else
+		e->flags |= PMUCTX_EF_PRIV_EXEC;
+	strscpy(e->comm, current->comm, sizeof(e->comm));
+
+	if (!rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params)) {
+		pmuctx_entry_retire(e);
+		return;
+	}
+	if (atomic_cmpxchg(&e->state, PMUCTX_ES_PENDING, PMUCTX_ES_EXITING) ==
+	    PMUCTX_ES_PENDING) {
+		raw_spin_lock_irqsave(&s->adopt_lock, flags);
+		if (!e->claimed) {
+			list_del_init(&e->list);
+			raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
+			pmuctx_entry_retire(e);
+		} else {
+			/* the adopt worker hashes it, sees EXITING, retires */
+			raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
+		}
+		return;
+	}
+	/* Hashed by the worker meanwhile, or removed by session teardown. */
+	if (!rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params))
+		pmuctx_entry_retire(e);
+}
+
+static void pmuctx_probe_exit(void *data, PMUCTX_EXIT_ARGS)
+{
+	struct pmuctx_entry *arr[PMUCTX_BATCH];
+	unsigned int i, n;
+
+	if (p != current)
+		return;
+	rcu_read_lock();
+	do {
+		n = pmuctx_collect_current(arr);
+		for (i = 0; i < n; i++)
+			pmuctx_drop_current(arr[i], true);
+	} while (n == PMUCTX_BATCH);
+	rcu_read_unlock();
+}
+
+static bool pmuctx_exec_raises_privilege(struct task_struct *p,
+					 struct linux_binprm *bprm)
+{
+	/* begin_new_exec() made the mm non-dumpable for setuid, setgid and
+	 * file-capability executables (and unreadable ones).
+	 */
+	return bprm->secureexec ||
+	       (p->mm && get_dumpable(p->mm) != SUID_DUMP_USER);
+}
+
+static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
+{
+	struct pmuctx_entry *arr[PMUCTX_BATCH];
+	bool raised;
+	unsigned int i, n;
+
+	if (p != current)
+		return;
+	raised = pmuctx_exec_raises_privilege(p, bprm);
+	rcu_read_lock();
+	n = pmuctx_collect_current(arr);
+	for (i = 0; i < n; i++) {
+		struct pmuctx_entry *e = arr[i];
+		struct pmuctx_session *s = e->sess;
+
+		strscpy(e->comm, p->comm, sizeof(e->comm));
+		e->tid = task_pid_nr_ns(p, s->pid_ns);
+		e->pid = task_tgid_nr_ns(p, s->pid_ns);
+		if (raised && s->target == PMUCTX_TARGET_PID &&
+		    !s->owner_perfmon && pmuctx_sess_live(s)) {
+			atomic64_inc(&s->priv_exec);
+			pmuctx_drop_current(e, false);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Inheritance: every INHERIT session that tracks the parent gets an entry
+ * for the child, linked to the parent's entry.  The child is not running
+ * yet (wake_up_new_task() comes after this tracepoint).
+ */
+static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
+{
+	struct task_struct *t = current;
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *e, *c;
+	unsigned long flags;
+
+	if (parent != t)
+		return;
+	rcu_read_lock();
+	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	rhl_for_each_entry_rcu(e, pos, list, node) {
+		struct pmuctx_session *s = e->sess;
+
+		if (READ_ONCE(e->dead) || !pmuctx_sess_live(s) ||
+		    !(s->flags & PMUCTX_SESSION_INHERIT) ||
+		    s->target != PMUCTX_TARGET_PID)
+			continue;
+		c = pmuctx_entry_alloc(s, GFP_NOWAIT | __GFP_NOWARN);
+		if (!c) {
+			atomic64_inc(&pmuctx_stats.alloc_failures);
+			local_irq_save(flags);
+			c = pmuctx_pool_pop(s);
+			local_irq_restore(flags);
+		}
+		if (!c)
+			goto drop;
+		if (!pmuctx_entry_init(c, s, child, e)) {
+			pmuctx_entry_free_unused(c);
+			goto drop;
+		}
+		c->flags |= PMUCTX_EF_INHERITED;
+		if (rhltable_insert(&pmuctx_store, &c->node,
+				    pmuctx_store_params)) {
+			pmuctx_entry_put(c);
+			goto drop;
+		}
+		continue;
+drop:
+		local_irq_save(flags);
+		this_cpu_ptr(s->cpu)->dropped++;
+		local_irq_restore(flags);
+		atomic64_inc(&pmuctx_stats.dropped);
+	}
+	rcu_read_unlock();
+}
+
+/* ---- registration ------------------------------------------------------ */
+
+struct pmuctx_tp {
+	const char		*name;
+	void			*probe;
+	struct tracepoint	*tp;
+	bool			registered;
+};
+
+static struct pmuctx_tp pmuctx_tps[] = {
+	{ .name = "sched_process_fork", .probe = pmuctx_probe_fork },
+	{ .name = "sched_process_exec", .probe = pmuctx_probe_exec },
+	{ .name = "sched_process_exit", .probe = pmuctx_probe_exit },
+	{ .name = "sched_switch", .probe = pmuctx_probe_switch },
+};
+
+static void pmuctx_tp_lookup(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++)
+		if (!strcmp(tp->name, pmuctx_tps[i].name))
+			pmuctx_tps[i].tp = tp;
+}
+
+/* Called under pmuctx_mutex when the first session appears. */
+int pmuctx_hooks_register(void)
+{
+	unsigned int i;
+	int ret;
+
+	for_each_kernel_tracepoint(pmuctx_tp_lookup, NULL);
+	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++) {
+		if (!pmuctx_tps[i].tp) {
+			pr_err("tracepoint %s not found\n", pmuctx_tps[i].name);
+			return -ENOENT;
+		}
+	}
+	/* Stale cache contents from an earlier registration must go. */
+	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++) {
+		ret = tracepoint_probe_register(pmuctx_tps[i].tp,
+						pmuctx_tps[i].probe, NULL);
+		if (ret) {
+			pr_err("cannot hook %s: %d\n", pmuctx_tps[i].name, ret);
+			goto err_unregister;
+		}
+		pmuctx_tps[i].registered = true;
+	}
+	return 0;
+
+err_unregister:
+	pmuctx_hooks_unregister();
+	return ret;
+}
+
+/* Called under pmuctx_mutex when the last session is gone. */
+void pmuctx_hooks_unregister(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++) {
+		if (!pmuctx_tps[i].registered)
+			continue;
+		tracepoint_probe_unregister(pmuctx_tps[i].tp,
+					    pmuctx_tps[i].probe, NULL);
+		pmuctx_tps[i].registered = false;
+	}
+	/* No probe runs past this point. */
+	tracepoint_synchronize_unregister();
+	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+}

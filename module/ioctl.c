@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: the ioctl dispatcher and PMUCTX_IOC_INFO.
+ *
+ * Commands (all documented in include/uapi/linux/pmuctx.h):
+ *  PMUCTX_IOC_INFO		module identity and store statistics, any fd
+ *  PMUCTX_IOC_SESSION_CREATE	make this fd a counting session
+ *  PMUCTX_IOC_ENABLE		start counting
+ *  PMUCTX_IOC_DISABLE		stop counting
+ *  PMUCTX_IOC_RESET		zero the counts
+ *  PMUCTX_IOC_READ		totals and per-task values
+ *
+ * Dispatch is by type, number and direction.  The size bits of the command
+ * are ignored: structs carry their own size (copy_struct_from_user()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/fs.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "pmuctx.h"
+
+struct pmuctx_cmd {
+	unsigned int	dir;	/* _IOC_NONE, _IOC_WRITE, _IOC_READ|_IOC_WRITE */
+	bool		session; /* handled by the session code */
+};
+
+static const struct pmuctx_cmd pmuctx_cmds[] = {
+	[_IOC_NR(PMUCTX_IOC_INFO)] = { _IOC_READ | _IOC_WRITE, false },
+	[_IOC_NR(PMUCTX_IOC_SESSION_CREATE)] = { _IOC_WRITE, true },
+	[_IOC_NR(PMUCTX_IOC_ENABLE)] = { _IOC_NONE, true },
+	[_IOC_NR(PMUCTX_IOC_DISABLE)] = { _IOC_NONE, true },
+	[_IOC_NR(PMUCTX_IOC_RESET)] = { _IOC_NONE, true },
+	[_IOC_NR(PMUCTX_IOC_READ)] = { _IOC_READ | _IOC_WRITE, true },
+};
+
+static u64 pmuctx_features(void)
+{
+	u64 f = PMUCTX_FEAT_COUNTING | PMUCTX_FEAT_INHERIT |
+		PMUCTX_FEAT_SYSTEM_WIDE | PMUCTX_FEAT_CGROUP |
+		PMUCTX_FEAT_SELFTEST;
+
+	return f;
+}
+
+static int pmuctx_ioctl_info(void __user *uarg)
+{
+	struct pmuctx_info info;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < PMUCTX_INFO_SIZE_VER0)
+		return -EINVAL;
+	ret = copy_struct_from_user(&info, sizeof(info), uarg, usize);
+	if (ret == -E2BIG) {
+		if (put_user((u32)sizeof(info), (u32 __user *)uarg))
+			return -EFAULT;
+		return -E2BIG;
+	}
+	if (ret)
+		return ret;
+	if (info.flags)
+		return -EINVAL;
+
+	memset(&info, 0, sizeof(info));
+	info.size = min_t(u32, usize, sizeof(info));
+	info.abi_version = PMUCTX_ABI_VERSION;
+	info.nr_cpus = num_possible_cpus();
+	info.features = pmuctx_features();
+	strscpy(info.version, PMUCTX_VERSION, sizeof(info.version));
+	info.tasks_tracked = atomic_read(&pmuctx_stats.entries);
+	info.store_bytes = atomic64_read(&pmuctx_stats.bytes);
+	info.sessions = atomic_read(&pmuctx_stats.sessions);
+	info.probes_registered = info.sessions ? 1 : 0;
+	info.entry_bytes = sizeof(struct pmuctx_entry);
+	info.max_tasks = READ_ONCE(pmuctx_max_tasks);
+	info.entries_created = atomic64_read(&pmuctx_stats.created);
+	info.entries_freed = atomic64_read(&pmuctx_stats.freed);
+	info.alloc_failures = atomic64_read(&pmuctx_stats.alloc_failures);
+	info.pool_entries = atomic64_read(&pmuctx_stats.pool_entries);
+	info.dropped = atomic64_read(&pmuctx_stats.dropped);
+	info.selftest_checks = atomic64_read(&pmuctx_stats.selftest_checks);
+	info.selftest_mismatches =
+		atomic64_read(&pmuctx_stats.selftest_mismatches);
+	info.selftest_migrations =
+		atomic64_read(&pmuctx_stats.selftest_migrations);
+
+	if (copy_to_user(uarg, &info, info.size))
+		return -EFAULT;
+	return 0;
+}
+
+long pmuctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	unsigned int nr = _IOC_NR(cmd);
+
+	if (_IOC_TYPE(cmd) != PMUCTX_IOC_MAGIC || nr >= ARRAY_SIZE(pmuctx_cmds))
+		return -ENOTTY;
+	/* Holes in the table have dir 0 and session false: reject them. */
+	if (nr != _IOC_NR(PMUCTX_IOC_INFO) && !pmuctx_cmds[nr].session)
+		return -ENOTTY;
+	if (_IOC_DIR(cmd) != pmuctx_cmds[nr].dir)
+		return -ENOTTY;
+
+	if (nr == _IOC_NR(PMUCTX_IOC_INFO))
+		return pmuctx_ioctl_info(uarg);
+	return pmuctx_session_ioctl(file->private_data, nr, uarg, arg);
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: module init/exit, parameters and global statistics.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
+
+#include "pmuctx.h"
+
+unsigned int pmuctx_max_tasks = 65536;
+module_param_named(max_tasks, pmuctx_max_tasks, uint, 0644);
+MODULE_PARM_DESC(max_tasks,
+		 "Maximum number of per-task entries in the store, all sessions together; tasks beyond it are counted as dropped (default 65536)");
+
+unsigned int pmuctx_pool_size = 16;
+module_param_named(pool_size, pmuctx_pool_size, uint, 0444);
+MODULE_PARM_DESC(pool_size,
+		 "Pre-allocated entries per CPU and session, used where allocation is not allowed or failed (1..64, default 16)");
+
+unsigned int pmuctx_max_exited_default = 4096;
+module_param_named(max_exited, pmuctx_max_exited_default, uint, 0644);
+MODULE_PARM_DESC(max_exited,
+		 "Default number of exited tasks a KEEP_EXITED session keeps for per-task reads (default 4096)");
+
+atomic_t pmuctx_selftest_inject = ATOMIC_INIT(0);
+static int pmuctx_param_inject_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	int n, ret;
+
+	ret = kstrtoint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n < 0 || n > 1000)
+		return -EINVAL;
+	atomic_set(&pmuctx_selftest_inject, n);
+	return 0;
+}
+
+static int pmuctx_param_inject_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&pmuctx_selftest_inject));
+}
+
+static const struct kernel_param_ops pmuctx_inject_ops = {
+	.set = pmuctx_param_inject_set,
+	.get = pmuctx_param_inject_get,
+};
+module_param_cb(selftest_inject, &pmuctx_inject_ops, NULL, 0600);
+MODULE_PARM_DESC(selftest_inject,
+		 "Test hook: corrupt the selftest save area of the next N switch-outs, to prove mismatches are detected (0..1000)");
+
+struct pmuctx_stats pmuctx_stats;
+/* Session list, probe registration, store lifetime: see pmuctx.h. */
+DEFINE_MUTEX(pmuctx_mutex);
+
+static int __init pmuctx_init(void)
+{
+	int ret;
+
+	if (pmuctx_pool_size < 1 || pmuctx_pool_size > PMUCTX_POOL_MAX) {
+		pr_err("pool_size must be 1..%d\n", PMUCTX_POOL_MAX);
+		return -EINVAL;
+	}
+
+	ret = pmuctx_chrdev_init();
+	if (ret)
+		goto err_chrdev;
+
+	pr_info("version %s loaded (ABI %d)\n", PMUCTX_VERSION,
+		PMUCTX_ABI_VERSION);
+	return 0;
+
+err_chrdev:
+	return ret;
+}
+
+static void __exit pmuctx_exit(void)
+{
+	pmuctx_chrdev_exit();
+	/* Entries are freed by call_rcu(): wait for every callback. */
+	rcu_barrier();
+	pr_info("unloaded\n");
+}
+
+module_init(pmuctx_init);
+module_exit(pmuctx_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("pmuctx developers");
+MODULE_DESCRIPTION("Per-task PMU context store, counting and tracing (/dev/pmuctx)");
+MODULE_VERSION(PMUCTX_VERSION);

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuctx internal definitions, shared by the files of the module.
+ *
+ * Contexts and locks (outermost first; nothing nests the other way):
+ *
+ *  pmuctx_mutex (mutex, process context): the session list, probe
+ *	(un)registration, store creation and destruction.
+ *  sess->lock (mutex, process context): serializes the ioctls of one
+ *	session.  Taken without pmuctx_mutex, or inside it never.
+ *  sess->exited_lock (spinlock, irqsave): the session's list of exited
+ *	tasks.  Taken from the exit/exec probes (process context, preemption
+ *	off) and from ioctls.
+ *  sess->adopt_lock (raw spinlock, IRQs off): the session's list of
+ *	adopted-but-not-yet-hashed entries.  Taken from sched_switch (rq lock
+ *	held, IRQs off) only on the slow path - the first switch-in of a task
+ *	a system-wide or cgroup session has not seen yet - and from the adopt
+ *	worker and the exit probe.
+ *  rhashtable bucket locks: internal to the rhashtable.  In 6.1 they use
+ *	local_bh_disable(), so the table is never *modified* with IRQs off:
+ *	sched_switch only reads it (RCU).  Inserts happen in ioctls, in the
+ *	fork probe and in the adopt worker; removals in ioctls, the exit and
+ *	exec probes and the worker.
+ *
+ * The sched_switch probe runs with the rq lock held and IRQs off: it takes
+ * no sleeping lock, allocates nothing (entries come from a per-CPU pool that
+ * an irq_work refills), never wakes anything up (irq_work only), never
+ * prints, and never touches user memory.
+ */
+#ifndef _PMUCTX_INTERNAL_H
+#define _PMUCTX_INTERNAL_H
+
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rhashtable.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/pmuctx.h>
+
+#define PMUCTX_VERSION		"0.1.0"
+
+/* Entries of the current task cached per CPU (all sessions). */
+#define PMUCTX_CUR_MAX		8
+#define PMUCTX_POOL_MAX		64
+
+struct pmuctx_session;
+struct perf_event;
+
+/* pmuctx_entry.state: who owns an adopted entry's table membership. */
+enum pmuctx_entry_state {
+	PMUCTX_ES_HASHED = 0,	/* in the store (or being removed) */
+	PMUCTX_ES_PENDING,	/* adopted in sched_switch, not hashed yet */
+	PMUCTX_ES_EXITING,	/* task exited while pending */
+};
+
+/* pmuctx_entry.flags */
+#define PMUCTX_EF_INHERITED	BIT(0)	/* created by fork of a target */
+#define PMUCTX_EF_PRIV_EXEC	BIT(1)	/* stopped at privilege-raising exec */
+#define PMUCTX_EF_EXITED	BIT(2)	/* task exited; on the exited list */
+#define PMUCTX_EF_SAVE_VALID	BIT(3)	/* save area written at switch-out */
+#define PMUCTX_EF_TASK_PUT	BIT(4)	/* task reference already dropped */
+#define PMUCTX_EF_FOLDED	BIT(5)	/* totals folded into the session */
+
+/**
+ * struct pmuctx_entry - one task's data for one session
+ *
+ * Keyed by task pointer in the store (an rhltable: one key, one entry per
+ * session).  The hot fields (@in, @in_ns, snapshots, totals, save area) are
+ * written only by whoever runs the task or switches it: the sched_switch
+ * probe on the task's CPU, an IPI on that CPU, or the task itself in the
+ * fork/exec/exit probes.  Readers (ioctls) use READ_ONCE and tolerate a
+ * torn view across fields.
+ *
+ * The variable tail holds, for n = session events: u64 snap[n],
+ * u64 total[n], atomic64_t children[n], then the PMU save area.
+ */
+struct pmuctx_entry {
+	struct rhlist_head	node;
+	struct task_struct	*task;		/* key; reference held */
+	struct pmuctx_session	*sess;
+	struct pmuctx_entry	*parent;	/* inherited from; ref held */
+	refcount_t		ref;
+	atomic_t		state;		/* enum pmuctx_entry_state */
+	unsigned int		flags;		/* PMUCTX_EF_* */
+	bool			in;		/* slice open, snapshots valid */
+	bool			dead;		/* retired: never cache again */
+	bool			claimed;	/* adopt worker is hashing it */
+	s16			last_cpu;	/* -1: not run while tracked */
+	s16			save_cpu;	/* CPU that wrote the save area */
+	u32			size;		/* bytes allocated */
+	u64			in_ns;
+	u64			save_seq;
+	pid_t			pid, tid, ppid;
+	char			comm[TASK_COMM_LEN];
+	struct list_head	list;		/* pending or exited list */
+	struct rcu_head		rcu;
+	u64			data[];
+};
+
+/* Per-CPU state of a session. */
+struct pmuctx_sess_cpu {
+	struct perf_event	*ev[PMUCTX_MAX_EVENTS];
+	u64			folded[PMUCTX_MAX_EVENTS]; /* exited tasks */
+	unsigned int		pool_nr;
+	struct pmuctx_entry	*pool[PMUCTX_POOL_MAX];
+	struct irq_work		refill;
+	struct pmuctx_session	*sess;
+	u64			dropped;
+};
+
+enum pmuctx_sess_state {
+	PMUCTX_SS_NEW = 0,	/* fd open, no SESSION_CREATE yet */
+	PMUCTX_SS_LIVE,
+	PMUCTX_SS_DEAD,		/* being torn down: probes ignore it */
+};
+
+struct pmuctx_session {
+	struct mutex		lock;		/* serializes this session's ioctls */
+	int			state;		/* enum pmuctx_sess_state */
+	bool			enabled;
+	bool			owner_perfmon;	/* creator had CAP_PERFMON */
+	bool			exclude_kernel;
+	u32			flags;		/* PMUCTX_SESSION_* */
+	u32			target;
+	u32			backend;
+	u32			data_size;
+	u32			nr_events;
+	u32			events[PMUCTX_MAX_EVENTS];
+	u32			entry_size;
+	u32			max_exited;
+	struct pid_namespace	*pid_ns;
+	struct cgroup		*cgrp;
+	struct pmuctx_sess_cpu __percpu *cpu;
+
+	u64			enabled_at;
+	u64			time_enabled;
+	atomic64_t		tasks_seen;
+	atomic64_t		tasks_exited;
+	atomic64_t		priv_exec;
+	atomic64_t		unlisted;
+	atomic_t		nr_entries;	/* initialized, not yet freed */
+
+	spinlock_t		exited_lock;	/* protects exited, nr_exited */
+	struct list_head	exited;
+	unsigned int		nr_exited;
+
+	raw_spinlock_t		adopt_lock;	/* protects pending, claimed */
+	struct list_head	pending;
+	struct work_struct	adopt_work;
+
+	struct list_head	node;		/* pmuctx_sessions */
+	struct list_head	adopt_node;	/* pmuctx_adopters (RCU) */
+};
+
+static inline u64 *pmuctx_snap(struct pmuctx_entry *e)
+{
+	return e->data;
+}
+
+static inline u64 *pmuctx_total(struct pmuctx_entry *e)
+{
+	return e->data + e->sess->nr_events;
+}
+
+static inline atomic64_t *pmuctx_children(struct pmuctx_entry *e)
+{
+	return (atomic64_t *)(e->data + 2 * e->sess->nr_events);
+}
+
+static inline u64 *pmuctx_save(struct pmuctx_entry *e)
+{
+	return e->data + 3 * e->sess->nr_events;
+}
+
+static inline bool pmuctx_sess_live(const struct pmuctx_session *s)
+{
+	return READ_ONCE(s->state) == PMUCTX_SS_LIVE;
+}
+
+/* main.c: module parameters and global statistics */
+extern unsigned int pmuctx_max_tasks;
+extern unsigned int pmuctx_pool_size;
+extern unsigned int pmuctx_max_exited_default;
+extern atomic_t pmuctx_selftest_inject;
+
+struct pmuctx_stats {
+	atomic_t	entries;	/* alive entries (not pool) */
+	atomic64_t	bytes;		/* entry + pool memory */
+	atomic64_t	created;
+	atomic64_t	freed;
+	atomic64_t	alloc_failures;
+	atomic64_t	pool_entries;
+	atomic64_t	dropped;
+	atomic64_t	selftest_checks;
+	atomic64_t	selftest_mismatches;
+	atomic64_t	selftest_migrations;
+	atomic_t	sessions;
+};
+
+extern struct pmuctx_stats pmuctx_stats;
+extern struct mutex pmuctx_mutex;
+
+/* chrdev.c */
+int pmuctx_chrdev_init(void);
+void pmuctx_chrdev_exit(void);
+
+/* ioctl.c */
+long pmuctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* store.c */
+extern struct rhltable pmuctx_store;
+extern const struct rhashtable_params pmuctx_store_params;
+int pmuctx_store_get(void);
+void pmuctx_store_put(void);
+struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
+struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s);
+int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp);
+void pmuctx_pool_drain(struct pmuctx_session *s);
+void pmuctx_pool_refill_fn(struct irq_work *work);
+bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
+		       struct task_struct *t, struct pmuctx_entry *parent);
+void pmuctx_entry_free_unused(struct pmuctx_entry *e);
+void pmuctx_entry_put(struct pmuctx_entry *e);
+void pmuctx_entry_retire(struct pmuctx_entry *e);
+void pmuctx_adopt_work_fn(struct work_struct *work);
+
+/* hooks.c */
+int pmuctx_hooks_register(void);
+void pmuctx_hooks_unregister(void);
+void pmuctx_cpu_sync(void *info);
+void pmuctx_cpu_forget(void *info);
+void pmuctx_cpu_forget_entry(void *info);
+void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu);
+extern struct list_head pmuctx_adopters;
+
+/* counters.c */
+int pmuctx_counters_create(struct pmuctx_session *s);
+void pmuctx_counters_destroy(struct pmuctx_session *s);
+int pmuctx_event_validate(u32 id);
+bool pmuctx_event_is_native(u32 id);
+u64 pmuctx_counter_read(struct perf_event *ev);
+
+/* session.c */
+struct pmuctx_session *pmuctx_session_alloc(void);
+void pmuctx_session_release(struct pmuctx_session *s);
+long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
+			  void __user *uarg, unsigned long arg);
+bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t);
+
+#endif /* _PMUCTX_INTERNAL_H */

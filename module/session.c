@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: sessions - what an open /dev/pmuctx file counts.
+ *
+ * Permissions (the kernel's helpers for these are not exported to modules,
+ * so they are rebuilt here from exported parts; see docs/SECURITY.md):
+ *  - pid target: the equivalent of ptrace_may_access(PTRACE_MODE_READ_
+ *    REALCREDS) without the LSM hook: same real uid/gid as every uid/gid
+ *    of the target and a dumpable target, or CAP_SYS_PTRACE in the
+ *    target's user namespace.  With perf_event_paranoid > 2 (Debian's
+ *    default is 3) CAP_PERFMON is required as well, as perf requires.
+ *  - system-wide and cgroup targets: CAP_PERFMON (or CAP_SYS_ADMIN) unless
+ *    perf_event_paranoid <= 0, as perf does for CPU-wide events.
+ *  - perf-backed events exclude kernel mode for callers without CAP_PERFMON
+ *    when perf_event_paranoid > 1.
+ * perf_event_paranoid is read from /proc/sys/kernel/perf_event_paranoid
+ * (sysctl_perf_event_paranoid is not exported); if that fails, 2 is
+ * assumed.  security_perf_event_open() is not called: LSM perf policies do
+ * not apply to pmuctx.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pid_namespace.h>
+#include <linux/rculist.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "pmuctx.h"
+
+/* Upper bound on a per-task read, to refuse absurd buffers early. */
+#define PMUCTX_READ_MAX_TASKS	BIT(20)
+#define PMUCTX_MAX_EXITED	BIT(20)
+
+struct pmuctx_session *pmuctx_session_alloc(void)
+{
+	struct pmuctx_session *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	mutex_init(&s->lock);
+	spin_lock_init(&s->exited_lock);
+	INIT_LIST_HEAD(&s->exited);
+	raw_spin_lock_init(&s->adopt_lock);
+	INIT_LIST_HEAD(&s->pending);
+	INIT_WORK(&s->adopt_work, pmuctx_adopt_work_fn);
+	INIT_LIST_HEAD(&s->adopt_node);
+	return s;
+}
+
+static bool pmuctx_adopting(const struct pmuctx_session *s)
+{
+	return s->target == PMUCTX_TARGET_SYSTEM ||
+	       s->target == PMUCTX_TARGET_CGROUP;
+}
+
+/*
+ * copy_struct_from_user() with the pmuctx rules: below @min -> EINVAL,
+ * unknown non-zero tail -> E2BIG with our size written back.
+ */
+static int pmuctx_copy_in(void *dst, size_t ksize, void __user *uarg,
+			  size_t min, u32 *usizep)
+{
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < min)
+		return -EINVAL;
+	ret = copy_struct_from_user(dst, ksize, uarg, usize);
+	if (ret == -E2BIG && put_user((u32)ksize, (u32 __user *)uarg))
+		return -EFAULT;
+	*usizep = usize;
+	return ret;
+}
+
+static int pmuctx_perf_paranoid(void)
+{
+	char buf[16] = {};
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int v;
+
+	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return 2;
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kstrtoint(strim(buf), 10, &v))
+		return 2;
+	return v;
+}
+
+/* ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS) minus the LSM hook. */
+static int pmuctx_may_monitor(struct task_struct *t)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	int ret = 0;
+
+	if (same_thread_group(t, current))
+		return 0;
+	if (t->flags & PF_KTHREAD)
+		return perfmon_capable() ? 0 : -EACCES;
+	rcu_read_lock();
+	tcred = __task_cred(t);
+	if (!(uid_eq(cred->uid, tcred->euid) &&
+	      uid_eq(cred->uid, tcred->suid) &&
+	      uid_eq(cred->uid, tcred->uid) &&
+	      gid_eq(cred->gid, tcred->egid) &&
+	      gid_eq(cred->gid, tcred->sgid) &&
+	      gid_eq(cred->gid, tcred->gid)) &&
+	    !ns_capable(tcred->user_ns, CAP_SYS_PTRACE))
+		ret = -EACCES;
+	rcu_read_unlock();
+	if (ret)
+		return ret;
+
+	task_lock(t);
+	mm = t->mm;
+	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
+	    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
+		ret = -EACCES;
+	task_unlock(t);
+	return ret;
+}
+
+static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
+{
+	unsigned int i, j;
+
+	if (a->flags & ~PMUCTX_SESSION_FLAGS_ALL || a->__reserved)
+		return -EINVAL;
+	switch (a->target) {
+	case PMUCTX_TARGET_PID:
+		if (a->pid < 0 || (a->cgroup_fd != 0 && a->cgroup_fd != -1))
+			return -EINVAL;
+		break;
+	case PMUCTX_TARGET_CGROUP:
+		if (a->pid || a->cgroup_fd < 0)
+			return -EINVAL;
+		if (a->flags & PMUCTX_SESSION_THREAD)
+			return -EINVAL;
+		break;
+	case PMUCTX_TARGET_SYSTEM:
+		if (a->pid || (a->cgroup_fd != 0 && a->cgroup_fd != -1))
+			return -EINVAL;
+		if (a->flags & PMUCTX_SESSION_THREAD)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (a->nr_events < 1 || a->nr_events > PMUCTX_MAX_EVENTS)
+		return -EINVAL;
+	for (i = 0; i < PMUCTX_MAX_EVENTS; i++) {
+		if (i >= a->nr_events) {
+			if (a->events[i])
+				return -EINVAL;
+			continue;
+		}
+		if (pmuctx_event_validate(a->events[i]))
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (a->events[j] == a->events[i])
+				return -EINVAL;
+	}
+	switch (a->backend) {
+	case PMUCTX_BACKEND_NONE:
+		if (a->data_size)
+			return -EINVAL;
+		break;
+	case PMUCTX_BACKEND_SELFTEST:
+		if (a->data_size < 8 || a->data_size > PMUCTX_MAX_DATA_SIZE ||
+		    a->data_size % 8)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (a->max_exited > PMUCTX_MAX_EXITED)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Resolve a pid target to referenced tasks: the thread, or every thread of
+ * its process.  Returns the number of tasks in *@out (kfree it and put the
+ * tasks when done).
+ */
+static int pmuctx_get_targets(struct pmuctx_session_attr *a,
+			      struct task_struct ***out)
+{
+	struct task_struct *task, *t, **arr;
+	unsigned int n, cap;
+	int ret;
+
+	rcu_read_lock();
+	task = a->pid ? pid_task(find_vpid(a->pid), PIDTYPE_PID) : current;
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task)
+		return -ESRCH;
+	ret = pmuctx_may_monitor(task);
+	if (ret)
+		goto out_put;
+	if (task->flags & PF_EXITING) {
+		ret = -ESRCH;
+		goto out_put;
+	}
+
+	for (cap = 1;;) {
+		if (!(a->flags & PMUCTX_SESSION_THREAD))
+			cap = get_nr_threads(task) + 16;
+		arr = kvmalloc_array(cap, sizeof(*arr), GFP_KERNEL);
+		if (!arr) {
+			ret = -ENOMEM;
+			goto out_put;
+		}
+		n = 0;
+		if (a->flags & PMUCTX_SESSION_THREAD) {
+			get_task_struct(task);
+			arr[n++] = task;
+			break;
+		}
+		rcu_read_lock();
+		for_each_thread(task, t) {
+			if (n == cap)
+				break;
+			if (t->flags & PF_EXITING)
+				continue;
+			get_task_struct(t);
+			arr[n++] = t;
+		}
+		rcu_read_unlock();
+		if (n < cap)
+			break;
+		while (n)
+			put_task_struct(arr[--n]);
+		kvfree(arr);
+	}
+	*out = arr;
+	ret = n;
+out_put:
+	put_task_struct(task);
+	return ret;
+}
+
+/* Bind pre-allocated entries to the target tasks and hash them. */
+static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
+			  struct pmuctx_entry **entries, unsigned int n)
+{
+	struct pmuctx_entry *e;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		e = entries[i];
+		entries[i] = NULL;
+		if (!pmuctx_entry_init(e, s, tasks[i], NULL)) {
+			pmuctx_entry_free_unused(e);
+			atomic64_inc(&pmuctx_stats.dropped);
+			this_cpu_inc(s->cpu->dropped);
+			continue;
+		}
+		if (rhltable_insert(&pmuctx_store, &e->node,
+				    pmuctx_store_params)) {
+			pmuctx_entry_put(e);
+			atomic64_inc(&pmuctx_stats.dropped);
+			this_cpu_inc(s->cpu->dropped);
+			continue;
+		}
+		/* Pairs with the barriers between PF_EXITING and the exit
+		 * probe's lookup: a task that exits concurrently either sees
+		 * the entry or we see PF_EXITING.
+		 */
+		smp_mb();
+		if (tasks[i]->flags & PF_EXITING &&
+		    !rhltable_remove(&pmuctx_store, &e->node,
+				     pmuctx_store_params))
+			pmuctx_entry_put(e);
+	}
+}
+
+static void pmuctx_put_tasks(struct task_struct **tasks, int n)
+{
+	while (n > 0)
+		put_task_struct(tasks[--n]);
+	kvfree(tasks);
+}
+
+static void pmuctx_session_free_parts(struct pmuctx_session *s)
+{
+	if (s->cpu) {
+		pmuctx_pool_drain(s);
+		pmuctx_counters_destroy(s);
+		free_percpu(s->cpu);
+		s->cpu = NULL;
+	}
+	if (s->cgrp) {
+		cgroup_put(s->cgrp);
+		s->cgrp = NULL;
+	}
+	if (s->pid_ns) {
+		put_pid_ns(s->pid_ns);
+		s->pid_ns = NULL;
+	}
+}
+
+static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
+{
+	struct pmuctx_entry **entries = NULL;
+	struct task_struct **tasks = NULL;
+	struct pmuctx_session_attr a;
+	int ntasks = 0, paranoid, cpu, i, ret;
+	bool perfmon;
+	u32 usize;
+
+	if (READ_ONCE(s->state) != PMUCTX_SS_NEW)
+		return -EBUSY;
+	ret = pmuctx_copy_in(&a, sizeof(a), uarg,
+			     PMUCTX_SESSION_ATTR_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
+	ret = pmuctx_attr_validate(&a);
+	if (ret)
+		return ret;
+
+	paranoid = pmuctx_perf_paranoid();
+	perfmon = perfmon_capable();
+	if ((a.target == PMUCTX_TARGET_SYSTEM ||
+	     a.target == PMUCTX_TARGET_CGROUP) && !perfmon && paranoid > 0)
+		return -EACCES;
+	if (a.target == PMUCTX_TARGET_PID && !perfmon && paranoid > 2)
+		return -EACCES;
+
+	s->flags = a.flags;
+	s->target = a.target;
+	s->backend = a.backend;
+	s->data_size = a.data_size;
+	s->nr_events = a.nr_events;
+	memcpy(s->events, a.events, sizeof(s->events));
+	s->owner_perfmon = perfmon;
+	s->exclude_kernel = !perfmon && paranoid > 1;
+	s->max_exited = a.max_exited ? a.max_exited :
+				       READ_ONCE(pmuctx_max_exited_default);
+	s->entry_size = sizeof(struct pmuctx_entry) +
+			3 * sizeof(u64) * s->nr_events + s->data_size;
+
+	if (a.target == PMUCTX_TARGET_CGROUP) {
+		s->cgrp = cgroup_get_from_fd(a.cgroup_fd);
+		if (IS_ERR(s->cgrp)) {
+			ret = PTR_ERR(s->cgrp);
+			s->cgrp = NULL;
+			return ret;
+		}
+	}
+	if (a.target == PMUCTX_TARGET_PID) {
+		ntasks = pmuctx_get_targets(&a, &tasks);
+		if (ntasks < 0) {
+			ret = ntasks;
+			ntasks = 0;
+			goto err_parts;
+		}
+	}
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+
+	s->cpu = alloc_percpu(struct pmuctx_sess_cpu);
+	if (!s->cpu) {
+		ret = -ENOMEM;
+		goto err_parts;
+	}
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		sc->sess = s;
+		init_irq_work(&sc->refill, pmuctx_pool_refill_fn);
+	}
+	ret = pmuctx_counters_create(s);
+	if (ret)
+		goto err_parts;
+	for_each_possible_cpu(cpu) {
+		ret = pmuctx_pool_fill(s, cpu, GFP_KERNEL);
+		if (ret)
+			goto err_parts;
+	}
+	if (ntasks) {
+		entries = kvcalloc(ntasks, sizeof(*entries), GFP_KERNEL);
+		if (!entries) {
+			ret = -ENOMEM;
+			goto err_parts;
+		}
+		for (i = 0; i < ntasks; i++) {
+			entries[i] = pmuctx_entry_alloc(s, GFP_KERNEL);
+			if (!entries[i]) {
+				ret = -ENOMEM;
+				goto err_entries;
+			}
+		}
+	}
+
+	mutex_lock(&pmuctx_mutex);
+	ret = pmuctx_store_get();
+	if (ret) {
+		mutex_unlock(&pmuctx_mutex);
+		goto err_entries;
+	}
+	atomic_inc(&pmuctx_stats.sessions);
+	WRITE_ONCE(s->state, PMUCTX_SS_LIVE);
+	if (pmuctx_adopting(s))
+		list_add_rcu(&s->adopt_node, &pmuctx_adopters);
+	mutex_unlock(&pmuctx_mutex);
+
+	pmuctx_attach(s, tasks, entries, ntasks);
+	kvfree(entries);
+	pmuctx_put_tasks(tasks, ntasks);
+	return 0;
+
+err_entries:
+	for (i = 0; entries && i < ntasks; i++)
+		if (entries[i])
+			pmuctx_entry_free_unused(entries[i]);
+	kvfree(entries);
+err_parts:
+	pmuctx_session_free_parts(s);
+	pmuctx_put_tasks(tasks, ntasks);
+	return ret;
+}
+
+/* ---- walking a session's entries --------------------------------------- */
+
+/*
+ * Visit every entry of @s: hashed, pending and exited.  @v->visit runs in atomic
+ * context (RCU read side or a spinlock held).  Hashed entries may be seen
+ * twice or missed if the table resizes during the walk.
+ */
+struct pmuctx_visitor {
+	void (*visit)(struct pmuctx_entry *e, struct pmuctx_visitor *v);
+};
+
+static void pmuctx_visit_entries(struct pmuctx_session *s,
+				 struct pmuctx_visitor *v)
+{
+	struct rhashtable_iter iter;
+	struct pmuctx_entry *e;
+	unsigned long flags;
+	void *obj;
+
+	rhashtable_walk_enter(&pmuctx_store.ht, &iter);
+	rhashtable_walk_start(&iter);
+	while ((obj = rhashtable_walk_next(&iter))) {
+		if (IS_ERR(obj)) {
+			if (PTR_ERR(obj) == -EAGAIN)
+				continue;
+			break;
+		}
+		e = obj;
+		if (e->sess == s && !READ_ONCE(e->dead))
+			v->visit(e, v);
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+
+	raw_spin_lock_irqsave(&s->adopt_lock, flags);
+	list_for_each_entry(e, &s->pending, list)
+		if (!e->dead)
+			v->visit(e, v);
+	raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
+
+	spin_lock_irqsave(&s->exited_lock, flags);
+	list_for_each_entry(e, &s->exited, list)
+		v->visit(e, v);
+	spin_unlock_irqrestore(&s->exited_lock, flags);
+}
+
+struct pmuctx_read_ctx {
+	struct pmuctx_visitor		v;	/* first: container_of */
+	struct pmuctx_read		*r;
+	struct pmuctx_task_values	*tv;	/* NULL: count only */
+	u32				cap;
+	u32				count;
+};
+
+static void pmuctx_read_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
+{
+	struct pmuctx_read_ctx *c = container_of(v, struct pmuctx_read_ctx, v);
+	struct pmuctx_session *s = e->sess;
+	struct pmuctx_task_values *tv;
+	u64 *tot = pmuctx_total(e);
+	atomic64_t *ch = pmuctx_children(e);
+	unsigned int i;
+
+	if (!(e->flags & PMUCTX_EF_FOLDED))
+		for (i = 0; i < s->nr_events; i++)
+			c->r->values[i] += READ_ONCE(tot[i]);
+	if (c->tv && c->count < c->cap) {
+		tv = &c->tv[c->count];
+		memset(tv, 0, sizeof(*tv));
+		tv->pid = e->pid;
+		tv->tid = e->tid;
+		tv->ppid = e->ppid;
+		if (e->flags & PMUCTX_EF_EXITED)
+			tv->flags |= PMUCTX_TASK_EXITED;
+		if (e->flags & PMUCTX_EF_PRIV_EXEC)
+			tv->flags |= PMUCTX_TASK_PRIV_EXEC;
+		if (e->flags & PMUCTX_EF_INHERITED)
+			tv->flags |= PMUCTX_TASK_INHERITED;
+		memcpy(tv->comm, e->comm, sizeof(tv->comm));
+		tv->comm[sizeof(tv->comm) - 1] = '\0';
+		for (i = 0; i < s->nr_events; i++) {
+			tv->values[i] = READ_ONCE(tot[i]);
+			tv->children[i] = atomic64_read(&ch[i]);
+		}
+	}
+	c->count++;
+}
+
+static void pmuctx_sum_cpus(struct pmuctx_session *s, struct pmuctx_read *r)
+{
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		for (i = 0; i < s->nr_events; i++)
+			r->values[i] += READ_ONCE(sc->folded[i]);
+		r->tasks_dropped += READ_ONCE(sc->dropped);
+	}
+}
+
+static int pmuctx_session_read(struct pmuctx_session *s, void __user *uarg)
+{
+	struct pmuctx_read_ctx c = { .v.visit = pmuctx_read_visit };
+	struct pmuctx_read r;
+	u32 usize, want;
+	size_t tsz;
+	int ret, i;
+
+	ret = pmuctx_copy_in(&r, sizeof(r), uarg, PMUCTX_READ_SIZE_VER0,
+			     &usize);
+	if (ret)
+		return ret;
+	if (r.flags & ~PMUCTX_READ_FLAGS_ALL || r.__pad)
+		return -EINVAL;
+	if (r.flags & PMUCTX_READ_PER_TASK) {
+		if (r.task_size < PMUCTX_TASK_VALUES_SIZE_VER0 ||
+		    r.task_size > PAGE_SIZE)
+			return -EINVAL;
+		if (r.nr_tasks > PMUCTX_READ_MAX_TASKS)
+			return -EINVAL;
+		if (r.nr_tasks && !r.tasks_ptr)
+			return -EFAULT;
+	}
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE)
+		return -EINVAL;
+
+	want = r.nr_tasks;
+	/* Keep the request header, zero every output field. */
+	r = (struct pmuctx_read){
+		.size = r.size, .flags = r.flags, .nr_tasks = r.nr_tasks,
+		.task_size = r.task_size, .tasks_ptr = r.tasks_ptr,
+	};
+	r.nr_events = s->nr_events;
+	if (READ_ONCE(s->enabled))
+		on_each_cpu(pmuctx_cpu_sync, s, 1);
+
+	c.r = &r;
+	if (r.flags & PMUCTX_READ_PER_TASK && want) {
+		/* Size the buffer from a first count, capped by the caller. */
+		struct pmuctx_read scratch = {};
+		struct pmuctx_read_ctx cnt = {
+			.v.visit = pmuctx_read_visit, .r = &scratch,
+		};
+
+		pmuctx_visit_entries(s, &cnt.v);
+		c.cap = min(want, cnt.count + 64);
+		c.tv = kvmalloc_array(c.cap, sizeof(*c.tv), GFP_KERNEL);
+		if (!c.tv)
+			return -ENOMEM;
+	}
+	pmuctx_visit_entries(s, &c.v);
+	pmuctx_sum_cpus(s, &r);
+
+	r.time_enabled = s->time_enabled;
+	if (READ_ONCE(s->enabled))
+		r.time_enabled += local_clock() - s->enabled_at;
+	r.tasks_seen = atomic64_read(&s->tasks_seen);
+	r.tasks_exited = atomic64_read(&s->tasks_exited);
+	r.priv_exec_stopped = atomic64_read(&s->priv_exec);
+	r.tasks_unlisted = atomic64_read(&s->unlisted);
+
+	ret = 0;
+	if (r.flags & PMUCTX_READ_PER_TASK) {
+		if (c.count > want) {
+			r.nr_tasks = c.count;
+			ret = -ENOSPC;
+		} else {
+			r.nr_tasks = c.count;
+			tsz = min_t(size_t, r.task_size, sizeof(*c.tv));
+			for (i = 0; i < c.count; i++) {
+				void __user *dst = u64_to_user_ptr(r.tasks_ptr) +
+						   (size_t)i * r.task_size;
+
+				if (copy_to_user(dst, &c.tv[i], tsz) ||
+				    (r.task_size > tsz &&
+				     clear_user(dst + tsz, r.task_size - tsz))) {
+					ret = -EFAULT;
+					goto out;
+				}
+			}
+		}
+	} else {
+		r.nr_tasks = 0;
+	}
+	if (copy_to_user(uarg, &r, min_t(u32, usize, sizeof(r))))
+		ret = -EFAULT;
+out:
+	kvfree(c.tv);
+	return ret;
+}
+
+static void pmuctx_reset_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
+{
+	struct pmuctx_session *s = e->sess;
+	u64 *tot = pmuctx_total(e);
+	atomic64_t *ch = pmuctx_children(e);
+	unsigned int i;
+
+	for (i = 0; i < s->nr_events; i++) {
+		WRITE_ONCE(tot[i], 0);
+		atomic64_set(&ch[i], 0);
+	}
+}
+
+static void pmuctx_session_reset(struct pmuctx_session *s)
+{
+	struct pmuctx_visitor v = { .visit = pmuctx_reset_visit };
+	unsigned int i;
+	int cpu;
+
+	if (READ_ONCE(s->enabled))
+		on_each_cpu(pmuctx_cpu_sync, s, 1);
+	pmuctx_visit_entries(s, &v);
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		for (i = 0; i < PMUCTX_MAX_EVENTS; i++)
+			WRITE_ONCE(sc->folded[i], 0);
+	}
+	s->time_enabled = 0;
+	s->enabled_at = local_clock();
+}
+
+long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
+			  void __user *uarg, unsigned long arg)
+{
+	long ret;
+
+	mutex_lock(&s->lock);
+	if (nr == _IOC_NR(PMUCTX_IOC_SESSION_CREATE)) {
+		ret = pmuctx_session_create(s, uarg);
+		goto out;
+	}
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = 0;
+	switch (nr) {
+	case _IOC_NR(PMUCTX_IOC_ENABLE):
+		if (arg) {
+			ret = -EINVAL;
+			break;
+		}
+		if (s->enabled)
+			break;
+		s->enabled_at = local_clock();
+		WRITE_ONCE(s->enabled, true);
+		on_each_cpu(pmuctx_cpu_sync, s, 1);
+		break;
+	case _IOC_NR(PMUCTX_IOC_DISABLE):
+		if (arg) {
+			ret = -EINVAL;
+			break;
+		}
+		if (!s->enabled)
+			break;
+		WRITE_ONCE(s->enabled, false);
+		/* Close the slices of running targets. */
+		on_each_cpu(pmuctx_cpu_sync, s, 1);
+		s->time_enabled += local_clock() - s->enabled_at;
+		break;
+	case _IOC_NR(PMUCTX_IOC_RESET):
+		if (arg) {
+			ret = -EINVAL;
+			break;
+		}
+		pmuctx_session_reset(s);
+		break;
+	case _IOC_NR(PMUCTX_IOC_READ):
+		ret = pmuctx_session_read(s, uarg);
+		break;
+	default:
+		ret = -ENOTTY;
+		break;
+	}
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* ---- teardown ----------------------------------------------------------- */
+
+static void pmuctx_unhash_all(struct pmuctx_session *s)
+{
+	struct rhashtable_iter iter;
+	struct pmuctx_entry *e;
+	unsigned int removed;
+	void *obj;
+
+	do {
+		removed = 0;
+		rhashtable_walk_enter(&pmuctx_store.ht, &iter);
+		rhashtable_walk_start(&iter);
+		while ((obj = rhashtable_walk_next(&iter))) {
+			if (IS_ERR(obj))
+				continue;
+			e = obj;
+			if (e->sess != s)
+				continue;
+			/* The exit probe may win the race for it. */
+			if (!rhltable_remove(&pmuctx_store, &e->node,
+					     pmuctx_store_params)) {
+				WRITE_ONCE(e->dead, true);
+				pmuctx_entry_put(e);
+			}
+			removed++;
+		}
+		rhashtable_walk_stop(&iter);
+		rhashtable_walk_exit(&iter);
+	} while (removed);
+}
+
+void pmuctx_session_release(struct pmuctx_session *s)
+{
+	struct pmuctx_entry *e, *tmp;
+	LIST_HEAD(list);
+	int cpu;
+
+	if (READ_ONCE(s->state) == PMUCTX_SS_NEW)
+		goto out_free;
+
+	WRITE_ONCE(s->state, PMUCTX_SS_DEAD);
+	mutex_lock(&pmuctx_mutex);
+	if (pmuctx_adopting(s))
+		list_del_rcu(&s->adopt_node);
+	mutex_unlock(&pmuctx_mutex);
+	/* Every probe that saw the session live has finished. */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(s->cpu, cpu)->refill);
+	cancel_work_sync(&s->adopt_work);
+	on_each_cpu(pmuctx_cpu_forget, s, 1);
+
+	pmuctx_unhash_all(s);
+
+	raw_spin_lock_irq(&s->adopt_lock);
+	list_splice_init(&s->pending, &list);
+	raw_spin_unlock_irq(&s->adopt_lock);
+	spin_lock_irq(&s->exited_lock);
+	list_splice_tail_init(&s->exited, &list);
+	s->nr_exited = 0;
+	spin_unlock_irq(&s->exited_lock);
+	list_for_each_entry_safe(e, tmp, &list, list) {
+		list_del_init(&e->list);
+		WRITE_ONCE(e->dead, true);
+		pmuctx_entry_put(e);
+	}
+
+	/* Frees run from RCU callbacks and may queue a parent's free. */
+	while (atomic_read(&s->nr_entries))
+		rcu_barrier();
+
+	pmuctx_session_free_parts(s);
+	mutex_lock(&pmuctx_mutex);
+	atomic_dec(&pmuctx_stats.sessions);
+	pmuctx_store_put();
+	mutex_unlock(&pmuctx_mutex);
+out_free:
+	mutex_destroy(&s->lock);
+	kfree(s);
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: the per-task PMU-data store.
+ *
+ * One rhltable keyed by task pointer; one entry per (task, session).  An
+ * entry exists only while a session monitors the task: created when a pid
+ * target is attached, at fork for inherited children, or at the first
+ * switch-in of a task a system-wide/cgroup session adopts.  Entries are
+ * refcounted (the store or the exited list holds one reference, each
+ * inherited child one on its parent's entry) and freed with call_rcu().
+ *
+ * Keying by task pointer rather than pid: the pointer is what the probes
+ * have, it is unique among live tasks, and an entry holds a task reference
+ * until it is retired, so the address cannot be reused while hashed.
+ *
+ * The table is never modified from sched_switch: in 6.1 the bucket locks
+ * disable bottom halves, which is not allowed with IRQs off.  Adopted
+ * entries are hashed by a worker (pmuctx_adopt_work_fn) and found through
+ * the session's pending list until then.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irq_work.h>
+#include <linux/rculist.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+#include "pmuctx.h"
+
+struct rhltable pmuctx_store;
+
+const struct rhashtable_params pmuctx_store_params = {
+	.key_len		= sizeof(struct task_struct *),
+	.key_offset		= offsetof(struct pmuctx_entry, task),
+	.head_offset		= offsetof(struct pmuctx_entry, node),
+	.automatic_shrinking	= true,
+};
+
+static unsigned int pmuctx_store_users;	/* under pmuctx_mutex */
+
+/* First session: create the table and hook the scheduler. */
+int pmuctx_store_get(void)
+{
+	int ret;
+
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_store_users++)
+		return 0;
+	ret = rhltable_init(&pmuctx_store, &pmuctx_store_params);
+	if (ret)
+		goto err_users;
+	ret = pmuctx_hooks_register();
+	if (ret)
+		goto err_table;
+	return 0;
+
+err_table:
+	rhltable_destroy(&pmuctx_store);
+err_users:
+	pmuctx_store_users--;
+	return ret;
+}
+
+/* Last session gone: unhook (waits for running probes), drop the table. */
+void pmuctx_store_put(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (--pmuctx_store_users)
+		return;
+	pmuctx_hooks_unregister();
+	/* Sessions removed all their entries before putting the store. */
+	rhltable_destroy(&pmuctx_store);
+}
+
+struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp)
+{
+	struct pmuctx_entry *e;
+
+	e = kzalloc(s->entry_size, gfp);
+	if (!e)
+		return NULL;
+	e->size = s->entry_size;
+	atomic64_add(e->size, &pmuctx_stats.bytes);
+	return e;
+}
+
+static void pmuctx_entry_kfree(struct pmuctx_entry *e)
+{
+	atomic64_sub(e->size, &pmuctx_stats.bytes);
+	kfree(e);
+}
+
+/*
+ * Take a pre-allocated entry from this CPU's pool of @s.  IRQs must be off
+ * (the refill irq_work runs on this CPU).  Asks for a refill when the pool
+ * runs low.
+ */
+struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s)
+{
+	struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
+	struct pmuctx_entry *e = NULL;
+
+	lockdep_assert_irqs_disabled();
+	if (sc->pool_nr) {
+		e = sc->pool[--sc->pool_nr];
+		atomic64_dec(&pmuctx_stats.pool_entries);
+	}
+	if (sc->pool_nr < READ_ONCE(pmuctx_pool_size) / 2 + 1)
+		irq_work_queue(&sc->refill);
+	return e;
+}
+
+/* Fill the pool of @cpu; process context before the session is live, or
+ * the refill irq_work on @cpu itself.
+ */
+int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp)
+{
+	struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+	struct pmuctx_entry *e;
+
+	while (sc->pool_nr < pmuctx_pool_size) {
+		e = pmuctx_entry_alloc(s, gfp);
+		if (!e) {
+			atomic64_inc(&pmuctx_stats.alloc_failures);
+			return -ENOMEM;
+		}
+		sc->pool[sc->pool_nr++] = e;
+		atomic64_inc(&pmuctx_stats.pool_entries);
+	}
+	return 0;
+}
+
+/* irq_work, hardirq on the CPU whose pool ran low. */
+void pmuctx_pool_refill_fn(struct irq_work *work)
+{
+	struct pmuctx_sess_cpu *sc = container_of(work, struct pmuctx_sess_cpu,
+						  refill);
+	struct pmuctx_session *s = sc->sess;
+
+	if (!pmuctx_sess_live(s))
+		return;
+	pmuctx_pool_fill(s, smp_processor_id(), GFP_ATOMIC | __GFP_NOWARN);
+	if (!list_empty(&s->pending))
+		queue_work(system_unbound_wq, &s->adopt_work);
+}
+
+/* Teardown: the session is dead and its irq_works are synced. */
+void pmuctx_pool_drain(struct pmuctx_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		while (sc->pool_nr) {
+			pmuctx_entry_kfree(sc->pool[--sc->pool_nr]);
+			atomic64_dec(&pmuctx_stats.pool_entries);
+		}
+	}
+}
+
+/*
+ * Bind a fresh (zeroed) entry to task @t for session @s.  Any context.
+ * Fails when the store is at max_tasks; the caller counts a drop.
+ */
+bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
+		       struct task_struct *t, struct pmuctx_entry *parent)
+{
+	if (atomic_inc_return(&pmuctx_stats.entries) >
+	    READ_ONCE(pmuctx_max_tasks)) {
+		atomic_dec(&pmuctx_stats.entries);
+		return false;
+	}
+	get_task_struct(t);
+	e->task = t;
+	e->sess = s;
+	if (parent) {
+		refcount_inc(&parent->ref);
+		e->parent = parent;
+		e->ppid = parent->tid;
+	}
+	refcount_set(&e->ref, 1);
+	atomic_set(&e->state, PMUCTX_ES_HASHED);
+	e->last_cpu = -1;
+	e->save_cpu = -1;
+	e->pid = task_tgid_nr_ns(t, s->pid_ns);
+	e->tid = task_pid_nr_ns(t, s->pid_ns);
+	strscpy(e->comm, t->comm, sizeof(e->comm));
+	INIT_LIST_HEAD(&e->list);
+	atomic_inc(&s->nr_entries);
+	atomic64_inc(&s->tasks_seen);
+	atomic64_inc(&pmuctx_stats.created);
+	return true;
+}
+
+static void pmuctx_entry_free_rcu(struct rcu_head *rcu)
+{
+	struct pmuctx_entry *e = container_of(rcu, struct pmuctx_entry, rcu);
+	struct pmuctx_entry *parent = e->parent;
+	struct pmuctx_session *s = e->sess;
+
+	if (!(e->flags & PMUCTX_EF_TASK_PUT))
+		put_task_struct(e->task);
+	pmuctx_entry_kfree(e);
+	atomic_dec(&pmuctx_stats.entries);
+	atomic64_inc(&pmuctx_stats.freed);
+	/* Before the session count: the parent's free may be queued. */
+	if (parent)
+		pmuctx_entry_put(parent);
+	/* Last touch of the session: teardown waits for this to reach 0. */
+	atomic_dec(&s->nr_entries);
+}
+
+void pmuctx_entry_put(struct pmuctx_entry *e)
+{
+	if (refcount_dec_and_test(&e->ref))
+		call_rcu(&e->rcu, pmuctx_entry_free_rcu);
+}
+
+/* An initialized entry that was never visible to anyone: undo at once. */
+void pmuctx_entry_free_unused(struct pmuctx_entry *e)
+{
+	if (e->task)
+		pmuctx_entry_put(e);
+	else
+		pmuctx_entry_kfree(e);
+}
+
+/*
+ * The entry's task exited or stopped being counted, and the entry is out of
+ * the store and of every CPU cache.  Fold its counts into the session and
+ * into the parent's children totals, then keep it on the session's exited
+ * list (KEEP_EXITED) or drop the store's reference.
+ */
+void pmuctx_entry_retire(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+	struct pmuctx_sess_cpu *sc;
+	u64 *tot = pmuctx_total(e);
+	atomic64_t *ch = pmuctx_children(e);
+	unsigned long flags;
+	unsigned int i;
+	bool keep;
+
+	WRITE_ONCE(e->dead, true);
+	sc = get_cpu_ptr(s->cpu);
+	for (i = 0; i < s->nr_events; i++)
+		WRITE_ONCE(sc->folded[i], sc->folded[i] + READ_ONCE(tot[i]));
+	put_cpu_ptr(s->cpu);
+	if (e->parent) {
+		atomic64_t *pch = pmuctx_children(e->parent);
+
+		for (i = 0; i < s->nr_events; i++)
+			atomic64_add(READ_ONCE(tot[i]) + atomic64_read(&ch[i]),
+				     &pch[i]);
+	}
+	if (e->flags & PMUCTX_EF_EXITED)
+		atomic64_inc(&s->tasks_exited);
+
+	/* The task's memory is not ours to keep while it sits on a list. */
+	put_task_struct(e->task);
+	e->flags |= PMUCTX_EF_TASK_PUT;
+
+	spin_lock_irqsave(&s->exited_lock, flags);
+	keep = (s->flags & PMUCTX_SESSION_KEEP_EXITED) && pmuctx_sess_live(s) &&
+	       s->nr_exited < s->max_exited;
+	if (keep) {
+		/* Folded: the entry's own totals now live in sc->folded. */
+		e->flags |= PMUCTX_EF_FOLDED;
+		list_add_tail(&e->list, &s->exited);
+		s->nr_exited++;
+	}
+	spin_unlock_irqrestore(&s->exited_lock, flags);
+	if (keep)
+		return;
+	if (s->flags & PMUCTX_SESSION_KEEP_EXITED)
+		atomic64_inc(&s->unlisted);
+	pmuctx_entry_put(e);
+}
+
+/*
+ * Hash the entries adopted in sched_switch.  Process context.  An entry
+ * stays on s->pending (marked claimed) until it is in the store, so the
+ * switch-in slow path always finds it in one place or the other.
+ */
+void pmuctx_adopt_work_fn(struct work_struct *work)
+{
+	struct pmuctx_session *s = container_of(work, struct pmuctx_session,
+						adopt_work);
+	struct pmuctx_entry *e;
+	bool found;
+	int ret;
+
+	for (;;) {
+		found = false;
+		raw_spin_lock_irq(&s->adopt_lock);
+		list_for_each_entry(e, &s->pending, list) {
+			if (!e->claimed) {
+				e->claimed = true;
+				found = true;
+				break;
+			}
+		}
+		raw_spin_unlock_irq(&s->adopt_lock);
+		if (!found)
+			break;
+
+		ret = rhltable_insert(&pmuctx_store, &e->node,
+				      pmuctx_store_params);
+
+		raw_spin_lock_irq(&s->adopt_lock);
+		list_del_init(&e->list);
+		raw_spin_unlock_irq(&s->adopt_lock);
+
+		if (ret) {
+			/* Not hashed: make sure no CPU still caches it. */
+			WRITE_ONCE(e->dead, true);
+			on_each_cpu(pmuctx_cpu_forget_entry, e, 1);
+			atomic64_inc(&pmuctx_stats.dropped);
+			pmuctx_entry_retire(e);
+			continue;
+		}
+		if (atomic_cmpxchg(&e->state, PMUCTX_ES_PENDING,
+				   PMUCTX_ES_HASHED) != PMUCTX_ES_PENDING) {
+			/* The task exited while pending; the exit probe left
+			 * the entry to us.
+			 */
+			if (!rhltable_remove(&pmuctx_store, &e->node,
+					     pmuctx_store_params))
+				pmuctx_entry_retire(e);
+		}
+	}
+}
