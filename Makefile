@@ -1,0 +1,268 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pmuctx top-level Makefile: builds the kernel module (through kbuild and the
+# top-level Kbuild file), the library, the CLI and the test programs, and
+# drives the checks.  `make help` lists every target and variable;
+# docs/BUILDING.md explains them.
+#
+# kbuild never reads this file: when it descends into this directory
+# (M=$(CURDIR)) it reads ./Kbuild, which takes precedence over Makefile.
+
+SHELL := /bin/bash
+
+# ---------------------------------------------------------------------------
+# Kernel selection
+#
+# KVER: the running kernel if its build tree is installed, else the newest
+# installed /lib/modules/*/build (version sort).  Computed once, at parse
+# time; an empty KVER is only an error for targets that need a kernel tree.
+ifeq ($(strip $(KVER)),)
+override KVER := $(shell \
+	if [ -d "/lib/modules/$$(uname -r)/build" ]; then uname -r; \
+	else for d in /lib/modules/*/build; do \
+		[ -d "$$d" ] && basename "$${d%/build}"; \
+	done | sort -V | tail -n 1; fi)
+endif
+KDIR ?= /lib/modules/$(KVER)/build
+
+# ---------------------------------------------------------------------------
+# Build and install variables (passed down to the sub-makefiles)
+
+# WERROR=1: warnings fail the build (module: KCFLAGS=-Werror plus any
+# "warning:" line kbuild prints, e.g. kernel-doc or modpost).  Default on in
+# CI (CI=true) and always on for the `all` step of `make check`.
+ifneq ($(filter 1 true yes,$(CI)),)
+WERROR ?= 1
+else
+WERROR ?= 0
+endif
+PREFIX ?= /usr/local
+DESTDIR ?=
+ifeq ($(PREFIX),/usr)
+UDEVDIR ?= /lib/udev
+else
+UDEVDIR ?= $(PREFIX)/lib/udev
+endif
+
+# The main job `make demo` runs in the VM after `tools/pmuctx info`.
+DEMO_CMD ?= tools/pmuctx stat -- tests/progs/burn --fork-tree 2,3 --ms 50
+
+# Directories (besides the top level) where kbuild leaves module build
+# products; clean-module removes those and nothing else.
+MODULE_DIRS ?= module
+
+SUBMAKE_VARS = WERROR="$(WERROR)" CC="$(CC)" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)"
+KBUILD = $(MAKE) -C "$(KDIR)" M="$(CURDIR)"
+MODULE_KCFLAGS = $(if $(filter 1,$(WERROR)),KCFLAGS="$(strip $(KCFLAGS) -Werror)")
+
+# Shell snippet: fail with a clear message when there is no kernel tree.
+NEED_KDIR = \
+	if [ -z "$(KVER)" ]; then \
+		echo "pmuctx: no kernel build tree: neither /lib/modules/$$(uname -r)/build nor any /lib/modules/*/build exists." >&2; \
+		echo "pmuctx: install the headers (scripts/setup-deps.sh, or apt-get install linux-headers-amd64) or pass KVER=<release> / KDIR=<dir>." >&2; \
+		exit 1; \
+	fi; \
+	if [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "pmuctx: KDIR=$(KDIR) is not a kernel build tree (no Makefile); install linux-headers-$(KVER) or pass KDIR=<dir>." >&2; \
+		exit 1; \
+	fi
+
+.DEFAULT_GOAL := all
+
+.PHONY: all module lib tools progs clean clean-module install uninstall \
+	modules_install check style sparse check-unit check-install \
+	check-dkms-prepare check-vm demo demo-run help version
+
+# ---------------------------------------------------------------------------
+# Build
+
+all: module lib tools progs
+
+# W=1 must stay warning-free.  With WERROR=1 the compiler gets -Werror and the
+# kbuild output is scanned for any other "warning:" line (kernel-doc, modpost);
+# the kernel's own "the compiler differs" notice is not about our code.
+module:
+	@$(NEED_KDIR)
+	+@set -o pipefail; log=$$(mktemp); \
+	$(KBUILD) W=1 $(MODULE_KCFLAGS) modules 2>&1 | tee "$$log"; rc=$$?; \
+	if [ $$rc -eq 0 ] && [ "$(WERROR)" = 1 ] && \
+	   grep -iE '(^|[^[:alnum:]_])warning:' "$$log" | \
+	   grep -v 'the compiler differs from the one used to build the kernel' >/dev/null; then \
+		echo "pmuctx: the module build printed warnings and WERROR=1" >&2; rc=1; \
+	fi; rm -f "$$log"; exit $$rc
+
+lib:
+	$(MAKE) -C lib $(SUBMAKE_VARS)
+
+tools: lib
+	$(MAKE) -C tools $(SUBMAKE_VARS)
+
+progs: lib
+	$(MAKE) -C tests/progs $(SUBMAKE_VARS)
+
+version:
+	@scripts/version.sh
+
+# ---------------------------------------------------------------------------
+# Clean
+
+# Sub-directories are cleaned only where they have a Makefile, so `make clean`
+# works in a partial tree (a DKMS source copy, a checkout mid-way).
+CLEAN_SUBDIRS = lib tools tests/progs tests/unit tests/vm
+
+clean:
+	+@if [ -n "$(KVER)" ] && [ -f "$(KDIR)/Makefile" ]; then \
+		$(KBUILD) clean; \
+	fi
+	+@$(MAKE) --no-print-directory clean-module
+	+@for d in $(CLEAN_SUBDIRS); do \
+		if [ -f "$$d/Makefile" ]; then $(MAKE) -C "$$d" clean || exit 1; fi; \
+	done
+
+# Module products only, without needing a kernel tree (DKMS runs this in its
+# build directory before and after a build).  kbuild's own `clean` would also
+# delete every *.[aios] in the tree, i.e. lib/ and tests/ objects.
+clean-module:
+	rm -f Module.symvers modules.order modules.nsdeps .Module.symvers.cmd \
+		.modules.order.cmd compile_commands.json
+	rm -rf .tmp_versions .thinlto-cache
+	$(if $(wildcard $(MODULE_DIRS)),find $(wildcard $(MODULE_DIRS)) -type f \( -name '*.o' -o -name '*.ko' -o -name '*.ko.*' \
+		-o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o -name '.*.d' \
+		-o -name '.*.tmp' -o -name '*.dwo' -o -name '*.su' -o -name '*.lst' \
+		-o -name '*.symtypes' -o -name '*.i' -o -name '*.s' -o -name '*.gcno' \
+		-o -name 'modules.order' -o -name 'Module.symvers' \) -delete)
+
+# ---------------------------------------------------------------------------
+# Install
+
+# lib (headers, UAPI header, libraries, libpmuctx.pc) and tools (CLI) install
+# themselves; the udev rule is installed here.  The module is not: use DKMS
+# (README.md) or `make modules_install`.
+install:
+	$(MAKE) -C lib install $(SUBMAKE_VARS)
+	$(MAKE) -C tools install $(SUBMAKE_VARS)
+	install -D -m 0644 udev/60-pmuctx.rules "$(DESTDIR)$(UDEVDIR)/rules.d/60-pmuctx.rules"
+	@if [ -z "$(DESTDIR)" ]; then \
+		echo "pmuctx: udev rule installed; run 'udevadm control --reload'," \
+		     "'groupadd --system pmuctx' and add users to the group (README.md)."; \
+	fi
+
+uninstall:
+	$(MAKE) -C tools uninstall $(SUBMAKE_VARS)
+	$(MAKE) -C lib uninstall $(SUBMAKE_VARS)
+	rm -f "$(DESTDIR)$(UDEVDIR)/rules.d/60-pmuctx.rules"
+
+# Installs module/pmuctx.ko as /lib/modules/$(KVER)/extra/module/pmuctx.ko
+# (INSTALL_MOD_PATH and INSTALL_MOD_DIR are kbuild's).  The module is signed
+# only when the key the kernel config names (CONFIG_MODULE_SIG_KEY) exists:
+# distribution headers do not ship the distribution's key.  kbuild skips
+# depmod without a System.map in KDIR (Debian's headers have none), so depmod
+# runs here.
+modules_install: module
+	@$(NEED_KDIR)
+	+@key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' "$(KDIR)/include/config/auto.conf" 2>/dev/null); \
+	case "$$key" in ""|/*|pkcs11:*) ;; *) key="$(KDIR)/$$key" ;; esac; \
+	nosign=; \
+	if grep -q '^CONFIG_MODULE_SIG_ALL=y' "$(KDIR)/include/config/auto.conf" 2>/dev/null && \
+	   case "$$key" in pkcs11:*) false ;; *) [ ! -r "$$key" ] ;; esac; then \
+		echo "pmuctx: no module signing key ($$key): installing the module unsigned"; \
+		nosign=CONFIG_MODULE_SIG_ALL=; \
+	fi; \
+	echo "$(KBUILD) modules_install $$nosign"; \
+	$(KBUILD) modules_install $$nosign
+	@if [ -z "$(INSTALL_MOD_PATH)" ]; then \
+		echo "  DEPMOD  $(KVER)"; depmod -a "$(KVER)"; \
+	else \
+		echo "pmuctx: INSTALL_MOD_PATH set: run depmod -b <root> $(KVER) on the target"; \
+	fi
+
+# ---------------------------------------------------------------------------
+# Checks
+
+# scripts/check.sh runs the steps below in order (style, sparse, all with
+# WERROR=1, check-unit, check-install, check-dkms-prepare, check-vm), keeps
+# going after a failure where later steps still make sense, and prints a
+# per-step table and, as its very last line, "N passed, M failed" (unit + VM
+# test counts, plus one for each other step).  It exits non-zero if any
+# step failed.
+check:
+	+@MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" scripts/check.sh
+
+style:
+	scripts/checkpatch.sh
+
+sparse:
+	@$(NEED_KDIR)
+	+MAKE="$(MAKE)" KDIR="$(KDIR)" scripts/sparse.sh
+
+check-unit:
+	$(MAKE) -C tests/unit check $(SUBMAKE_VARS)
+
+check-install:
+	+MAKE="$(MAKE)" scripts/check-install.sh
+
+check-dkms-prepare:
+	@$(NEED_KDIR)
+	KVER="$(KVER)" KDIR="$(KDIR)" tests/dkms.sh
+
+check-vm:
+	@$(NEED_KDIR)
+	tests/vm/check --kernel /boot/vmlinuz-$(KVER)
+
+# ---------------------------------------------------------------------------
+# Demo: the README's main job, one command on a fresh Debian bookworm machine.
+# demo-run is a separate make so that KVER is computed after setup-deps.sh
+# installed the kernel headers.
+
+demo:
+	scripts/setup-deps.sh
+	+@$(MAKE) --no-print-directory demo-run
+
+demo-run: all
+	@$(NEED_KDIR)
+	tests/vm/run --kernel /boot/vmlinuz-$(KVER) -- tools/pmuctx info
+	tests/vm/run --kernel /boot/vmlinuz-$(KVER) -- $(DEMO_CMD)
+
+# ---------------------------------------------------------------------------
+
+help:
+	@echo 'pmuctx: make targets (docs/BUILDING.md has the details)'
+	@echo
+	@echo 'Build:'
+	@echo '  all (default)      module + lib + tools + progs'
+	@echo '  module             module/pmuctx.ko via kbuild (W=1)'
+	@echo '  lib                lib/ (libpmuctx)'
+	@echo '  tools              tools/pmuctx CLI (after lib)'
+	@echo '  progs              tests/progs test programs (after lib)'
+	@echo '  clean              everything (kbuild clean + sub-directories)'
+	@echo '  clean-module       module build products only (used by DKMS)'
+	@echo 'Install:'
+	@echo '  install            lib, UAPI header, pkg-config file, CLI, udev rule'
+	@echo '  uninstall          remove what install installed'
+	@echo '  modules_install    module into /lib/modules/$$KVER/extra + depmod'
+	@echo '                     (DKMS is the recommended way: README.md)'
+	@echo 'Checks:'
+	@echo '  check              style, sparse, all WERROR=1, check-unit, check-install,'
+	@echo '                     check-dkms-prepare, check-vm; last line "N passed, M failed"'
+	@echo '  style              checkpatch.pl --strict on module/ and the UAPI header'
+	@echo '  sparse             sparse (C=2) over the module'
+	@echo '  check-unit         host unit tests (tests/unit)'
+	@echo '  check-install      install/uninstall into a DESTDIR leave exactly the expected files'
+	@echo '  check-dkms-prepare dkms-install the module on this host for the VM (tests/dkms.sh)'
+	@echo '  check-vm           the VM test suite (tests/vm/check)'
+	@echo 'Other:'
+	@echo '  demo               install prerequisites, build, run the main job in a QEMU VM'
+	@echo '  version            print the version (scripts/version.sh)'
+	@echo '  help               this text'
+	@echo
+	@echo 'Variables (current value):'
+	@echo '  KVER=$(KVER)'
+	@echo '  KDIR=$(KDIR)'
+	@echo '  WERROR=$(WERROR)  (1: warnings are errors; default 1 when CI=true)'
+	@echo '  CC=$(CC)  (lib, tools, progs; kbuild uses the kernel'"'"'s compiler unless CC is on the command line)'
+	@echo '  PREFIX=$(PREFIX)'
+	@echo '  DESTDIR=$(DESTDIR)'
+	@echo '  UDEVDIR=$(UDEVDIR)'
+	@echo '  KCFLAGS=$(KCFLAGS)  (extra module CFLAGS; WERROR=1 appends -Werror)'
+	@echo '  INSTALL_MOD_PATH=$(INSTALL_MOD_PATH)  (modules_install root)'
+	@echo '  DEMO_CMD=$(DEMO_CMD)'

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: the whole pmuctx test suite, in order:
+#
+#   style               scripts/checkpatch.sh
+#   sparse              scripts/sparse.sh
+#   all                 make all WERROR=1 (module W=1 -Werror, lib, tools, progs)
+#   check-unit          make -C tests/unit check        (a test suite)
+#   check-install       scripts/check-install.sh
+#   check-dkms-prepare  tests/dkms.sh (dkms-installs the module for the VM)
+#   check-vm            tests/vm/check --kernel /boot/vmlinuz-$KVER  (a test suite)
+#
+# A failing step does not stop the run, except that the steps which need the
+# build (check-install, check-dkms-prepare, check-vm) are not run when `all`
+# failed, and check-vm is not run when check-dkms-prepare failed; those count
+# as failed.  Set CHECK_FAIL_FAST=1 to stop at the first failure instead.
+#
+# Counting.  For the two test suites the counts come from their own output:
+# the last "N passed, M failed[, K skipped]" line; failing that, a kselftest
+# "# Totals: pass:N fail:M ... skip:K" line; failing that, TAP "ok"/"not ok"
+# lines.  A suite that exits non-zero without reporting a failure counts one
+# more failure; one that prints no count at all counts as one test.  Every
+# other step counts as one test.  The very last line printed is the sum:
+#
+#   N passed, M failed            (", K skipped" is added when K > 0)
+#
+# Exit status: 0 when every step passed, 1 otherwise.
+#
+# Environment: MAKE, KVER, KDIR (from the Makefile); CHECK_LOGDIR (keep the
+# per-step logs there; default: a new directory under ${TMPDIR:-/tmp});
+# CHECK_SUMMARY_FILE (also write the last line there; .ci/run uses it);
+# CHECK_FAIL_FAST.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+
+MAKE=${MAKE:-make}
+CHECK_FAIL_FAST=${CHECK_FAIL_FAST:-0}
+logdir=${CHECK_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/pmuctx-check.XXXXXX")}
+mkdir -p "$logdir"
+
+steps=(style sparse all check-unit check-install check-dkms-prepare check-vm)
+declare -A cmd=(
+	[style]="$MAKE --no-print-directory style"
+	[sparse]="$MAKE --no-print-directory sparse"
+	[all]="$MAKE --no-print-directory all WERROR=1"
+	[check-unit]="$MAKE --no-print-directory check-unit WERROR=1"
+	[check-install]="$MAKE --no-print-directory check-install"
+	[check-dkms-prepare]="$MAKE --no-print-directory check-dkms-prepare"
+	[check-vm]="$MAKE --no-print-directory check-vm"
+)
+declare -A is_suite=([check-unit]=1 [check-vm]=1)
+# step -> steps that must have passed for it to make sense
+declare -A needs=(
+	[check-install]="all"
+	[check-dkms-prepare]="all"
+	[check-vm]="all check-dkms-prepare"
+)
+
+declare -A result=() counts=() secs=()
+total_pass=0 total_fail=0 total_skip=0
+stop=0
+
+# parse_counts LOG -> "PASS FAIL SKIP" or nothing
+parse_counts() {
+	local log=$1 line p f s
+	line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
+		grep -oE '(^|[^0-9])[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?' | tail -n 1)
+	if [ -n "$line" ]; then
+		p=$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+')
+		f=$(grep -oE '[0-9]+ failed' <<<"$line" | grep -oE '[0-9]+')
+		s=$(grep -oE '[0-9]+ skipped' <<<"$line" | grep -oE '[0-9]+' || true)
+		echo "$p $f ${s:-0}"
+		return
+	fi
+	line=$(grep -E '^# Totals: pass:[0-9]+ fail:[0-9]+' "$log" | tail -n 1)
+	if [ -n "$line" ]; then
+		p=$(sed -E 's/^# Totals: pass:([0-9]+) .*/\1/' <<<"$line")
+		f=$(sed -E 's/^# Totals: pass:[0-9]+ fail:([0-9]+).*/\1/' <<<"$line")
+		s=$(sed -nE 's/.* skip:([0-9]+).*/\1/p' <<<"$line")
+		echo "$p $f ${s:-0}"
+		return
+	fi
+	if grep -qE '^(not )?ok [0-9]+' "$log"; then
+		s=$(grep -E '^ok [0-9]+' "$log" | grep -ciE '# *skip' || true)
+		p=$(grep -E '^ok [0-9]+' "$log" | grep -viE '# *skip' | grep -c . || true)
+		f=$(grep -E '^not ok [0-9]+' "$log" | grep -viE '# *todo' | grep -c . || true)
+		echo "$p $f $s"
+	fi
+}
+
+for step in "${steps[@]}"; do
+	if [ "$stop" = 1 ]; then
+		result[$step]="not run"
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+	missing=""
+	for dep in ${needs[$step]:-}; do
+		[ "${result[$dep]:-}" = ok ] || missing="$missing $dep"
+	done
+	if [ -n "$missing" ]; then
+		echo "==> $step: not run (failed before it:$missing)"
+		result[$step]="not run"
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+
+	log=$logdir/$step.log
+	echo "==> $step: ${cmd[$step]}"
+	t0=$SECONDS
+	${cmd[$step]} 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	secs[$step]=$((SECONDS - t0))
+
+	if [ -n "${is_suite[$step]:-}" ]; then
+		c=$(parse_counts "$log")
+		if [ -n "$c" ]; then
+			read -r p f s <<<"$c"
+			[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+		else
+			if [ "$rc" -eq 0 ]; then p=1 f=0; else p=0 f=1; fi
+			s=0
+		fi
+		counts[$step]="$p passed, $f failed$([ "$s" -gt 0 ] && echo ", $s skipped")"
+		total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
+		if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ]; then result[$step]=ok; else result[$step]=FAILED; fi
+	else
+		if [ "$rc" -eq 0 ]; then
+			result[$step]=ok; total_pass=$((total_pass + 1))
+		else
+			result[$step]=FAILED; total_fail=$((total_fail + 1))
+		fi
+	fi
+	echo "==> $step: ${result[$step]} (${secs[$step]}s)"
+	if [ "${result[$step]}" != ok ] && [ "$CHECK_FAIL_FAST" = 1 ]; then
+		stop=1
+	fi
+done
+
+echo
+echo "== pmuctx check summary (KVER=${KVER:-?}; logs in $logdir) =="
+status=0
+for step in "${steps[@]}"; do
+	[ "${result[$step]}" = ok ] || status=1
+	printf '  %-20s %-8s %6s  %s\n' "$step" "${result[$step]}" \
+		"${secs[$step]:+${secs[$step]}s}" "${counts[$step]:-}"
+done
+summary="$total_pass passed, $total_fail failed"
+[ "$total_skip" -gt 0 ] && summary="$summary, $total_skip skipped"
+[ -n "${CHECK_SUMMARY_FILE:-}" ] && echo "$summary" >"$CHECK_SUMMARY_FILE"
+echo "$summary"
+exit $status

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what building and testing pmuctx needs on Debian bookworm (amd64):
+# only the packages that are missing, with one `apt-get update` first when
+# anything is missing, non-interactively.  A no-op when all are present.
+# Runs as root, or through sudo otherwise.  Recommends are not installed
+# (qemu-system-x86 would pull in a GUI): everything needed is listed here.
+#
+# Usage: scripts/setup-deps.sh [--dry-run]
+#   --dry-run   print what would be installed, install nothing
+#               (exit 0 either way)
+# Environment: PMUCTX_EXTRA_PACKAGES  more packages to ensure (space separated)
+set -euo pipefail
+
+packages=(
+	build-essential		# gcc, make, libc headers (lib, tools, tests)
+	linux-headers-amd64	# kernel build tree: /lib/modules/$KVER/build
+	linux-image-amd64	# /boot/vmlinuz-$KVER and its modules for the VM
+	qemu-system-x86		# the test VM (TCG)
+	busybox-static		# the VM's userland
+	dkms			# module build/install (README, tests/dkms.sh)
+	kmod			# modprobe, depmod, modinfo
+	libcap-dev		# lib/tools: capabilities
+	sparse			# make sparse
+	cpio			# the VM's initramfs
+	linux-source-6.1	# checkpatch.pl (make style)
+	linux-perf		# perf, to compare counts with
+	pkg-config		# libpmuctx.pc (make check-install)
+	rsync			# tree copies (tests/dkms.sh)
+	perl			# checkpatch.pl
+	xz-utils		# unpacking linux-source-6.1.tar.xz
+	file			# tests: binary checks
+	util-linux		# setpriv (tests: unprivileged runs)
+)
+# shellcheck disable=SC2206
+extra=(${PMUCTX_EXTRA_PACKAGES:-})
+packages+=("${extra[@]}")
+
+dry_run=0
+case "${1:-}" in
+--dry-run) dry_run=1 ;;
+"") ;;
+*) echo "usage: $0 [--dry-run]" >&2; exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+	echo "setup-deps: this script needs Debian (dpkg, apt-get); install by hand:" >&2
+	echo "  ${packages[*]}" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup-deps: all ${#packages[@]} prerequisites are installed"
+	exit 0
+fi
+
+echo "setup-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
+if [ "$dry_run" = 1 ]; then
+	exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+	sudo=(sudo)
+else
+	echo "setup-deps: not root and no sudo: run as root: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+
+apt_opts=(-y -q --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install "${apt_opts[@]}" "${missing[@]}"
+
+# Verify: a package that apt could not install must not pass silently.
+still=()
+for p in "${missing[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || still+=("$p")
+done
+if [ ${#still[@]} -ne 0 ]; then
+	echo "setup-deps: still missing after apt-get install: ${still[*]}" >&2
+	exit 1
+fi
+echo "setup-deps: installed: ${missing[*]}"
