@@ -99,6 +99,7 @@ tools: lib
 
 progs: lib
 	$(MAKE) -C tests/progs $(SUBMAKE_VARS)
+	$(MAKE) -C tests/store $(SUBMAKE_VARS)
 
 version:
 	@scripts/version.sh
@@ -108,7 +109,7 @@ version:
 
 # Sub-directories are cleaned only where they have a Makefile, so `make clean`
 # works in a partial tree (a DKMS source copy, a checkout mid-way).
-CLEAN_SUBDIRS = lib tools tests/progs tests/unit tests/vm
+CLEAN_SUBDIRS = lib tools tests/progs tests/store tests/unit tests/vm
 
 clean:
 	+@if [ -n "$(KVER)" ] && [ -f "$(KDIR)/Makefile" ]; then \
@@ -233,7 +234,7 @@ help:
 	@echo '  module             module/pmuctx.ko via kbuild (W=1)'
 	@echo '  lib                lib/ (libpmuctx)'
 	@echo '  tools              tools/pmuctx CLI (after lib)'
-	@echo '  progs              tests/progs test programs (after lib)'
+	@echo '  progs              tests/progs and tests/store test programs (after lib)'
 	@echo '  clean              everything (kbuild clean + sub-directories)'
 	@echo '  clean-module       module build products only (used by DKMS)'
 	@echo 'Install:'

@@ -91,35 +91,52 @@ static u64 pmuctx_sig(const struct pmuctx_entry *e, u32 i)
 	return v + (u64)i * 0x100000001B3ULL;
 }
 
+/*
+ * The save area is data_size bytes (seed 000: 788 for LBR call stacks):
+ * whole words of signature, then the low bytes of one more for the tail.
+ */
 static void pmuctx_selftest_save(struct pmuctx_entry *e, int cpu)
 {
+	u32 i, size = e->sess->data_size, n = size / sizeof(u64);
 	u64 *w = pmuctx_save(e);
-	u32 i, n = e->sess->data_size / sizeof(u64);
+	u64 tail;
 
 	e->save_seq++;
 	for (i = 0; i < n; i++)
 		w[i] = pmuctx_sig(e, i);
-	if (unlikely(atomic_read(&pmuctx_selftest_inject) > 0) &&
-	    atomic_dec_if_positive(&pmuctx_selftest_inject) >= 0)
-		w[n / 2] ^= 1;
+	if (size % sizeof(u64)) {
+		tail = pmuctx_sig(e, n);
+		memcpy(&w[n], &tail, size % sizeof(u64));
+	}
+	if (unlikely(atomic_read(&pmuctx_selftest_inject) > 0)) {
+		pid_t want = READ_ONCE(pmuctx_selftest_inject_pid);
+
+		if ((!want || want == task_pid_nr(e->task)) &&
+		    atomic_dec_if_positive(&pmuctx_selftest_inject) >= 0)
+			((u8 *)w)[size - 1] ^= 0x5a;
+	}
 	e->save_cpu = cpu;
 	e->flags |= PMUCTX_EF_SAVE_VALID;
 }
 
 static void pmuctx_selftest_verify(struct pmuctx_entry *e, int cpu)
 {
+	u32 i, size = e->sess->data_size, n = size / sizeof(u64);
 	const u64 *w = pmuctx_save(e);
-	u32 i, n = e->sess->data_size / sizeof(u64);
+	bool bad = false;
+	u64 tail;
 
 	atomic64_inc(&pmuctx_stats.selftest_checks);
 	if (e->save_cpu != cpu)
 		atomic64_inc(&pmuctx_stats.selftest_migrations);
-	for (i = 0; i < n; i++) {
-		if (w[i] != pmuctx_sig(e, i)) {
-			atomic64_inc(&pmuctx_stats.selftest_mismatches);
-			break;
-		}
+	for (i = 0; i < n && !bad; i++)
+		bad = w[i] != pmuctx_sig(e, i);
+	if (!bad && size % sizeof(u64)) {
+		tail = pmuctx_sig(e, n);
+		bad = memcmp(&w[n], &tail, size % sizeof(u64));
 	}
+	if (bad)
+		atomic64_inc(&pmuctx_stats.selftest_mismatches);
 }
 
 /* ---- slices ------------------------------------------------------------ */

@@ -53,6 +53,11 @@ module_param_cb(selftest_inject, &pmuctx_inject_ops, NULL, 0600);
 MODULE_PARM_DESC(selftest_inject,
 		 "Test hook: corrupt the selftest save area of the next N switch-outs, to prove mismatches are detected (0..1000)");
 
+int pmuctx_selftest_inject_pid;
+module_param_named(selftest_inject_pid, pmuctx_selftest_inject_pid, int, 0600);
+MODULE_PARM_DESC(selftest_inject_pid,
+		 "Test hook: only corrupt save areas of this pid (global pid namespace; 0: any task)");
+
 struct pmuctx_stats pmuctx_stats;
 /* Session list, probe registration, store lifetime: see pmuctx.h. */
 DEFINE_MUTEX(pmuctx_mutex);

@@ -187,6 +187,7 @@ extern unsigned int pmuctx_max_tasks;
 extern unsigned int pmuctx_pool_size;
 extern unsigned int pmuctx_max_exited_default;
 extern atomic_t pmuctx_selftest_inject;
+extern int pmuctx_selftest_inject_pid;
 
 struct pmuctx_stats {
 	atomic_t	entries;	/* alive entries (not pool) */

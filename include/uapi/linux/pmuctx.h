@@ -154,7 +154,7 @@ enum pmuctx_backend {
  * @events:	enum pmuctx_event_id values, no duplicates; unused slots 0
  * @backend:	enum pmuctx_backend
  * @data_size:	bytes of PMU save area per task (backend NONE: 0;
- *		SELFTEST: 8..PMUCTX_MAX_DATA_SIZE, multiple of 8)
+ *		SELFTEST: 8..PMUCTX_MAX_DATA_SIZE)
  * @max_exited:	KEEP_EXITED: how many exited tasks to keep (0: default
  *		4096); more are still counted in the totals
  * @__reserved:	must be 0

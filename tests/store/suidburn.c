@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suidburn MS: burn MS milliseconds of CPU.  Installed setuid root by the
+ * setuid test; exits 0 only if it really runs with euid 0.
+ */
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	unsigned long long end, ms = argc > 1 ? strtoull(argv[1], NULL, 0) : 100;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	end = ts.tv_sec * 1000000000ULL + ts.tv_nsec + ms * 1000000ULL;
+	do
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	while (ts.tv_sec * 1000000000ULL + ts.tv_nsec < end);
+	return geteuid() == 0 ? 0 : 5;
+}

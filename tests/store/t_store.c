@@ -1,0 +1,808 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_store: VM tests of the per-task store, counting and inheritance.
+ *
+ * Uses only <linux/pmuctx.h> and raw ioctls, so it tests the kernel side
+ * independently of libpmuctx.  Prints "ok - ..." / "not ok - ..." lines
+ * (the VM suite numbers them) and exits non-zero if any check failed.
+ *
+ *   t_store [TEST...]	run the named tests (default: all root tests)
+ *   t_store unpriv	run as an unprivileged user, paranoid <= 2
+ *   t_store paranoid3	run as an unprivileged user, paranoid == 3
+ *   t_store setuid PATH	run as an unprivileged user; PATH is setuid root
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/pmuctx.h>
+
+static int failures;
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void burn_ms(unsigned int ms)
+{
+	uint64_t end = thread_ns() + ms * 1000000ULL;
+
+	while (thread_ns() < end)
+		;
+}
+
+static uint64_t rusage_children_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+static int within(uint64_t a, uint64_t b, double frac)
+{
+	double d = (double)a - (double)b;
+
+	if (d < 0)
+		d = -d;
+	return d <= frac * (double)(a > b ? a : b);
+}
+
+static int dev_open(void)
+{
+	int fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror(PMUCTX_DEVICE_PATH);
+		exit(2);
+	}
+	return fd;
+}
+
+static int get_info(struct pmuctx_info *info)
+{
+	int fd = dev_open(), ret;
+
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	ret = ioctl(fd, PMUCTX_IOC_INFO, info);
+	close(fd);
+	return ret;
+}
+
+/* Create a session; returns the fd or -errno. */
+static int session(unsigned int target, pid_t pid, unsigned int flags,
+		   const unsigned int *ev, unsigned int nev,
+		   unsigned int backend, unsigned int data_size)
+{
+	struct pmuctx_session_attr a = {
+		.size = sizeof(a), .flags = flags, .target = target,
+		.pid = pid, .cgroup_fd = -1, .nr_events = nev,
+		.backend = backend, .data_size = data_size,
+	};
+	int fd = dev_open(), err;
+
+	memcpy(a.events, ev, nev * sizeof(*ev));
+	if (ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (ioctl(fd, PMUCTX_IOC_ENABLE, 0)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+#define MAXT 4096
+static struct pmuctx_task_values tv[MAXT];
+
+static int sread(int fd, struct pmuctx_read *r, int per_task)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	if (per_task) {
+		r->flags = PMUCTX_READ_PER_TASK;
+		r->nr_tasks = MAXT;
+		r->task_size = sizeof(tv[0]);
+		r->tasks_ptr = (uintptr_t)tv;
+	}
+	return ioctl(fd, PMUCTX_IOC_READ, r) ? -errno : 0;
+}
+
+static void check_store_empty(const char *after)
+{
+	struct pmuctx_info i;
+	int tries;
+
+	/* Entries are freed after an RCU grace period; close() waits. */
+	for (tries = 0; tries < 50; tries++) {
+		if (get_info(&i) == 0 && !i.tasks_tracked && !i.store_bytes &&
+		    !i.sessions)
+			break;
+		usleep(20000);
+	}
+	result(!i.tasks_tracked && !i.store_bytes && !i.sessions &&
+	       !i.probes_registered,
+	       "store empty after %s (entries %llu, bytes %llu, sessions %u)",
+	       after, (unsigned long long)i.tasks_tracked,
+	       (unsigned long long)i.store_bytes, i.sessions);
+}
+
+/* A child that waits for a byte on a pipe, then runs fn. */
+struct gated {
+	pid_t pid;
+	int wfd;
+};
+
+static struct gated gated_child(void (*fn)(void *), void *arg)
+{
+	struct gated g;
+	int p[2];
+	char c;
+
+	if (pipe(p))
+		exit(2);
+	g.pid = fork();
+	if (!g.pid) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		fn(arg);
+		_exit(0);
+	}
+	close(p[0]);
+	g.wfd = p[1];
+	return g;
+}
+
+static void gate_open(struct gated *g)
+{
+	if (write(g->wfd, "x", 1) != 1)
+		exit(2);
+	close(g->wfd);
+}
+
+static int wait_all(void)
+{
+	int st, bad = 0;
+
+	while (wait(&st) > 0)
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	return bad;
+}
+
+static const unsigned int ev3[] = {
+	PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_CONTEXT_SWITCHES,
+	PMUCTX_EV_CPU_MIGRATIONS,
+};
+
+/* ---- fork tree: parent + 8 children + 8 grandchildren ------------------ */
+
+static void tree_fn(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 8; i++) {
+		if (!fork()) {
+			if (!fork()) {
+				burn_ms(25);
+				_exit(0);
+			}
+			burn_ms(25);
+			wait(NULL);
+			_exit(0);
+		}
+	}
+	burn_ms(25);
+	while (wait(NULL) > 0)
+		;
+}
+
+static void test_forktree(void)
+{
+	struct pmuctx_read r;
+	struct gated g;
+	uint64_t ru0, ru;
+	int fd, bad;
+
+	ru0 = rusage_children_ns();
+	g = gated_child(tree_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid,
+		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
+		     ev3, 3, 0, 0);
+	result(fd >= 0, "forktree: session on a gated child (%d)", fd);
+	if (fd < 0)
+		return;
+	gate_open(&g);
+	bad = wait_all();
+	ru = rusage_children_ns() - ru0;
+	result(sread(fd, &r, 1) == 0, "forktree: read per-task");
+	diag("task-clock %llu ns, rusage %llu ns, cs %llu, seen %llu, exited %llu",
+	     (unsigned long long)r.values[0], (unsigned long long)ru,
+	     (unsigned long long)r.values[1],
+	     (unsigned long long)r.tasks_seen,
+	     (unsigned long long)r.tasks_exited);
+	result(!bad, "forktree: workload exited cleanly");
+	result(within(r.values[0], ru, 0.10),
+	       "forktree: task-clock within 10%% of rusage");
+	result(r.tasks_seen == 17 && r.tasks_exited == 17 && !r.tasks_dropped,
+	       "forktree: 17 tasks seen and exited, none dropped");
+	result(r.nr_tasks == 17, "forktree: 17 exited tasks listed (%u)",
+	       r.nr_tasks);
+	{
+		uint64_t sum = 0, children = 0, own = 0;
+		unsigned int i, inherited = 0, root = 0;
+
+		for (i = 0; i < r.nr_tasks; i++) {
+			sum += tv[i].values[0];
+			if (tv[i].flags & PMUCTX_TASK_INHERITED)
+				inherited++;
+			if (tv[i].tid == g.pid) {
+				root++;
+				own = tv[i].values[0];
+				children = tv[i].children[0];
+			}
+		}
+		result(sum == r.values[0],
+		       "forktree: per-task task-clock adds up to the total");
+		result(inherited == 16 && root == 1,
+		       "forktree: 16 inherited tasks under one root");
+		result(own + children == r.values[0],
+		       "forktree: root's own + children totals equal the tree's (%llu + %llu)",
+		       (unsigned long long)own, (unsigned long long)children);
+	}
+	close(fd);
+	check_store_empty("forktree");
+}
+
+/* ---- parent exits before its children ------------------------------------ */
+
+static void orphan_fn(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 4; i++) {
+		if (!fork()) {
+			usleep(50000);
+			burn_ms(40);
+			_exit(0);
+		}
+	}
+	/* exit at once: the children outlive their parent */
+}
+
+static void test_parent_first(void)
+{
+	struct pmuctx_read r;
+	struct gated g;
+	uint64_t ru0, ru;
+	int fd;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	ru0 = rusage_children_ns();
+	g = gated_child(orphan_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 3,
+		     0, 0);
+	result(fd >= 0, "parent-first: session (%d)", fd);
+	if (fd < 0)
+		return;
+	gate_open(&g);
+	wait_all();
+	ru = rusage_children_ns() - ru0;
+	result(sread(fd, &r, 0) == 0, "parent-first: read");
+	result(r.tasks_seen == 5 && r.tasks_exited == 5,
+	       "parent-first: 5 seen, 5 exited (%llu, %llu)",
+	       (unsigned long long)r.tasks_seen,
+	       (unsigned long long)r.tasks_exited);
+	result(within(r.values[0], ru, 0.10),
+	       "parent-first: task-clock %llu within 10%% of rusage %llu",
+	       (unsigned long long)r.values[0], (unsigned long long)ru);
+	close(fd);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	check_store_empty("parent-first");
+}
+
+/* ---- session closed while the children still run ------------------------ */
+
+static void longrun_fn(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 4; i++) {
+		if (!fork()) {
+			burn_ms(300);
+			_exit(0);
+		}
+	}
+	burn_ms(300);
+	while (wait(NULL) > 0)
+		;
+}
+
+static void test_close_early(void)
+{
+	struct pmuctx_info i;
+	struct gated g;
+	int fd;
+
+	g = gated_child(longrun_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid,
+		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
+		     ev3, 3, 0, 0);
+	result(fd >= 0, "close-early: session (%d)", fd);
+	if (fd < 0)
+		return;
+	gate_open(&g);
+	usleep(100000);
+	get_info(&i);
+	result(i.tasks_tracked == 5, "close-early: 5 tasks tracked while running (%llu)",
+	       (unsigned long long)i.tasks_tracked);
+	close(fd);
+	get_info(&i);
+	result(!i.tasks_tracked && !i.store_bytes,
+	       "close-early: store empty right after close, children running");
+	result(wait_all() == 0, "close-early: children finished normally");
+	check_store_empty("close-early");
+}
+
+/* ---- 1000 short-lived threads ------------------------------------------- */
+
+static void *noop_thread(void *arg)
+{
+	return arg;
+}
+
+static void threads_fn(void *arg)
+{
+	pthread_t t;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 1000; i++) {
+		if (pthread_create(&t, NULL, noop_thread, NULL))
+			_exit(4);
+		pthread_join(t, NULL);
+	}
+}
+
+static void test_threads(void)
+{
+	struct pmuctx_read r;
+	struct gated g;
+	int fd;
+
+	g = gated_child(threads_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 3,
+		     0, 0);
+	result(fd >= 0, "threads: session (%d)", fd);
+	if (fd < 0)
+		return;
+	gate_open(&g);
+	result(wait_all() == 0, "threads: 1000 threads created and joined");
+	result(sread(fd, &r, 0) == 0, "threads: read");
+	result(r.tasks_seen == 1001 && r.tasks_exited == 1001 &&
+	       !r.tasks_dropped,
+	       "threads: 1001 tasks seen and exited, none dropped (%llu/%llu/%llu)",
+	       (unsigned long long)r.tasks_seen,
+	       (unsigned long long)r.tasks_exited,
+	       (unsigned long long)r.tasks_dropped);
+	close(fd);
+	check_store_empty("threads");
+}
+
+/* ---- two sessions on one workload ---------------------------------------- */
+
+static void test_two_sessions(void)
+{
+	struct pmuctx_read r1, r2;
+	uint64_t ru0, ru;
+	struct gated g;
+	int a, b;
+
+	ru0 = rusage_children_ns();
+	g = gated_child(tree_fn, NULL);
+	a = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 3,
+		    0, 0);
+	b = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 1,
+		    0, 0);
+	result(a >= 0 && b >= 0, "two-sessions: both created (%d, %d)", a, b);
+	if (a < 0 || b < 0)
+		return;
+	gate_open(&g);
+	wait_all();
+	ru = rusage_children_ns() - ru0;
+	result(sread(a, &r1, 0) == 0 && sread(b, &r2, 0) == 0,
+	       "two-sessions: both read");
+	result(r1.nr_events == 3 && r2.nr_events == 1,
+	       "two-sessions: each has its own events");
+	result(within(r1.values[0], ru, 0.10) && within(r2.values[0], ru, 0.10),
+	       "two-sessions: both task-clocks within 10%% of rusage (%llu, %llu, %llu)",
+	       (unsigned long long)r1.values[0],
+	       (unsigned long long)r2.values[0], (unsigned long long)ru);
+	close(a);
+	close(b);
+	check_store_empty("two-sessions");
+}
+
+/* ---- migrations, per-task system-wide, selftest save area --------------- */
+
+/*
+ * Reference for per-thread task-clock: the wall time a thread spends
+ * busy-waiting on CLOCK_MONOTONIC while it is alone on its CPU.  Under
+ * QEMU TCG the thread's own rusage is not a sound reference: it excludes
+ * IRQ time (rq_clock_task) and grows at every migration, and perf's
+ * task-clock differs from it exactly as pmuctx's does.  It is printed as a
+ * diagnostic.
+ */
+struct mig {
+	volatile int stop;
+	uint64_t cpu_ns;
+	uint64_t busy_ns;
+	pid_t tid;
+	long flips;
+	int mode;	/* 0: pinned, 1: migrate every 10 ms, 2: flip fast */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void set_cpu(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
+static void *mig_thread(void *arg)
+{
+	struct mig *m = arg;
+	uint64_t end;
+	int cpu = 0, i;
+
+	m->tid = syscall(SYS_gettid);
+	switch (m->mode) {
+	case 0:
+		set_cpu(0);
+		m->busy_ns = mono_ns();
+		end = m->busy_ns + 300000000ULL;
+		while (mono_ns() < end)
+			;
+		m->busy_ns = mono_ns() - m->busy_ns;
+		break;
+	case 1:
+		for (i = 0; i < 30; i++) {
+			uint64_t t0;
+
+			cpu ^= 1;
+			set_cpu(cpu);
+			m->flips++;
+			t0 = mono_ns();
+			end = t0 + 10000000ULL;
+			while (mono_ns() < end)
+				;
+			m->busy_ns += mono_ns() - t0;
+		}
+		break;
+	default:
+		while (!m->stop) {
+			cpu ^= 1;
+			set_cpu(cpu);
+			m->flips++;
+		}
+		break;
+	}
+	m->cpu_ns = thread_ns();
+	return NULL;
+}
+
+static void test_migrate(void)
+{
+	static const unsigned int ev[] = {
+		PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_CPU_MIGRATIONS,
+	};
+	struct mig pin = { .mode = 0 }, mov = { .mode = 1 }, fast = { .mode = 2 };
+	struct pmuctx_info i0, i1;
+	struct pmuctx_read r;
+	pthread_t a, b;
+	unsigned int k;
+	int fd, found = 0;
+	FILE *f;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		result(0, "migrate: needs 2 CPUs");
+		return;
+	}
+	get_info(&i0);
+	fd = session(PMUCTX_TARGET_SYSTEM, 0, PMUCTX_SESSION_KEEP_EXITED, ev, 2,
+		     PMUCTX_BACKEND_SELFTEST, 788);
+	result(fd >= 0, "migrate: system-wide session, selftest 788 B (%d)",
+	       fd);
+	if (fd < 0)
+		return;
+
+	/* Per-task attribution: pinned, then migrating every 10 ms. */
+	pthread_create(&a, NULL, mig_thread, &pin);
+	pthread_join(a, NULL);
+	pthread_create(&b, NULL, mig_thread, &mov);
+	pthread_join(b, NULL);
+	k = sread(fd, &r, 1);
+	result(k == 0, "migrate: per-task read (%u tasks)", r.nr_tasks);
+	for (k = 0; k < r.nr_tasks; k++)
+		if (tv[k].tid == pin.tid || tv[k].tid == mov.tid ||
+		    tv[k].pid == getpid())
+			diag("entry tid %d pid %d flags %#x tc %llu mig %llu",
+			     tv[k].tid, tv[k].pid, tv[k].flags,
+			     (unsigned long long)tv[k].values[0],
+			     (unsigned long long)tv[k].values[1]);
+	for (k = 0; k < r.nr_tasks; k++) {
+		if (tv[k].tid == pin.tid) {
+			found++;
+			diag("pinned: task-clock %llu, busy %llu, rusage %llu",
+			     (unsigned long long)tv[k].values[0],
+			     (unsigned long long)pin.busy_ns,
+			     (unsigned long long)pin.cpu_ns);
+			result(within(tv[k].values[0], pin.busy_ns, 0.10),
+			       "migrate: pinned task-clock within 10%% of its on-CPU time");
+			result(tv[k].values[1] <= 2,
+			       "migrate: pinned task barely migrated (%llu)",
+			       (unsigned long long)tv[k].values[1]);
+		}
+		if (tv[k].tid == mov.tid) {
+			found++;
+			diag("migrating: task-clock %llu, busy %llu, rusage %llu",
+			     (unsigned long long)tv[k].values[0],
+			     (unsigned long long)mov.busy_ns,
+			     (unsigned long long)mov.cpu_ns);
+			result(within(tv[k].values[0], mov.busy_ns, 0.10),
+			       "migrate: migrating task-clock within 10%% of its on-CPU time");
+			result(tv[k].values[1] >= (uint64_t)mov.flips - 1,
+			       "migrate: migrations %llu for %ld affinity flips",
+			       (unsigned long long)tv[k].values[1], mov.flips);
+		}
+	}
+	result(found == 2, "migrate: both threads listed system-wide, once each (%d)",
+	       found);
+
+	/* The save area follows the task: >= 10000 cross-CPU checks. */
+	pthread_create(&b, NULL, mig_thread, &fast);
+	for (;;) {
+		get_info(&i1);
+		if (i1.selftest_migrations - i0.selftest_migrations >= 10000 ||
+		    fast.flips > 200000)
+			break;
+		usleep(50000);
+	}
+	fast.stop = 1;
+	pthread_join(b, NULL);
+	get_info(&i1);
+	diag("selftest: %llu checks, %llu migrations, %llu mismatches; %ld flips",
+	     (unsigned long long)(i1.selftest_checks - i0.selftest_checks),
+	     (unsigned long long)(i1.selftest_migrations -
+				  i0.selftest_migrations),
+	     (unsigned long long)(i1.selftest_mismatches -
+				  i0.selftest_mismatches), fast.flips);
+	result(i1.selftest_migrations - i0.selftest_migrations >= 10000,
+	       "migrate: >= 10000 save areas verified on another CPU");
+	result(i1.selftest_mismatches == i0.selftest_mismatches,
+	       "migrate: zero save-area mismatches");
+
+	/* Prove the detector: corrupt one save area of a known task. */
+	fast.stop = 0;
+	fast.flips = 0;
+	fast.tid = 0;
+	pthread_create(&b, NULL, mig_thread, &fast);
+	while (!fast.tid || !fast.flips)
+		usleep(1000);
+	f = fopen("/sys/module/pmuctx/parameters/selftest_inject_pid", "w");
+	if (f) {
+		fprintf(f, "%d\n", fast.tid);
+		fclose(f);
+	}
+	f = fopen("/sys/module/pmuctx/parameters/selftest_inject", "w");
+	if (f) {
+		fprintf(f, "1\n");
+		fclose(f);
+	}
+	for (k = 0; k < 100; k++) {
+		get_info(&i0);
+		if (i0.selftest_mismatches > i1.selftest_mismatches)
+			break;
+		usleep(20000);
+	}
+	fast.stop = 1;
+	pthread_join(b, NULL);
+	result(i0.selftest_mismatches == i1.selftest_mismatches + 1,
+	       "migrate: an injected corruption is detected exactly once");
+	f = fopen("/sys/module/pmuctx/parameters/selftest_inject_pid", "w");
+	if (f) {
+		fprintf(f, "0\n");
+		fclose(f);
+	}
+	close(fd);
+	check_store_empty("migrate");
+}
+
+/* ---- unprivileged ------------------------------------------------------- */
+
+static void idle_fn(void *arg)
+{
+	(void)arg;
+	burn_ms(20);
+}
+
+static void test_unpriv(int paranoid3)
+{
+	struct gated g;
+	int fd;
+
+	fd = session(PMUCTX_TARGET_PID, 1, 0, ev3, 3, 0, 0);
+	result(fd == -EACCES, "unpriv: pid 1 (another user) refused with EACCES (%d)",
+	       fd);
+	if (fd >= 0)
+		close(fd);
+	fd = session(PMUCTX_TARGET_SYSTEM, 0, 0, ev3, 3, 0, 0);
+	result(fd == -EACCES, "unpriv: system-wide refused with EACCES (%d)", fd);
+	if (fd >= 0)
+		close(fd);
+	g = gated_child(idle_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 3,
+		     0, 0);
+	if (paranoid3)
+		result(fd == -EACCES,
+		       "unpriv: own child refused at perf_event_paranoid 3 (%d)",
+		       fd);
+	else
+		result(fd >= 0, "unpriv: own child allowed at paranoid <= 2 (%d)",
+		       fd);
+	gate_open(&g);
+	wait_all();
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- setuid exec --------------------------------------------------------- */
+
+struct exec_arg {
+	const char *path;
+};
+
+static void exec_fn(void *arg)
+{
+	struct exec_arg *x = arg;
+
+	execl(x->path, x->path, "300", (char *)NULL);
+	_exit(127);
+}
+
+static void test_setuid(const char *path)
+{
+	struct exec_arg x = { path };
+	struct pmuctx_read r;
+	struct gated g;
+	unsigned int k;
+	int fd, st;
+
+	g = gated_child(exec_fn, &x);
+	fd = session(PMUCTX_TARGET_PID, g.pid,
+		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
+		     ev3, 3, 0, 0);
+	result(fd >= 0, "setuid: unprivileged session on own child (%d)", fd);
+	if (fd < 0)
+		return;
+	gate_open(&g);
+	waitpid(g.pid, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "setuid: helper ran as root (status %d)", st);
+	result(sread(fd, &r, 1) == 0, "setuid: read");
+	result(r.priv_exec_stopped == 1,
+	       "setuid: session reports one task stopped at a privileged exec (%llu)",
+	       (unsigned long long)r.priv_exec_stopped);
+	result(r.values[0] < 100000000ULL,
+	       "setuid: the helper's 300 ms are not counted (%llu ns)",
+	       (unsigned long long)r.values[0]);
+	for (k = 0; k < r.nr_tasks; k++)
+		if (tv[k].flags & PMUCTX_TASK_PRIV_EXEC)
+			break;
+	result(k < r.nr_tasks, "setuid: the task is listed with PRIV_EXEC");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+		{ "forktree", test_forktree },
+		{ "parent-first", test_parent_first },
+		{ "close-early", test_close_early },
+		{ "threads", test_threads },
+		{ "two-sessions", test_two_sessions },
+		{ "migrate", test_migrate },
+	};
+	unsigned int i;
+	int a;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "unpriv")) {
+		test_unpriv(0);
+		return !!failures;
+	}
+	if (argc > 1 && !strcmp(argv[1], "paranoid3")) {
+		test_unpriv(1);
+		return !!failures;
+	}
+	if (argc > 2 && !strcmp(argv[1], "setuid")) {
+		test_setuid(argv[2]);
+		return !!failures;
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		int run = argc == 1;
+
+		for (a = 1; a < argc; a++)
+			run |= !strcmp(argv[a], tests[i].name);
+		if (run)
+			tests[i].fn();
+	}
+	return !!failures;
+}

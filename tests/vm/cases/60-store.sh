@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 600
+#
+# The per-task store, counting and inheritance, through raw ioctls
+# (tests/store/t_store): fork trees against rusage, parent exiting first,
+# a session closed while its children run, 1000 short-lived threads, two
+# sessions on one workload, system-wide per-task attribution of a pinned
+# and a migrating task, and the selftest save area (788 bytes) following
+# tasks over >= 10000 migrations.  Each test checks the store is empty
+# afterwards.
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+T=tests/store/t_store
+need_exec "$T" || exit 1
+mod_load 2>/dev/null || true
+"$T"

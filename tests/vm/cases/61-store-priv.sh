@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 300
+#
+# Privilege model of counting sessions, as an unprivileged user (uid 65534
+# in the device's group): another user's pid and system-wide are refused;
+# the user's own child is allowed at perf_event_paranoid 2 and refused at 3
+# (Debian's default); a setuid-root program exec'd by a monitored task is
+# not counted and the session says so.
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+T=tests/store/t_store
+GID=4242
+NOBODY=65534
+need_exec "$T" || exit 1
+need_exec tests/store/suidburn || exit 1
+mod_load 2>/dev/null || true
+chgrp "$GID" "$DEV"
+chmod 0660 "$DEV"
+t=$(user_exec "$T")
+old=$(cat /proc/sys/kernel/perf_event_paranoid)
+trap 'echo "$old" > /proc/sys/kernel/perf_event_paranoid' EXIT
+
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+rc=0
+as_user "$NOBODY" "$NOBODY" "$GID" "$t" unpriv || rc=1
+
+echo 3 > /proc/sys/kernel/perf_event_paranoid
+as_user "$NOBODY" "$NOBODY" "$GID" "$t" paranoid3 || rc=1
+
+# A setuid-root helper on a filesystem that honours setuid (tmpfs /tmp).
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+mkdir -p /tmp/pmuctx-suid
+chmod 0755 /tmp/pmuctx-suid
+cp tests/store/suidburn /tmp/pmuctx-suid/suidburn
+chown 0:0 /tmp/pmuctx-suid/suidburn
+chmod 4755 /tmp/pmuctx-suid/suidburn
+as_user "$NOBODY" "$NOBODY" "$GID" "$t" setuid /tmp/pmuctx-suid/suidburn || rc=1
+exit "$rc"
