@@ -182,13 +182,22 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
 	WRITE_ONCE(e->in, true);
 }
 
+/* How a slice ends (pmuctx_entry_stop). */
+enum pmuctx_stop {
+	PMUCTX_STOP_FOLD,	/* IPI fold or privilege-raising exec */
+	PMUCTX_STOP_SWITCH,	/* context switch: count it, save PMU state */
+	PMUCTX_STOP_EXIT,	/* exit: count the final switch-out to come */
+};
+
 /*
  * Close a slice opened on this CPU and add it to the task's totals.
- * @switched: a real context switch (counts context-switches and saves the
- * PMU state), as opposed to a fold from an IPI or an exit.
+ *
+ * At exit the entry is retired before the task's last switch-out in
+ * do_task_dead(), which always happens, exactly once: it is counted here,
+ * so context-switches match the scheduler's own nvcsw + nivcsw.
  */
 static void pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
-			      bool switched)
+			      enum pmuctx_stop how)
 {
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_sess_cpu *sc;
@@ -211,7 +220,7 @@ static void pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 			d = now - e->in_ns;
 			break;
 		case PMUCTX_EV_CONTEXT_SWITCHES:
-			d = switched;
+			d = how != PMUCTX_STOP_FOLD;
 			break;
 		case PMUCTX_EV_CPU_MIGRATIONS:
 			d = 0;
@@ -222,7 +231,7 @@ static void pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 		}
 		WRITE_ONCE(tot[i], tot[i] + d);
 	}
-	if (switched && s->backend == PMUCTX_BACKEND_SELFTEST)
+	if (how == PMUCTX_STOP_SWITCH && s->backend == PMUCTX_BACKEND_SELFTEST)
 		pmuctx_selftest_save(e, cpu);
 }
 
@@ -331,12 +340,12 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	rcu_read_lock();
 	if (cc->task == prev && cc->nr <= PMUCTX_CUR_MAX) {
 		for (i = 0; i < cc->nr; i++)
-			pmuctx_entry_stop(cc->e[i], now, cpu, true);
+			pmuctx_entry_stop(cc->e[i], now, cpu, PMUCTX_STOP_SWITCH);
 	} else {
 		list = rhltable_lookup(&pmuctx_store, &prev,
 				       pmuctx_store_params);
 		rhl_for_each_entry_rcu(e, pos, list, node)
-			pmuctx_entry_stop(e, now, cpu, true);
+			pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH);
 	}
 
 	cc->task = next;
@@ -398,7 +407,7 @@ void pmuctx_cpu_sync(void *info)
 		e = cc->e[i];
 		if (e->sess != s)
 			continue;
-		pmuctx_entry_stop(e, now, cpu, false);
+		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD);
 		pmuctx_entry_start(e, now, cpu);
 	}
 	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
@@ -406,9 +415,23 @@ void pmuctx_cpu_sync(void *info)
 		if (e->sess != s || READ_ONCE(e->dead) ||
 		    pmuctx_cache_has(cc, e))
 			continue;
-		pmuctx_entry_stop(e, now, cpu, false);
+		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD);
 		pmuctx_entry_start(e, now, cpu);
 		pmuctx_cache_add(cc, e);
+	}
+	/*
+	 * A system-wide or cgroup session adopts tasks at switch-in; one that
+	 * has been running since before the session was enabled is adopted
+	 * here, or a CPU-bound task would never be seen.
+	 */
+	if (pmuctx_sess_adopts(s) && pmuctx_sess_live(s) &&
+	    READ_ONCE(s->enabled) && !pmuctx_cached_for(cc, list, s) &&
+	    pmuctx_session_matches(s, t)) {
+		e = pmuctx_adopt(s, t);
+		if (e) {
+			pmuctx_entry_start(e, now, cpu);
+			pmuctx_cache_add(cc, e);
+		}
 	}
 	rcu_read_unlock();
 }
@@ -484,7 +507,8 @@ static void pmuctx_drop_current(struct pmuctx_entry *e, bool exited)
 
 	local_irq_save(flags);
 	cc = this_cpu_ptr(&pmuctx_cur);
-	pmuctx_entry_stop(e, local_clock(), smp_processor_id(), false);
+	pmuctx_entry_stop(e, local_clock(), smp_processor_id(),
+			  exited ? PMUCTX_STOP_EXIT : PMUCTX_STOP_FOLD);
 	WRITE_ONCE(e->dead, true);
 	pmuctx_cache_del(cc, e);
 	local_irq_restore(flags);

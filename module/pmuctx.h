@@ -182,6 +182,13 @@ static inline bool pmuctx_sess_live(const struct pmuctx_session *s)
 	return READ_ONCE(s->state) == PMUCTX_SS_LIVE;
 }
 
+/* System-wide and cgroup sessions adopt tasks lazily at switch-in. */
+static inline bool pmuctx_sess_adopts(const struct pmuctx_session *s)
+{
+	return s->target == PMUCTX_TARGET_SYSTEM ||
+	       s->target == PMUCTX_TARGET_CGROUP;
+}
+
 /* main.c: module parameters and global statistics */
 extern unsigned int pmuctx_max_tasks;
 extern unsigned int pmuctx_pool_size;

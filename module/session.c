@@ -57,12 +57,6 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	return s;
 }
 
-static bool pmuctx_adopting(const struct pmuctx_session *s)
-{
-	return s->target == PMUCTX_TARGET_SYSTEM ||
-	       s->target == PMUCTX_TARGET_CGROUP;
-}
-
 /*
  * copy_struct_from_user() with the pmuctx rules: below @min -> EINVAL,
  * unknown non-zero tail -> E2BIG with our size written back.
@@ -417,7 +411,7 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	}
 	atomic_inc(&pmuctx_stats.sessions);
 	WRITE_ONCE(s->state, PMUCTX_SS_LIVE);
-	if (pmuctx_adopting(s))
+	if (pmuctx_sess_adopts(s))
 		list_add_rcu(&s->adopt_node, &pmuctx_adopters);
 	mutex_unlock(&pmuctx_mutex);
 
@@ -763,7 +757,7 @@ void pmuctx_session_release(struct pmuctx_session *s)
 
 	WRITE_ONCE(s->state, PMUCTX_SS_DEAD);
 	mutex_lock(&pmuctx_mutex);
-	if (pmuctx_adopting(s))
+	if (pmuctx_sess_adopts(s))
 		list_del_rcu(&s->adopt_node);
 	mutex_unlock(&pmuctx_mutex);
 	/* Every probe that saw the session live has finished. */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libpmuctx internals.  Not installed.  Everything here has hidden
+ * visibility: it is reachable from the static library (the unit tests link
+ * against libpmuctx.a) but not exported from libpmuctx.so.
+ */
+#ifndef __LIBPMUCTX_INTERNAL_H
+#define __LIBPMUCTX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "pmuctx.h"
+
+#define PMUCTX_INTERNAL __attribute__((visibility("hidden")))
+
+#ifndef offsetofend
+#define offsetofend(TYPE, FIELD) \
+	(offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+#endif
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- opts validation (libbpf's OPTS_VALID & co) ---------------------- */
+
+PMUCTX_INTERNAL bool pmuctx__validate_opts(const char *opts, size_t opts_sz,
+					   size_t user_sz,
+					   const char *type_name);
+
+#define OPTS_VALID(opts, type)						\
+	(!(opts) || pmuctx__validate_opts((const char *)(opts),		\
+					  offsetofend(struct type,	\
+						      type##__last_field), \
+					  (opts)->sz, #type))
+#define OPTS_HAS(opts, field) \
+	((opts) && (opts)->sz >= offsetofend(typeof(*(opts)), field))
+#define OPTS_GET(opts, field, fallback_value) \
+	(OPTS_HAS(opts, field) ? (opts)->field : fallback_value)
+
+/* ---- system-call indirection (tests inject a fake kernel) ------------ */
+
+struct pmuctx__sys {
+	/* return the fd or -errno */
+	int (*open)(const char *path, int flags);
+	/* return 0 (or the ioctl's value) or -errno */
+	int (*ioctl)(int fd, unsigned long req, void *arg);
+	/* where kernel.perf_event_paranoid is read from */
+	const char *paranoid_path;
+	/* where /proc/PID lives (to learn a target's owner) */
+	const char *proc_root;
+};
+PMUCTX_INTERNAL extern struct pmuctx__sys pmuctx__sys;
+PMUCTX_INTERNAL int pmuctx__sys_open(const char *path, int flags);
+PMUCTX_INTERNAL int pmuctx__sys_ioctl(int fd, unsigned long req, void *arg);
+
+/* ---- error records ---------------------------------------------------- */
+
+enum pmuctx__op {
+	PMUCTX_OP_NONE = 0,
+	PMUCTX_OP_ARG,		/* bad argument to a library call */
+	PMUCTX_OP_OPTS,		/* opts struct failed validation */
+	PMUCTX_OP_OPEN,		/* open() of the device */
+	PMUCTX_OP_PROBE,	/* INFO ioctl at open time */
+	PMUCTX_OP_INFO,
+	PMUCTX_OP_EVENT,	/* event name parsing */
+	PMUCTX_OP_CGROUP,	/* opening the cgroup directory */
+	PMUCTX_OP_SESSION,	/* SESSION_CREATE ioctl */
+	PMUCTX_OP_ENABLE,
+	PMUCTX_OP_DISABLE,
+	PMUCTX_OP_RESET,
+	PMUCTX_OP_READ,
+	PMUCTX_OP_ALLOC,
+};
+
+#define PMUCTX__NAME_LEN	64
+
+/* What the process may do, gathered when a permission error happens. */
+struct pmuctx__perm_facts {
+	bool caps_known;
+	bool perfmon_eff, perfmon_prm;
+	bool sysadmin_eff, sysadmin_prm;
+	bool ptrace_eff, ptrace_prm;
+
+	uid_t euid;
+	char user[PMUCTX__NAME_LEN];	/* "" if unknown */
+
+	bool dev_known;			/* stat() of the device worked */
+	bool dev_is_chr;
+	mode_t dev_mode;
+	uid_t dev_uid;
+	gid_t dev_gid;
+	char dev_owner[PMUCTX__NAME_LEN];
+	char dev_group[PMUCTX__NAME_LEN];
+
+	bool group_exists;		/* group "pmuctx" in the group db */
+	bool in_group;			/* process has it (egid/supplementary) */
+	bool listed_in_group;		/* group db lists the user */
+
+	bool paranoid_known;
+	int paranoid;			/* kernel.perf_event_paranoid */
+
+	bool target_known;		/* owner of the target pid */
+	uid_t target_uid;
+	char target_user[PMUCTX__NAME_LEN];
+};
+
+struct pmuctx__err {
+	int err;			/* positive errno; 0: no record */
+	enum pmuctx__op op;
+	char path[256];			/* device or cgroup path */
+	char detail[512];		/* free text (validation errors) */
+
+	/* session create */
+	__u32 target;
+	__s32 pid;
+	__u32 sflags;
+	unsigned int nr_events;
+	int events[PMUCTX_MAX_EVENTS];
+	unsigned int nr_culprits;	/* EOPNOTSUPP: unsupported events */
+	int culprits[PMUCTX_MAX_EVENTS];
+	int hw_pmu;			/* module has a hw PMU: 1, 0, -1 unknown */
+
+	/* E2BIG from the module */
+	const char *struct_name;
+	__u32 lib_size;
+	__u32 kernel_size;
+	int module_abi;			/* -1 unknown */
+	char module_version[PMUCTX_VERSION_LEN];
+
+	bool have_facts;
+	struct pmuctx__perm_facts facts;
+};
+
+PMUCTX_INTERNAL void pmuctx__gather_facts(struct pmuctx__perm_facts *f,
+					  const char *dev_path, pid_t target);
+PMUCTX_INTERNAL int pmuctx__format_err(const struct pmuctx__err *e, int err,
+				       char *buf, size_t len);
+/* the calling thread's last error record */
+PMUCTX_INTERNAL struct pmuctx__err *pmuctx__tls_err(void);
+/* start a fresh record (in the handle, if any, and thread-local) */
+PMUCTX_INTERNAL struct pmuctx__err *pmuctx__err_begin(struct pmuctx *h,
+						       enum pmuctx__op op,
+						       int err);
+/* copy the thread-local record into the handle */
+PMUCTX_INTERNAL void pmuctx__err_commit(struct pmuctx *h);
+/* record a simple error with a formatted detail; returns -err */
+PMUCTX_INTERNAL int pmuctx__err_set(struct pmuctx *h, enum pmuctx__op op,
+				    int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- the handle ------------------------------------------------------- */
+
+struct pmuctx {
+	int fd;
+	char *path;
+	unsigned int open_flags;
+
+	bool probed;			/* info below is valid */
+	struct pmuctx_info info;
+
+	bool has_session;
+	unsigned int nr_events;
+	int events[PMUCTX_MAX_EVENTS];
+	__u32 target;
+	pid_t pid;
+
+	struct pmuctx_task_values *tasks;	/* per-task read buffer */
+	size_t tasks_cap;
+
+	struct pmuctx__err err;		/* last failure on this handle */
+};
+
+/* ---- events ----------------------------------------------------------- */
+
+/* "task-clock, cs" style name list of @ids for messages */
+PMUCTX_INTERNAL int pmuctx__event_names(char *buf, size_t len, const int *ids,
+					unsigned int n);
+
+/* ---- small string builder --------------------------------------------- */
+
+struct pmuctx__sb {
+	char *buf;
+	size_t len;	/* capacity of buf */
+	size_t pos;	/* characters the full output needs so far */
+};
+PMUCTX_INTERNAL void pmuctx__sb_printf(struct pmuctx__sb *sb,
+				       const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* __LIBPMUCTX_INTERNAL_H */

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libpmuctx: handles, module information, sessions and reads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* initial per-task capacity, and the most we ever allocate */
+#define TASKS_INITIAL	64
+#define TASKS_MAX	(1U << 20)
+#define READ_TRIES	8
+
+PMUCTX_INTERNAL struct pmuctx__sys pmuctx__sys = {
+	.open = pmuctx__sys_open,
+	.ioctl = pmuctx__sys_ioctl,
+	.paranoid_path = "/proc/sys/kernel/perf_event_paranoid",
+	.proc_root = "/proc",
+};
+
+PMUCTX_API const char *pmuctx_version(void)
+{
+	return STR(LIBPMUCTX_MAJOR_VERSION) "." STR(LIBPMUCTX_MINOR_VERSION)
+	       "." STR(LIBPMUCTX_PATCH_VERSION);
+}
+
+PMUCTX_API int pmuctx_abi_version(void)
+{
+	return PMUCTX_ABI_VERSION;
+}
+
+/* ---- module information -------------------------------------------------- */
+
+static int query_info(struct pmuctx *h, struct pmuctx_info *out,
+		      enum pmuctx__op op)
+{
+	struct pmuctx_info info;
+	__u32 size = sizeof(info), filled;
+	int err, tries;
+
+	for (tries = 0; ; tries++) {
+		memset(&info, 0, sizeof(info));
+		info.size = size;
+		err = pmuctx__sys.ioctl(h->fd, PMUCTX_IOC_INFO, &info);
+		/*
+		 * The buffer tail is zero, so a module following the ABI
+		 * accepts it; be lenient with one that insists on its own
+		 * (smaller) size anyway.
+		 */
+		if (err == -E2BIG && tries == 0 &&
+		    info.size >= PMUCTX_INFO_SIZE_VER0 && info.size < size) {
+			size = info.size;
+			continue;
+		}
+		break;
+	}
+	if (err < 0) {
+		struct pmuctx__err *e = pmuctx__err_begin(h, op, err);
+
+		if (err == -E2BIG) {
+			e->struct_name = "pmuctx_info";
+			e->lib_size = sizeof(info);
+			e->kernel_size = info.size;
+		}
+		pmuctx__err_commit(h);
+		return err;
+	}
+
+	filled = info.size;
+	if (filled > size)
+		filled = size;
+	if (filled < PMUCTX_INFO_SIZE_VER0)
+		return pmuctx__err_set(h, op, EPROTO,
+			"the module answered INFO with size %u, below the "
+			"first ABI version's %u bytes: module and library do "
+			"not match", info.size, PMUCTX_INFO_SIZE_VER0);
+	/* fields the module did not claim to fill stay zero */
+	memset((char *)&info + filled, 0, sizeof(info) - filled);
+	info.size = filled;
+	info.version[PMUCTX_VERSION_LEN - 1] = '\0';
+
+	h->info = info;
+	h->probed = true;
+	*out = info;
+	return 0;
+}
+
+PMUCTX_API int pmuctx_info(struct pmuctx *h, struct pmuctx_info *info)
+{
+	if (!h || !info)
+		return pmuctx__err_set(h, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_info: handle or info is NULL");
+	return query_info(h, info, PMUCTX_OP_INFO);
+}
+
+/* ---- handles --------------------------------------------------------------- */
+
+PMUCTX_API int pmuctx_open(struct pmuctx **out,
+			   const struct pmuctx_open_opts *opts)
+{
+	struct pmuctx_info info;
+	struct pmuctx *h;
+	const char *path;
+	unsigned int flags;
+	int fd, err;
+
+	if (!out)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_open: out is NULL");
+	*out = NULL;
+	if (!OPTS_VALID(opts, pmuctx_open_opts))
+		return -EINVAL;
+	path = OPTS_GET(opts, path, NULL);
+	if (!path)
+		path = PMUCTX_DEVICE_PATH;
+	flags = OPTS_GET(opts, flags, 0);
+	if (flags & ~PMUCTX_OPEN_FLAGS_ALL)
+		return pmuctx__err_set(NULL, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_open: unknown flags 0x%x in "
+			"pmuctx_open_opts.flags (known: 0x%x)",
+			flags & ~PMUCTX_OPEN_FLAGS_ALL, PMUCTX_OPEN_FLAGS_ALL);
+
+	h = calloc(1, sizeof(*h));
+	if (h)
+		h->path = strdup(path);
+	if (!h || !h->path) {
+		free(h);
+		return pmuctx__err_set(NULL, PMUCTX_OP_ALLOC, ENOMEM,
+				       "pmuctx_open: out of memory");
+	}
+	h->open_flags = flags;
+	h->fd = -1;
+
+	fd = pmuctx__sys.open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		struct pmuctx__err *e = pmuctx__err_begin(NULL, PMUCTX_OP_OPEN,
+							  fd);
+
+		snprintf(e->path, sizeof(e->path), "%s", path);
+		if (fd == -EACCES || fd == -EPERM) {
+			pmuctx__gather_facts(&e->facts, path, 0);
+			e->have_facts = true;
+		}
+		pmuctx_close(h);
+		return fd;
+	}
+	h->fd = fd;
+
+	if (!(flags & PMUCTX_OPEN_NO_PROBE)) {
+		err = query_info(h, &info, PMUCTX_OP_PROBE);
+		if (err) {
+			pmuctx_close(h);	/* the tls record survives */
+			return err;
+		}
+	}
+	*out = h;
+	return 0;
+}
+
+PMUCTX_API void pmuctx_close(struct pmuctx *h)
+{
+	if (!h)
+		return;
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h->tasks);
+	free(h->path);
+	free(h);
+}
+
+PMUCTX_API int pmuctx_fd(const struct pmuctx *h)
+{
+	return h ? h->fd : -EINVAL;
+}
+
+/* ---- sessions -------------------------------------------------------------- */
+
+static const int default_events[] = {
+	PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_CONTEXT_SWITCHES,
+	PMUCTX_EV_CPU_MIGRATIONS, PMUCTX_EV_PAGE_FAULTS,
+};
+
+/*
+ * EOPNOTSUPP: find which events the module refuses by creating a throw-away
+ * one-event session on the caller for each, on a second fd.
+ */
+static void find_culprits(struct pmuctx *h, struct pmuctx__err *e,
+			  const struct pmuctx_session_attr *orig)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < orig->nr_events && i < PMUCTX_MAX_EVENTS; i++) {
+		struct pmuctx_session_attr a;
+		int fd, r;
+
+		fd = pmuctx__sys.open(h->path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return;		/* inconclusive: fall back */
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.target = PMUCTX_TARGET_PID;
+		a.pid = 0;
+		a.cgroup_fd = -1;
+		a.nr_events = 1;
+		a.events[0] = orig->events[i];
+		r = pmuctx__sys.ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a);
+		close(fd);
+		if (r == -EOPNOTSUPP)
+			e->culprits[n++] = (int)orig->events[i];
+		else if (r < 0)
+			return;		/* inconclusive */
+	}
+	e->nr_culprits = n;
+	if (!n)
+		snprintf(e->detail, sizeof(e->detail),
+			 "each event works on its own; the module does not "
+			 "support this combination (target %u, flags 0x%x, "
+			 "backend %u, data_size %u)", orig->target,
+			 orig->flags, orig->backend, orig->data_size);
+}
+
+PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
+				     const struct pmuctx_session_opts *opts)
+{
+	struct pmuctx_session_attr attr;
+	int ids[PMUCTX_MAX_EVENTS];
+	const char *events, *cg_path;
+	const int *event_ids;
+	size_t nr_ids, i;
+	int n, target, cg_fd = -1, own_fd = -1, err;
+
+	if (!h)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_session_create: handle is NULL");
+	if (!OPTS_VALID(opts, pmuctx_session_opts)) {
+		pmuctx__err_commit(h);
+		return -EINVAL;
+	}
+
+	target = OPTS_GET(opts, target, 0);
+	if (!target)
+		target = PMUCTX_TARGET_PID;
+	events = OPTS_GET(opts, events, NULL);
+	event_ids = OPTS_GET(opts, event_ids, NULL);
+	nr_ids = OPTS_GET(opts, nr_event_ids, 0);
+	cg_path = OPTS_GET(opts, cgroup_path, NULL);
+
+	if (events && event_ids)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: give either .events (names) or "
+			".event_ids, not both");
+	if (events) {
+		n = pmuctx_event_list_parse(events, ids, PMUCTX_MAX_EVENTS);
+		if (n < 0) {
+			pmuctx__err_commit(h);
+			return n;
+		}
+	} else if (event_ids) {
+		if (nr_ids < 1 || nr_ids > PMUCTX_MAX_EVENTS)
+			return pmuctx__err_set(h, PMUCTX_OP_OPTS,
+				nr_ids ? E2BIG : EINVAL,
+				"pmuctx_session_opts: nr_event_ids is %zu; a "
+				"session counts 1 to %d events", nr_ids,
+				PMUCTX_MAX_EVENTS);
+		for (i = 0; i < nr_ids; i++)
+			ids[i] = event_ids[i];
+		n = (int)nr_ids;
+	} else if (nr_ids) {
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: nr_event_ids is %zu but "
+			"event_ids is NULL", nr_ids);
+	} else {
+		n = (int)ARRAY_SIZE(default_events);
+		memcpy(ids, default_events, sizeof(default_events));
+	}
+
+	if (target == PMUCTX_TARGET_CGROUP) {
+		if (cg_path) {
+			own_fd = open(cg_path, O_RDONLY | O_DIRECTORY |
+				      O_CLOEXEC);
+			if (own_fd < 0) {
+				struct pmuctx__err *e;
+
+				err = -errno;
+				e = pmuctx__err_begin(h, PMUCTX_OP_CGROUP,
+						      err);
+				snprintf(e->path, sizeof(e->path), "%s",
+					 cg_path);
+				pmuctx__err_commit(h);
+				return err;
+			}
+			cg_fd = own_fd;
+		} else {
+			cg_fd = OPTS_GET(opts, cgroup_fd, 0);
+			if (cg_fd <= 0)
+				return pmuctx__err_set(h, PMUCTX_OP_OPTS,
+					EINVAL, "pmuctx_session_opts: a "
+					"cgroup target needs .cgroup_path or "
+					".cgroup_fd (> 0)");
+		}
+	} else if (cg_path || OPTS_GET(opts, cgroup_fd, 0) > 0) {
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: .cgroup_path/.cgroup_fd given "
+			"but .target is not PMUCTX_TARGET_CGROUP");
+	}
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.flags = OPTS_GET(opts, flags, 0);
+	attr.target = (__u32)target;
+	attr.pid = OPTS_GET(opts, pid, 0);
+	attr.cgroup_fd = cg_fd;
+	attr.nr_events = (__u32)n;
+	for (i = 0; i < (size_t)n; i++)
+		attr.events[i] = (__u32)ids[i];
+	attr.backend = (__u32)OPTS_GET(opts, backend, PMUCTX_BACKEND_NONE);
+	attr.data_size = OPTS_GET(opts, data_size, 0);
+	attr.max_exited = OPTS_GET(opts, max_exited, 0);
+
+	err = pmuctx__sys.ioctl(h->fd, PMUCTX_IOC_SESSION_CREATE, &attr);
+	if (own_fd >= 0)
+		close(own_fd);
+	if (err < 0) {
+		struct pmuctx__err *e = pmuctx__err_begin(h, PMUCTX_OP_SESSION,
+							  err);
+
+		e->target = (__u32)target;
+		e->pid = OPTS_GET(opts, pid, 0);
+		e->sflags = OPTS_GET(opts, flags, 0);
+		e->nr_events = (unsigned int)n;
+		memcpy(e->events, ids, sizeof(int) * (size_t)n);
+		e->path[0] = '\0';
+		if (target == PMUCTX_TARGET_CGROUP && cg_path)
+			snprintf(e->path, sizeof(e->path), "%s", cg_path);
+		if (err == -EPERM || err == -EACCES) {
+			pmuctx__gather_facts(&e->facts, h->path,
+				target == PMUCTX_TARGET_PID ? e->pid : 0);
+			e->have_facts = true;
+		} else if (err == -E2BIG) {
+			e->struct_name = "pmuctx_session_attr";
+			e->lib_size = sizeof(attr);
+			e->kernel_size = attr.size;
+		} else if (err == -EOPNOTSUPP) {
+			find_culprits(h, e, &attr);
+		}
+		pmuctx__err_commit(h);
+		return err;
+	}
+
+	h->has_session = true;
+	h->target = (__u32)target;
+	h->pid = attr.pid;
+	h->nr_events = (unsigned int)n;
+	memcpy(h->events, ids, sizeof(int) * (size_t)n);
+	return 0;
+}
+
+static int simple_ioctl(struct pmuctx *h, unsigned long req,
+			enum pmuctx__op op)
+{
+	int err;
+
+	if (!h)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx: handle is NULL");
+	err = pmuctx__sys.ioctl(h->fd, req, NULL);
+	if (err < 0) {
+		struct pmuctx__err *e = pmuctx__err_begin(h, op, err);
+
+		if (err == -EINVAL && !h->has_session)
+			snprintf(e->detail, sizeof(e->detail),
+				 "this handle has no session: call "
+				 "pmuctx_session_create() first");
+		pmuctx__err_commit(h);
+		return err;
+	}
+	return 0;
+}
+
+PMUCTX_API int pmuctx_enable(struct pmuctx *h)
+{
+	return simple_ioctl(h, PMUCTX_IOC_ENABLE, PMUCTX_OP_ENABLE);
+}
+
+PMUCTX_API int pmuctx_disable(struct pmuctx *h)
+{
+	return simple_ioctl(h, PMUCTX_IOC_DISABLE, PMUCTX_OP_DISABLE);
+}
+
+PMUCTX_API int pmuctx_reset(struct pmuctx *h)
+{
+	return simple_ioctl(h, PMUCTX_IOC_RESET, PMUCTX_OP_RESET);
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+static int grow_tasks(struct pmuctx *h, size_t want)
+{
+	struct pmuctx_task_values *t;
+
+	if (want > TASKS_MAX)
+		want = TASKS_MAX;
+	if (want <= h->tasks_cap)
+		return h->tasks_cap ? 0 : -ENOMEM;
+	t = realloc(h->tasks, want * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	h->tasks = t;
+	h->tasks_cap = want;
+	return 0;
+}
+
+PMUCTX_API int pmuctx_read(struct pmuctx *h, struct pmuctx_counts *out,
+			   const struct pmuctx_read_opts *opts)
+{
+	struct pmuctx_read r;
+	bool per_task;
+	__u32 flags;
+	unsigned int i;
+	int err, tries;
+
+	if (!h || !out)
+		return pmuctx__err_set(h, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_read: handle or out is NULL");
+	if (!OPTS_VALID(opts, pmuctx_read_opts)) {
+		pmuctx__err_commit(h);
+		return -EINVAL;
+	}
+	flags = OPTS_GET(opts, flags, 0);
+	per_task = flags & PMUCTX_READ_PER_TASK;
+
+	if (per_task && !h->tasks && grow_tasks(h, TASKS_INITIAL))
+		return pmuctx__err_set(h, PMUCTX_OP_ALLOC, ENOMEM,
+				       "pmuctx_read: out of memory");
+
+	for (tries = 0; ; tries++) {
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.flags = flags;
+		r.task_size = sizeof(struct pmuctx_task_values);
+		if (per_task) {
+			r.nr_tasks = (__u32)h->tasks_cap;
+			r.tasks_ptr = (__u64)(uintptr_t)h->tasks;
+		}
+		err = pmuctx__sys.ioctl(h->fd, PMUCTX_IOC_READ, &r);
+		if (err == -ENOSPC && per_task && tries < READ_TRIES &&
+		    h->tasks_cap < TASKS_MAX) {
+			size_t need = r.nr_tasks;
+
+			if (need <= h->tasks_cap)
+				need = h->tasks_cap * 2;
+			/* slack for tasks appearing meanwhile */
+			if (grow_tasks(h, need + need / 4 + 16))
+				return pmuctx__err_set(h, PMUCTX_OP_ALLOC,
+					ENOMEM, "pmuctx_read: out of memory "
+					"for %zu per-task entries", need);
+			continue;
+		}
+		break;
+	}
+	if (err < 0) {
+		struct pmuctx__err *e = pmuctx__err_begin(h, PMUCTX_OP_READ,
+							  err);
+
+		if (err == -EINVAL && !h->has_session)
+			snprintf(e->detail, sizeof(e->detail),
+				 "this handle has no session: call "
+				 "pmuctx_session_create() first");
+		else if (err == -ENOSPC)
+			snprintf(e->detail, sizeof(e->detail),
+				 "the number of tasks kept growing faster than "
+				 "the per-task buffer (%zu entries after %d "
+				 "tries); retry, or read without per-task "
+				 "values", h->tasks_cap, tries + 1);
+		else if (err == -E2BIG) {
+			e->struct_name = "pmuctx_read";
+			e->lib_size = sizeof(r);
+			e->kernel_size = r.size;
+		}
+		pmuctx__err_commit(h);
+		return err;
+	}
+
+	memset(out, 0, sizeof(*out));
+	out->nr_events = r.nr_events < PMUCTX_MAX_EVENTS ? r.nr_events :
+			 PMUCTX_MAX_EVENTS;
+	for (i = 0; i < out->nr_events; i++) {
+		out->events[i] = i < h->nr_events ? h->events[i] : 0;
+		out->values[i] = r.values[i];
+	}
+	out->time_enabled = r.time_enabled;
+	out->tasks_seen = r.tasks_seen;
+	out->tasks_exited = r.tasks_exited;
+	out->tasks_dropped = r.tasks_dropped;
+	out->priv_exec_stopped = r.priv_exec_stopped;
+	out->tasks_unlisted = r.tasks_unlisted;
+	if (per_task) {
+		out->nr_tasks = r.nr_tasks < h->tasks_cap ?
+				r.nr_tasks : (unsigned int)h->tasks_cap;
+		out->tasks = out->nr_tasks ? h->tasks : NULL;
+	}
+	return 0;
+}

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/dkms.sh [-k KVER] - DKMS-install this tree's module for KVER on this
+# host, so that "modprobe pmuctx" in the test VM (which shares the host's
+# /lib/modules) loads it; tests/vm/cases/50-dkms.sh checks that.  Run as
+# root by "make check" (check-dkms-prepare) before the VM boots.
+#
+#  1. remove every registered pmuctx version (dkms remove --all)
+#  2. copy the tree (no .git, no build products) to /usr/src/pmuctx-VERSION
+#     (VERSION: dkms.conf's PACKAGE_VERSION)
+#  3. dkms add, dkms build -k KVER, dkms install -k KVER
+#
+# KVER: -k, else $KVER, else the release tests/vm/run would boot.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+cd "$top"
+
+die() { echo "tests/dkms.sh: $*" >&2; exit 1; }
+
+kver=${KVER:-}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k) kver=${2:?-k wants a kernel release}; shift 2 ;;
+	-h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument $1" ;;
+	esac
+done
+[ -n "$kver" ] || kver=$(tests/vm/run --print-kver) || die "cannot tell the kernel release"
+[ "$(id -u)" = 0 ] || die "must run as root (dkms installs into /usr/src, /var/lib/dkms, /lib/modules)"
+command -v dkms >/dev/null || die "dkms missing: apt-get install dkms"
+[ -d "/lib/modules/$kver/build" ] || die "/lib/modules/$kver/build missing: apt-get install linux-headers-$kver"
+[ -f dkms.conf ] || die "dkms.conf missing in $top"
+
+version=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}[[:space:]]*$/\1/p' dkms.conf | head -n 1)
+name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}[[:space:]]*$/\1/p' dkms.conf | head -n 1)
+[ -n "$version" ] || die "no PACKAGE_VERSION in dkms.conf"
+[ "$name" = pmuctx ] || die "dkms.conf: PACKAGE_NAME is '$name', expected pmuctx"
+echo "tests/dkms.sh: pmuctx $version for $kver"
+
+# 1. Remove what is registered (any version), and stale sources.
+for v in $(dkms status pmuctx 2>/dev/null | sed -n 's|^pmuctx[/,] *\([^,:]*\)[,:].*|\1|p' | sort -u); do
+	echo "tests/dkms.sh: dkms remove pmuctx/$v --all"
+	dkms remove "pmuctx/$v" --all || die "dkms remove pmuctx/$v failed"
+done
+# A source dir of a version dkms never registered (an interrupted run).
+[ ! -d /var/lib/dkms/pmuctx ] || rm -rf /var/lib/dkms/pmuctx
+src=/usr/src/pmuctx-$version
+rm -rf "$src"
+
+# 2. Copy the tree without .git and build products.
+mkdir -p "$src"
+tar -C "$top" -cf - \
+	--exclude=.git --exclude='*.o' --exclude='*.ko' --exclude='*.ko.*' \
+	--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' \
+	--exclude='*.a' --exclude='*.so' \
+	--exclude=Module.symvers --exclude=modules.order \
+	--exclude=.tmp_versions --exclude='.cache.mk' . |
+	tar -C "$src" -xf -
+
+# 3. add, build, install.
+log() { echo "tests/dkms.sh: $*"; }
+makelog=/var/lib/dkms/pmuctx/$version/build/make.log
+log "dkms add pmuctx/$version"
+dkms add "pmuctx/$version" || die "dkms add failed"
+log "dkms build pmuctx/$version -k $kver"
+if ! dkms build "pmuctx/$version" -k "$kver"; then
+	[ -f "$makelog" ] && { echo "---- $makelog"; tail -n 60 "$makelog"; } >&2
+	die "dkms build failed"
+fi
+log "dkms install pmuctx/$version -k $kver"
+dkms install "pmuctx/$version" -k "$kver" || die "dkms install failed"
+
+path=$(modinfo -k "$kver" -n pmuctx 2>/dev/null) ||
+	die "modinfo -k $kver pmuctx finds no module after dkms install"
+log "installed: $path ($(modinfo -k "$kver" -F version pmuctx))"
+dkms status pmuctx

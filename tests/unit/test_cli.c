@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pmuctx tool: "stat" and "info" run in-process against the fake
+ * module (fork/exec of real commands, exit statuses, targets, output
+ * files), and the built binary for help texts and usage errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <pmuctx.h>
+
+#include "../../tools/builtin.h"
+#include "fake_kernel.h"
+#include "test.h"
+
+#ifndef TOP_DIR
+#define TOP_DIR "../.."
+#endif
+
+static char dir[64];
+static char out_path[128];
+static char *cap_out, *cap_err, *file_out;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int c;
+
+	m = open_memstream(&buf, &len);
+	if (f) {
+		while ((c = fgetc(f)) != EOF)
+			fputc(c, m);
+		fclose(f);
+	}
+	fclose(m);
+	return buf;
+}
+
+/* run @cmd in-process with stdout/stderr captured; NULL-terminated args */
+static int run(const struct cmd *cmd, ...)
+{
+	char so_path[128], se_path[128];
+	char *argv[64];
+	int argc = 0, so, se, fo, fe, ret;
+	va_list ap;
+
+	argv[argc++] = (char *)cmd->name;
+	va_start(ap, cmd);
+	while (argc < 63 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	snprintf(so_path, sizeof(so_path), "%s/stdout", dir);
+	snprintf(se_path, sizeof(se_path), "%s/stderr", dir);
+	unlink(out_path);
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	fo = open(so_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fe = open(se_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	ret = cmd->run(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	free(cap_out);
+	free(cap_err);
+	free(file_out);
+	cap_out = slurp(so_path);
+	cap_err = slurp(se_path);
+	file_out = slurp(out_path);
+	return ret;
+}
+
+/* run the built binary; returns its exit status */
+static int run_bin(const char *env, ...)
+{
+	char so_path[128], se_path[128], bin[512];
+	char *argv[32];
+	int argc = 0, st;
+	va_list ap;
+	pid_t pid;
+
+	snprintf(bin, sizeof(bin), "%s/tools/pmuctx", TOP_DIR);
+	argv[argc++] = bin;
+	va_start(ap, env);
+	while (argc < 31 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	snprintf(so_path, sizeof(so_path), "%s/stdout", dir);
+	snprintf(se_path, sizeof(se_path), "%s/stderr", dir);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int fo = open(so_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int fe = open(se_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(fo, 1);
+		dup2(fe, 2);
+		if (env)
+			putenv((char *)env);
+		execv(bin, argv);
+		_exit(99);
+	}
+	waitpid(pid, &st, 0);
+	free(cap_out);
+	free(cap_err);
+	cap_out = slurp(so_path);
+	cap_err = slurp(se_path);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_stat_command(void)
+{
+	char marker[160], script[256];
+	int ret;
+
+	ret = run(&cmd_stat, "-x", ",", "-o", out_path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "stat -x, -o F -- true: exit 0");
+	CHECK_EQ(count_lines(file_out), 4, "4 default events written to F");
+	CHECK_HAS(file_out, ",ns,task-clock\n", "task-clock line in F");
+	CHECK(fake.last_attr.target == PMUCTX_TARGET_PID &&
+	      fake.last_attr.pid > 0 &&
+	      fake.last_attr.flags == PMUCTX_SESSION_INHERIT,
+	      "the child pid is the target, with INHERIT");
+	CHECK_EQ(fake.nr_enables, 1, "the session was enabled");
+
+	ret = run(&cmd_stat, "-x", ",", "--", "sh", "-c",
+		  "echo out; exit 3", NULL);
+	CHECK_EQ(ret, 3, "exit status of the command is returned (3)");
+	CHECK(cap_out && !strcmp(cap_out, "out\n"),
+	      "the command's stdout is untouched");
+	CHECK_HAS(cap_err, "42,,context-switches\n",
+		  "counts go to stderr by default");
+
+	ret = run(&cmd_stat, "-o", out_path, "--", "sh", "-c",
+		  "kill -TERM $$", NULL);
+	CHECK_EQ(ret, 128 + SIGTERM, "killed by SIGTERM -> 143");
+	CHECK_HAS(file_out, " Performance counter stats for 'sh -c kill "
+		  "-TERM $$':", "human header quotes the command");
+	CHECK_HAS(file_out, "seconds time elapsed", "human output complete");
+	CHECK_HAS(file_out, "seconds user", "user/sys from wait4");
+
+	ret = run(&cmd_stat, "--no-inherit", "-o", out_path, "--", "true",
+		  NULL);
+	CHECK(ret == 0 && fake.last_attr.flags == 0,
+	      "--no-inherit clears PMUCTX_SESSION_INHERIT");
+
+	ret = run(&cmd_stat, "--per-task", "--json", "-o", out_path, "true",
+		  NULL);
+	CHECK(ret == 0 && fake.last_attr.flags == (PMUCTX_SESSION_INHERIT |
+					     PMUCTX_SESSION_KEEP_EXITED),
+	      "--per-task adds KEEP_EXITED (command without --)");
+	CHECK(file_out && !json_validate(file_out, NULL),
+	      "--per-task --json output is valid JSON");
+	CHECK_HAS(file_out, "\"tasks\":[{\"pid\":1000", "tasks in JSON");
+	CHECK_HAS(file_out, "\"exit_status\":0", "exit status in JSON");
+
+	ret = run(&cmd_stat, "--selftest-data-size", "64", "-e",
+		  "task-clock", "-e", "cs", "-o", out_path, "--", "true",
+		  NULL);
+	CHECK(ret == 0 && fake.last_attr.backend == PMUCTX_BACKEND_SELFTEST &&
+	      fake.last_attr.data_size == 64 &&
+	      fake.last_attr.nr_events == 2 &&
+	      fake.last_attr.events[1] == PMUCTX_EV_CONTEXT_SWITCHES,
+	      "--selftest-data-size and repeated -e reach the session");
+
+	ret = run(&cmd_stat, "-o", out_path, "--", "/nonexistent/cmd", NULL);
+	CHECK_EQ(ret, 127, "command not found -> 127");
+	CHECK_HAS(cap_err, "cannot run '/nonexistent/cmd': No such file",
+		  "exec failure is reported");
+	snprintf(marker, sizeof(marker), "%s/noexec", dir);
+	close(open(marker, O_WRONLY | O_CREAT, 0644));
+	chmod(marker, 0644);
+	ret = run(&cmd_stat, "-o", out_path, "--", marker, NULL);
+	CHECK_EQ(ret, 126, "not executable -> 126");
+	CHECK_HAS(cap_err, "Permission denied", "... and says why");
+	CHECK(file_out && !*file_out, "... and prints no counts");
+
+	/* the session fails: the command must not run */
+	snprintf(marker, sizeof(marker), "%s/ran", dir);
+	snprintf(script, sizeof(script), "touch %s", marker);
+	fake.create_err = -EPERM;
+	ret = run(&cmd_stat, "-o", out_path, "--", "sh", "-c", script, NULL);
+	fake.create_err = 0;
+	CHECK_EQ(ret, 1, "session failure -> exit 1");
+	CHECK(access(marker, F_OK) != 0, "... and the command did not run");
+	CHECK_HAS(cap_err, "pmuctx stat: cannot create a pmuctx session for "
+		  "pid", "... and the library message is shown");
+
+	fake.hw_unsupported = true;
+	ret = run(&cmd_stat, "-e", "task-clock,cycles", "--", "true", NULL);
+	fake.hw_unsupported = false;
+	CHECK_EQ(ret, 1, "unsupported hardware event -> exit 1");
+	CHECK_HAS(cap_err, "not supported here: cycles", "names the event");
+
+	fake.priv_exec_stopped = 1;
+	fake.tasks_dropped = 2;
+	ret = run(&cmd_stat, "--json", "-o", out_path, "--", "true", NULL);
+	fake.priv_exec_stopped = 0;
+	fake.tasks_dropped = 0;
+	CHECK_HAS(cap_err, "pmuctx stat: note: counting stopped for 1 task",
+		  "with -o, notes are also on stderr");
+	CHECK_HAS(cap_err, "pmuctx stat: warning: 2 task(s)",
+		  "with -o, warnings are also on stderr");
+}
+
+/* whether @pid's main thread blocks SIGTERM (/proc/PID/status SigBlk) */
+static bool sigterm_blocked(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask & (1ULL << (SIGTERM - 1));
+}
+
+static void test_stat_attach(void)
+{
+	pid_t pid;
+	int ret, st;
+	char pidstr[16];
+
+	ret = run(&cmd_stat, "-a", "--duration", "0.05", "-o", out_path,
+		  NULL);
+	CHECK(ret == 0 && fake.last_attr.target == PMUCTX_TARGET_SYSTEM &&
+	      fake.last_attr.flags == 0 && fake.last_attr.pid == 0,
+	      "-a: system-wide session without INHERIT");
+	CHECK_HAS(file_out, "'system wide'", "-a: header");
+
+	ret = run(&cmd_stat, "-G", "/tmp", "--duration", "0.05", "-x", ",",
+		  "-o", out_path, NULL);
+	CHECK(ret == 0 && fake.last_attr.target == PMUCTX_TARGET_CGROUP &&
+	      fake.last_attr.cgroup_fd > 0, "-G: cgroup session with an fd");
+
+	ret = run(&cmd_stat, "-a", "-o", out_path, "--", "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.target == PMUCTX_TARGET_SYSTEM,
+	      "-a -- CMD: system wide while CMD runs");
+
+	pid = fork();
+	if (pid == 0) {
+		usleep(300000);
+		_exit(0);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	ret = run(&cmd_stat, "-p", pidstr, "--duration", "0.05", "--json",
+		  "-o", out_path, NULL);
+	CHECK(ret == 0 && fake.last_attr.pid == pid &&
+	      fake.last_attr.target == PMUCTX_TARGET_PID,
+	      "-p PID --duration: attaches to PID");
+	CHECK_HAS(file_out, "\"target\":\"pid\",\"pid\":", "-p: JSON target");
+	ret = run(&cmd_stat, "-p", pidstr, "-o", out_path, NULL);
+	CHECK_EQ(ret, 0, "-p PID without duration ends when PID exits");
+	CHECK_HAS(file_out, "process id '", "-p: human header");
+	waitpid(pid, &st, 0);
+
+	/* SIGTERM ends -p counting normally */
+	pid = fork();
+	if (pid == 0) {
+		pid_t parent = getppid();
+
+		/* wait until pmuctx stat blocks SIGTERM (signalfd) */
+		for (int i = 0; i < 500 && !sigterm_blocked(parent); i++)
+			usleep(10000);
+		kill(parent, SIGTERM);
+		usleep(300000);
+		_exit(0);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	ret = run(&cmd_stat, "-p", pidstr, "-o", out_path, NULL);
+	CHECK(ret == 0 && file_out && strstr(file_out, "time elapsed"),
+	      "-p: SIGTERM stops counting and prints the counts");
+	waitpid(pid, &st, 0);
+}
+
+static void test_stat_usage(void)
+{
+	CHECK_EQ(run(&cmd_stat, NULL), 2, "stat without target -> 2");
+	CHECK_HAS(cap_err, "nothing to count", "... says why");
+	CHECK_EQ(run(&cmd_stat, "-x", ",", "--json", "--", "true", NULL), 2,
+		 "-x with --json -> 2");
+	CHECK_EQ(run(&cmd_stat, "-p", "1", "-a", NULL), 2, "-p with -a -> 2");
+	CHECK_EQ(run(&cmd_stat, "-a", "-G", "/tmp", NULL), 2,
+		 "-a with -G -> 2");
+	CHECK_EQ(run(&cmd_stat, "-p", "1", "--", "true", NULL), 2,
+		 "-p with a command -> 2");
+	CHECK_EQ(run(&cmd_stat, "--duration", "1", "--", "true", NULL), 2,
+		 "--duration with a command -> 2");
+	CHECK_EQ(run(&cmd_stat, "-a", "--duration", "soon", NULL), 2,
+		 "bad --duration -> 2");
+	CHECK_EQ(run(&cmd_stat, "-p", "abc", NULL), 2, "bad pid -> 2");
+	CHECK_EQ(run(&cmd_stat, "--selftest-data-size", "7", "--", "true",
+		     NULL), 2, "bad selftest size -> 2");
+	CHECK_EQ(run(&cmd_stat, "-e", "bogus", "--", "true", NULL), 2,
+		 "unknown event -> 2");
+	CHECK_HAS(cap_err, "unknown event 'bogus'", "... names the event");
+	CHECK_EQ(run(&cmd_stat, "-e", "cs,migrations,faults,task-clock,"
+		     "cpu-clock,cycles,instructions,branches,cache-misses",
+		     "--", "true", NULL), 2, "9 events -> 2");
+	CHECK_HAS(cap_err, "at most 8", "... says the limit");
+	CHECK_EQ(run(&cmd_stat, "--frobnicate", NULL), 2,
+		 "unknown option -> 2");
+	CHECK_HAS(cap_err, "unknown option '--frobnicate'", "... names it");
+	CHECK_EQ(run(&cmd_stat, "-o", NULL), 2, "missing argument -> 2");
+	CHECK_EQ(run(&cmd_stat, "-o", "/nonexistent/dir/f", "--", "true",
+		     NULL), 1, "unwritable output file -> 1");
+	CHECK_EQ(run(&cmd_stat, "--help", NULL), 0, "stat --help -> 0");
+	CHECK_HAS(cap_out, "SYNOPSIS", "stat --help prints the manual");
+}
+
+static void test_info_cmd(void)
+{
+	CHECK_EQ(run(&cmd_info, NULL), 0, "info against the fake -> 0");
+	CHECK_HAS(cap_out, "pmuctx module 0.1.0-fake", "info: version");
+	CHECK_HAS(cap_out, "features:", "info: features");
+	CHECK_HAS(cap_out, "tasks tracked:", "info: statistics");
+	CHECK_EQ(run(&cmd_info, "--json", NULL), 0, "info --json -> 0");
+	CHECK(cap_out && !json_validate(cap_out, NULL), "info --json valid");
+	CHECK_EQ(run(&cmd_info, "extra", NULL), 2, "info with an argument");
+	CHECK_EQ(run(&cmd_info, "--bad", NULL), 2, "info bad option");
+}
+
+static void test_binary(void)
+{
+	char bin[512];
+	int ret;
+
+	snprintf(bin, sizeof(bin), "%s/tools/pmuctx", TOP_DIR);
+	if (access(bin, X_OK)) {
+		t_diag("%s not built: skipping binary checks", bin);
+		return;
+	}
+	CHECK_EQ(run_bin(NULL, "--version", NULL), 0, "--version -> 0");
+	CHECK_HAS(cap_out, " (libpmuctx 0.1.0, pmuctx ABI 1)",
+		  "--version text");
+	CHECK_EQ(run_bin(NULL, "--help", NULL), 0, "--help -> 0");
+	CHECK(strstr(cap_out, "  info ") && strstr(cap_out, "  stat "),
+	      "--help lists the commands");
+	CHECK_EQ(run_bin(NULL, NULL), 2, "no command -> 2");
+	CHECK_HAS(cap_err, "Usage: pmuctx", "no command prints usage");
+	CHECK_EQ(run_bin(NULL, "frob", NULL), 2, "unknown command -> 2");
+	CHECK_HAS(cap_err, "'frob' is not a pmuctx command", "... says so");
+	CHECK_EQ(run_bin(NULL, "--frob", NULL), 2, "unknown option -> 2");
+	ret = run_bin(NULL, "help", "stat", NULL);
+	CHECK_EQ(ret, 0, "help stat -> 0");
+	CHECK(strstr(cap_out, "SYNOPSIS") && strstr(cap_out, "DESCRIPTION") &&
+	      strstr(cap_out, "OPTIONS") && strstr(cap_out, "EXAMPLES") &&
+	      strstr(cap_out, "EXIT STATUS"), "stat manual has all sections");
+	CHECK_HAS(cap_out, "    cache-misses ", "stat manual lists events");
+	CHECK_EQ(run_bin(NULL, "info", "--help", NULL), 0, "info --help");
+	CHECK(strstr(cap_out, "SYNOPSIS") && strstr(cap_out, "--json") &&
+	      strstr(cap_out, "EXIT STATUS"), "info manual");
+	CHECK_EQ(run_bin(NULL, "help", "nope", NULL), 2, "help nope -> 2");
+	ret = run_bin("PMUCTX_DEVICE=/nonexistent/pmuctx", "info", NULL);
+	CHECK_EQ(ret, 1, "info without the module -> 1");
+	CHECK_HAS(cap_err, "sudo modprobe pmuctx", "... says how to load it");
+	ret = run_bin("PMUCTX_DEVICE=/nonexistent/pmuctx", "stat", "true",
+		      "--help", NULL);
+	CHECK_EQ(ret, 1, "'stat CMD --help': --help belongs to CMD");
+}
+
+void test_cli(void)
+{
+	strcpy(dir, "/tmp/pmuctx-cli-XXXXXX");
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(out_path, sizeof(out_path), "%s/out", dir);
+	setenv("PMUCTX_DEVICE", FAKE_PATH, 1);
+	fake_install();
+	test_stat_command();
+	test_stat_attach();
+	test_stat_usage();
+	test_info_cmd();
+	fake_remove();
+	unsetenv("PMUCTX_DEVICE");
+	test_binary();
+	free(cap_out);
+	free(cap_err);
+	free(file_out);
+	cap_out = cap_err = file_out = NULL;
+	{
+		char cmdline[128];
+
+		snprintf(cmdline, sizeof(cmdline), "rm -rf %s", dir);
+		if (system(cmdline))
+			t_diag("cleanup of %s failed", dir);
+	}
+}

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Output of "pmuctx stat" (human, -x, --json) and "pmuctx info".
+ */
+#include <stdlib.h>
+
+#include <pmuctx.h>
+
+#include "../../tools/info-format.h"
+#include "../../tools/stat-format.h"
+#include "test.h"
+
+static char *capture_buf;
+static size_t capture_len;
+
+static FILE *cap_open(void)
+{
+	free(capture_buf);
+	capture_buf = NULL;
+	return open_memstream(&capture_buf, &capture_len);
+}
+
+static const char *cap_close(FILE *f)
+{
+	fclose(f);
+	return capture_buf;
+}
+
+static struct pmuctx_task_values tasks[3];
+
+static void make_counts(struct pmuctx_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->nr_events = 4;
+	c->events[0] = PMUCTX_EV_TASK_CLOCK;
+	c->events[1] = PMUCTX_EV_CONTEXT_SWITCHES;
+	c->events[2] = PMUCTX_EV_CPU_MIGRATIONS;
+	c->events[3] = PMUCTX_EV_PAGE_FAULTS;
+	c->values[0] = 1234567890;	/* 1,234.57 msec */
+	c->values[1] = 4321;
+	c->values[2] = 0;
+	c->values[3] = 1300000;
+	c->time_enabled = 2000000000;
+	c->tasks_seen = 3;
+	c->tasks_exited = 2;
+
+	memset(tasks, 0, sizeof(tasks));
+	tasks[0].pid = 100;
+	tasks[0].tid = 100;
+	memcpy(tasks[0].comm, "make", 4);
+	tasks[0].values[0] = 1000000;
+	tasks[1].pid = 101;
+	tasks[1].tid = 101;
+	tasks[1].ppid = 100;
+	tasks[1].flags = PMUCTX_TASK_EXITED | PMUCTX_TASK_INHERITED;
+	memcpy(tasks[1].comm, "cc1", 3);
+	tasks[1].values[1] = 7;
+	tasks[2].pid = 102;
+	tasks[2].tid = 103;
+	tasks[2].ppid = 100;
+	tasks[2].flags = PMUCTX_TASK_PRIV_EXEC;
+	/* a full 16-byte comm without NUL, with JSON-hostile bytes */
+	memcpy(tasks[2].comm, "a\"b\\c\nd\xff\x01" "efghijk", 16);
+}
+
+static void base_report(struct stat_report *r, struct pmuctx_counts *c)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = STAT_TARGET_COMMAND;
+	r->command = "make -j4";
+	r->counts = c;
+	r->elapsed_ns = 2000000000;
+	r->have_rusage = true;
+	r->user_ns = 1000000000;
+	r->sys_ns = 250000000;
+	r->have_exit_status = true;
+}
+
+static void test_numbers(void)
+{
+	char b[64];
+
+	CHECK(!strcmp(fmt_grouped_u64(b, sizeof(b), 0), "0"), "group 0");
+	CHECK(!strcmp(fmt_grouped_u64(b, sizeof(b), 999), "999"),
+	      "group 999");
+	CHECK(!strcmp(fmt_grouped_u64(b, sizeof(b), 1000), "1,000"),
+	      "group 1,000");
+	CHECK(!strcmp(fmt_grouped_u64(b, sizeof(b), 1234567), "1,234,567"),
+	      "group 1,234,567");
+	CHECK(!strcmp(fmt_grouped_u64(b, sizeof(b), UINT64_MAX),
+		      "18,446,744,073,709,551,615"), "group UINT64_MAX");
+	CHECK(!strcmp(fmt_msec(b, sizeof(b), 1234567890), "1,234.57"),
+	      "msec of 1234567890 ns");
+	CHECK(!strcmp(fmt_msec(b, sizeof(b), 4999), "0.00") &&
+	      !strcmp(fmt_msec(b, sizeof(b), 5000), "0.01") &&
+	      !strcmp(fmt_msec(b, sizeof(b), 999995000), "1,000.00"),
+	      "msec rounding carries");
+}
+
+static void test_human(void)
+{
+	struct pmuctx_counts c;
+	struct stat_report r;
+	const char *out;
+	FILE *f;
+
+	make_counts(&c);
+	base_report(&r, &c);
+	f = cap_open();
+	stat_print_human(f, &r);
+	out = cap_close(f);
+	CHECK_HAS(out, "\n Performance counter stats for 'make -j4':\n\n",
+		  "human: perf-style header");
+	CHECK_HAS(out, "\n          1,234.57 msec task-clock ",
+		  "human: task-clock in msec, right-aligned to 18");
+	CHECK_HAS(out, "#    0.617 CPUs utilized",
+		  "human: CPUs utilized = task-clock / elapsed");
+	CHECK_HAS(out, "\n             4,321      context-switches ",
+		  "human: count right-aligned with separators");
+	CHECK_HAS(out, "#    3.500 K/sec", "human: K/sec rate per "
+		  "task-clock second");
+	CHECK_HAS(out, "#    0.000 /sec", "human: /sec rate for zero");
+	CHECK_HAS(out, "#    1.053 M/sec", "human: M/sec rate");
+	CHECK_HAS(out, "\n       2.000000000 seconds time elapsed\n",
+		  "human: elapsed seconds");
+	CHECK_HAS(out, "       1.000000000 seconds user\n"
+		  "       0.250000000 seconds sys\n", "human: user and sys");
+	CHECK_LACKS(out, "note:", "human: no notes when nothing to say");
+	CHECK_LACKS(out, "Per-task", "human: no task table by default");
+
+	r.kind = STAT_TARGET_SYSTEM;
+	f = cap_open();
+	stat_print_human(f, &r);
+	CHECK_HAS(cap_close(f), " Performance counter stats for "
+		  "'system wide':", "human: system-wide header");
+	r.kind = STAT_TARGET_PID;
+	r.pid = 4242;
+	r.have_rusage = false;
+	f = cap_open();
+	stat_print_human(f, &r);
+	out = cap_close(f);
+	CHECK_HAS(out, " Performance counter stats for process id '4242':",
+		  "human: process id header");
+	CHECK_LACKS(out, "seconds user", "human: no user/sys without rusage");
+	r.kind = STAT_TARGET_CGROUP;
+	r.cgroup = "/sys/fs/cgroup/x";
+	f = cap_open();
+	stat_print_human(f, &r);
+	CHECK_HAS(cap_close(f), "cgroup '/sys/fs/cgroup/x'",
+		  "human: cgroup header");
+
+	/* notes and warnings */
+	base_report(&r, &c);
+	c.priv_exec_stopped = 2;
+	c.tasks_dropped = 5;
+	f = cap_open();
+	stat_print_human(f, &r);
+	out = cap_close(f);
+	CHECK_HAS(out, "note: counting stopped for 2 task(s) at a "
+		  "privilege-raising exec (setuid/setgid/file caps)",
+		  "human: privilege-raising exec note");
+	CHECK_HAS(out, "warning: 5 task(s)", "human: dropped warning");
+	CHECK_HAS(out, "INCOMPLETE", "human: says counts are incomplete");
+
+	/* per task */
+	c.priv_exec_stopped = 0;
+	c.tasks_dropped = 0;
+	c.nr_tasks = 3;
+	c.tasks = tasks;
+	c.tasks_unlisted = 9;
+	r.per_task = true;
+	f = cap_open();
+	stat_print_human(f, &r);
+	out = cap_close(f);
+	CHECK_HAS(out, "Per-task counts (3 tasks; 9 exited not listed)",
+		  "human: per-task table title");
+	CHECK_HAS(out, "PID      TID     PPID  COMM",
+		  "human: per-task column headers");
+	CHECK_HAS(out, "task-clock(msec)", "human: ns column in msec");
+	CHECK_HAS(out, "     101      101      100  cc1              "
+		  "exited,inherited", "human: task row with flags");
+	CHECK_HAS(out, "a\"b\\c?d", "human: control chars in comm are "
+		  "replaced");
+	CHECK_HAS(out, "note: 9 exited task(s) are not listed",
+		  "human: unlisted note");
+
+	/* hardware ratios */
+	memset(&c, 0, sizeof(c));
+	c.nr_events = 5;
+	c.events[0] = PMUCTX_EV_TASK_CLOCK;
+	c.events[1] = PMUCTX_EV_CYCLES;
+	c.events[2] = PMUCTX_EV_INSTRUCTIONS;
+	c.events[3] = PMUCTX_EV_BRANCHES;
+	c.events[4] = PMUCTX_EV_BRANCH_MISSES;
+	c.values[0] = 1000000000;
+	c.values[1] = 3000000000ULL;
+	c.values[2] = 6000000000ULL;
+	c.values[3] = 1000;
+	c.values[4] = 25;
+	base_report(&r, &c);
+	f = cap_open();
+	stat_print_human(f, &r);
+	out = cap_close(f);
+	CHECK_HAS(out, "#    3.000 GHz", "human: cycles in GHz");
+	CHECK_HAS(out, "#     2.00  insn per cycle", "human: IPC");
+	CHECK_HAS(out, "#     2.50% of all branches", "human: miss ratio");
+}
+
+static void test_csv(void)
+{
+	struct pmuctx_counts c;
+	struct stat_report r;
+	const char *out;
+	FILE *f;
+
+	make_counts(&c);
+	base_report(&r, &c);
+	f = cap_open();
+	stat_print_csv(f, &r, ",");
+	out = cap_close(f);
+	CHECK(!strcmp(out, "1234567890,ns,task-clock\n"
+			   "4321,,context-switches\n"
+			   "0,,cpu-migrations\n"
+			   "1300000,,page-faults\n"),
+	      "-x,: exactly VALUE,UNIT,EVENT lines with raw integers");
+	if (strcmp(out, "1234567890,ns,task-clock\n4321,,context-switches\n"
+		   "0,,cpu-migrations\n1300000,,page-faults\n"))
+		t_diag("got:\n%s", out);
+
+	f = cap_open();
+	stat_print_csv(f, &r, ";;");
+	out = cap_close(f);
+	CHECK_HAS(out, "1234567890;;ns;;task-clock\n4321;;;;context-switches",
+		  "-x with a multi-character separator");
+
+	c.priv_exec_stopped = 1;
+	c.nr_tasks = 2;
+	c.tasks = tasks;
+	r.per_task = true;
+	f = cap_open();
+	stat_print_csv(f, &r, ",");
+	out = cap_close(f);
+	CHECK_HAS(out, "make-100,1000000,ns,task-clock\n",
+		  "-x per task: COMM-TID,VALUE,UNIT,EVENT");
+	CHECK_HAS(out, "cc1-101,7,,context-switches\n",
+		  "-x per task: second task");
+	CHECK_HAS(out, "\n# note: counting stopped for 1 task(s)",
+		  "-x: notes are '#' lines");
+}
+
+static void test_json(void)
+{
+	struct pmuctx_counts c;
+	struct stat_report r;
+	const char *out, *at;
+	FILE *f;
+
+	make_counts(&c);
+	base_report(&r, &c);
+	r.exit_status = 3;
+	f = cap_open();
+	stat_print_json(f, &r);
+	out = cap_close(f);
+	CHECK(json_validate(out, &at) == 0, "--json: valid JSON");
+	CHECK(strchr(out, '\n') == out + strlen(out) - 1,
+	      "--json: one line");
+	CHECK_HAS(out, "{\"command\":\"make -j4\",", "--json: command");
+	CHECK_HAS(out, "\"events\":[{\"event\":\"task-clock\","
+		  "\"value\":1234567890,\"unit\":\"ns\"},{\"event\":"
+		  "\"context-switches\",\"value\":4321,\"unit\":\"\"}",
+		  "--json: events with value and unit");
+	CHECK_HAS(out, "\"elapsed_ns\":2000000000", "--json: elapsed_ns");
+	CHECK_HAS(out, "\"tasks_seen\":3,\"tasks_exited\":2,"
+		  "\"tasks_dropped\":0,\"priv_exec_stopped\":0",
+		  "--json: task statistics");
+	CHECK_HAS(out, "\"exit_status\":3", "--json: exit status");
+	CHECK_LACKS(out, "\"tasks\":", "--json: no tasks without --per-task");
+
+	c.nr_tasks = 3;
+	c.tasks = tasks;
+	c.tasks_dropped = 1;
+	r.per_task = true;
+	r.kind = STAT_TARGET_PID;
+	r.command = NULL;
+	r.pid = 77;
+	r.have_rusage = false;
+	r.have_exit_status = false;
+	f = cap_open();
+	stat_print_json(f, &r);
+	out = cap_close(f);
+	CHECK(json_validate(out, &at) == 0,
+	      "--json --per-task: valid JSON despite a hostile comm");
+	if (json_validate(out, &at))
+		t_diag("invalid at: %s", at);
+	CHECK_HAS(out, "\"command\":null,\"target\":\"pid\",\"pid\":77",
+		  "--json -p: command null, target pid");
+	CHECK_HAS(out, "\"tasks\":[{\"pid\":100,\"tid\":100,\"ppid\":0,"
+		  "\"comm\":\"make\",\"flags\":[],\"values\":{\"task-clock\":"
+		  "1000000,", "--json: per-task object");
+	CHECK_HAS(out, "\"flags\":[\"exited\",\"inherited\"]",
+		  "--json: flag names");
+	CHECK_HAS(out, "\"comm\":\"a\\\"b\\\\c\\nd\\ufffd\\u0001efghijk\"",
+		  "--json: comm escaped, 16 bytes without NUL handled");
+	CHECK_HAS(out, "\"notes\":[\"warning: 1 task(s)",
+		  "--json: notes array carries the warning");
+
+	/* python3's json module, when present, agrees */
+	if (!system("command -v python3 >/dev/null 2>&1")) {
+		FILE *p = popen("python3 -c 'import json,sys; "
+				"d=json.load(sys.stdin); "
+				"sys.exit(0 if d[\"tasks\"][2][\"flags\"]"
+				"==[\"priv-exec\"] else 1)'", "w");
+
+		if (p) {
+			fputs(out, p);
+			CHECK_EQ(pclose(p), 0, "--json: python3 json.load "
+				 "accepts it");
+		}
+	}
+}
+
+static void test_info_format(void)
+{
+	struct pmuctx_info info;
+	const char *out, *at;
+	FILE *f;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.abi_version = PMUCTX_ABI_VERSION;
+	info.nr_cpus = 8;
+	info.features = PMUCTX_FEAT_COUNTING | PMUCTX_FEAT_INHERIT |
+			PMUCTX_FEAT_SELFTEST;
+	strcpy(info.version, "0.1.0");
+	info.tasks_tracked = 12;
+	info.store_bytes = 123456;
+	info.max_tasks = 65536;
+	info.selftest_checks = 99;
+	f = cap_open();
+	info_print_human(f, &info);
+	out = cap_close(f);
+	CHECK_HAS(out, "pmuctx module 0.1.0\n", "info: module version");
+	CHECK_HAS(out, "module 1, library 1", "info: both ABI versions");
+	CHECK_HAS(out, "counting inherit selftest", "info: features by name");
+	CHECK_HAS(out, "no hardware PMU", "info: says there is no PMU");
+	CHECK_HAS(out, "store bytes:           123,456",
+		  "info: store bytes grouped");
+	CHECK_HAS(out, "max tasks:             65,536", "info: max tasks");
+	CHECK_HAS(out, "checks:                99", "info: selftest checks");
+	f = cap_open();
+	info_print_json(f, &info);
+	out = cap_close(f);
+	CHECK(!json_validate(out, &at), "info --json: valid JSON");
+	CHECK_HAS(out, "\"features\":[\"counting\",\"inherit\",\"selftest\"]",
+		  "info --json: features array");
+	CHECK_HAS(out, "\"selftest_checks\":99", "info --json: statistics");
+
+	info.size = PMUCTX_INFO_SIZE_VER0;
+	info.abi_version = 0;
+	f = cap_open();
+	info_print_human(f, &info);
+	out = cap_close(f);
+	CHECK_HAS(out, "[MISMATCH]", "info: ABI mismatch is flagged");
+	CHECK_HAS(out, "only the first 72 bytes", "info: older module noted");
+	f = cap_open();
+	info_print_json(f, &info);
+	out = cap_close(f);
+	CHECK(!json_validate(out, NULL) && !strstr(out, "max_tasks"),
+	      "info --json of an older module: valid, no VER1 keys");
+}
+
+void test_format(void)
+{
+	test_numbers();
+	test_human();
+	test_csv();
+	test_json();
+	test_info_format();
+	free(capture_buf);
+	capture_buf = NULL;
+}

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module unloads and loads cleanly 20 times, /dev/pmuctx appears each
+# time as a misc char device (major 10, mode 0660 root:root), and modinfo
+# shows its metadata.  The suite checks the kernel log after the case.
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+CYCLES=20
+
+if [ ! -f "$MODULE" ]; then
+	not_ok "$MODULE exists (build it: make module)"
+	exit 1
+fi
+
+# --- modinfo -----------------------------------------------------------------
+for field in version description license author; do
+	v=$(modinfo -F "$field" "$MODULE" 2>/dev/null || true)
+	if [ -n "$v" ]; then
+		ok "modinfo shows $field ($v)"
+	else
+		not_ok "modinfo shows $field"
+	fi
+done
+lic=$(modinfo -F license "$MODULE")
+case $lic in
+GPL | "GPL v2" | "GPL and additional rights" | "Dual BSD/GPL" | "Dual MIT/GPL" | "Dual MPL/GPL")
+	ok "license is GPL-compatible ($lic)" ;;
+*) not_ok "license is GPL-compatible ($lic)" ;;
+esac
+# modinfo prints "name:description (type)", "name:description" (no type
+# known, e.g. module_param_cb), or just "name:type" when a parameter has
+# no MODULE_PARM_DESC.
+parms=$(modinfo -F parm "$MODULE")
+if [ -z "$parms" ]; then
+	not_ok "modinfo lists module parameters"
+else
+	bad=$(printf '%s\n' "$parms" | grep -E '^[A-Za-z0-9_]+:[A-Za-z0-9_]*$' || true)
+	if [ -z "$bad" ]; then
+		ok "every module parameter has a description ($(printf '%s\n' "$parms" | cut -d: -f1 | tr '\n' ' '))"
+	else
+		not_ok "every module parameter has a description"
+		diag_out "$bad"
+	fi
+	if printf '%s\n' "$parms" | grep -q '^max_tasks:'; then
+		ok "parameter max_tasks is documented"
+	else
+		not_ok "parameter max_tasks is documented"
+	fi
+fi
+vermagic=$(modinfo -F vermagic "$MODULE" | cut -d' ' -f1)
+if [ "$vermagic" = "$(uname -r)" ]; then
+	ok "vermagic matches the running kernel ($vermagic)"
+else
+	not_ok "vermagic matches the running kernel ($vermagic vs $(uname -r))"
+fi
+if [ -f dkms.conf ]; then
+	pv=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf)
+	mv=$(modinfo -F version "$MODULE")
+	case $mv in
+	"$pv" | "$pv"[-+~]*) ok "module version $mv matches dkms.conf ($pv)" ;;
+	*) not_ok "module version $mv matches dkms.conf PACKAGE_VERSION ($pv)" ;;
+	esac
+fi
+
+# --- load/unload cycles --------------------------------------------------------
+# dev_ok: /dev/pmuctx is a misc char device, 0660 root:root.
+dev_ok() {
+	is_misc_dev "$DEV" || return 1
+	[ "$(stat -c '%a %u %g' "$DEV")" = "660 0 0" ]
+}
+
+fail=
+i=0
+while [ "$i" -lt "$CYCLES" ]; do
+	i=$((i + 1))
+	if mod_loaded && ! out=$(rmmod "$MODNAME" 2>&1); then
+		fail="cycle $i: rmmod failed: $out"
+		break
+	fi
+	if mod_loaded; then
+		fail="cycle $i: /sys/module/$MODNAME still there after rmmod"
+		break
+	fi
+	if [ -e "$DEV" ]; then
+		fail="cycle $i: $DEV still exists after rmmod"
+		break
+	fi
+	if ! out=$(insmod "$MODULE" 2>&1); then
+		fail="cycle $i: insmod failed: $out"
+		break
+	fi
+	if ! dev_ok; then
+		fail="cycle $i: $DEV after insmod: $(ls -l "$DEV" 2>&1)"
+		break
+	fi
+done
+if [ -z "$fail" ]; then
+	ok "$CYCLES rmmod/insmod cycles, $DEV a misc char device 0660 root:root each time"
+else
+	not_ok "$CYCLES rmmod/insmod cycles, $DEV a misc char device 0660 root:root each time"
+	diag "$fail"
+fi
+
+# --- final state ---------------------------------------------------------------
+mod_load 2>/dev/null || true
+check grep -q "^$MODNAME .* Live " /proc/modules -- "the module is loaded (Live) after the loop"
+check is_misc_dev "$DEV" -- "$DEV is a char device with the misc major (10)"
+minor=$(stat -c %T "$DEV" 2>/dev/null || echo none)
+if grep -qE "^ *$((0x${minor:-0})) pmuctx\$" /proc/misc 2>/dev/null; then
+	ok "/proc/misc lists pmuctx with the minor of $DEV"
+else
+	not_ok "/proc/misc lists pmuctx with the minor of $DEV"
+	diag_out "$(cat /proc/misc)"
+fi
+check test -d /sys/class/misc/pmuctx -- "/sys/class/misc/pmuctx exists"

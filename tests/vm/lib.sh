@@ -1,0 +1,161 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/vm/lib.sh - helpers for VM test cases (POSIX sh; bash works too).
+#
+#   . "${0%/*}/../lib.sh"     (from tests/vm/cases/NN-name.sh)
+#
+# Cases run as root in the guest, cwd = top of the source tree (read-only;
+# write to /tmp or $PMUCTX_CASE_TMP).  Output protocol (README.md): lines
+# "ok - DESC", "not ok - DESC", "ok - DESC # SKIP why", "# diagnostics".
+# None of the result helpers return non-zero, so "set -e" cases keep going
+# after a failed check; branch on last_ok, $CHECK_RC or $CHECK_OUT.
+
+# shellcheck disable=SC2034 # the variables are for the cases
+PMUCTX_TOP=${PMUCTX_TOP:-$(pwd)}
+# The module the harness loaded (vm/run exports PMUCTX_MODULE).
+MODULE=${PMUCTX_MODULE:-$PMUCTX_TOP/module/pmuctx.ko}
+MODNAME=pmuctx
+DEV=/dev/pmuctx
+CLI=$PMUCTX_TOP/tools/pmuctx
+# shellcheck disable=SC2034
+CASE_TMP=${PMUCTX_CASE_TMP:-/tmp}
+CHECK_RC=0
+CHECK_OUT=
+LAST_OK=1
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+# skip DESC REASON...: only for things genuinely unavailable in this VM.
+skip() { _d=$1; shift; echo "ok - $_d # SKIP $*"; }
+# diag TEXT...: each line of TEXT as a "# " line.
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
+# diag_out TEXT: like diag, at most 40 lines, indented.
+diag_out() {
+	[ -n "$1" ] || return 0
+	printf '%s\n' "$1" | head -n 40 | sed 's/^/#   /'
+}
+
+_check_run() {
+	# Runs "$@" (the command part), capturing output in CHECK_OUT.
+	CHECK_RC=0
+	CHECK_OUT=$("$@" 2>&1) || CHECK_RC=$?
+}
+
+# check CMD... -- DESC: ok if CMD exits 0.
+# expect_fail CMD... -- DESC: ok if CMD exits non-zero.
+# Both keep the output (stdout+stderr) in CHECK_OUT, the status in
+# CHECK_RC, and return 0; last_ok then tells whether the result was ok.
+check() { _check 0 "$@"; }
+expect_fail() { _check 1 "$@"; }
+_check() {
+	_want=$1; shift
+	_n=0 _i=0 _desc=
+	for _a in "$@"; do
+		_i=$((_i + 1))
+		if [ "$_a" = -- ]; then _n=$_i; fi
+	done
+	if [ "$_n" -eq 0 ]; then
+		not_ok "bad use of check/expect_fail: no -- DESC in: $*"
+		LAST_OK=0
+		return 0
+	fi
+	# The description is everything after the last "--".
+	_i=0
+	for _a in "$@"; do
+		_i=$((_i + 1))
+		if [ "$_i" -gt "$_n" ]; then _desc="${_desc:+$_desc }$_a"; fi
+	done
+	# Drop the description and the "--" from the positional parameters.
+	_i=0
+	for _a in "$@"; do
+		_i=$((_i + 1))
+		if [ "$_i" -lt "$_n" ]; then set -- "$@" "$_a"; fi
+	done
+	shift "$_i"
+	_check_run "$@"
+	if { [ "$_want" = 0 ] && [ "$CHECK_RC" = 0 ]; } ||
+	   { [ "$_want" = 1 ] && [ "$CHECK_RC" != 0 ]; }; then
+		ok "$_desc"
+		LAST_OK=1
+		return 0
+	fi
+	not_ok "$_desc"
+	LAST_OK=0
+	if [ "$_want" = 0 ]; then
+		diag "command failed (exit $CHECK_RC): $*"
+	else
+		diag "command unexpectedly succeeded: $*"
+	fi
+	diag_out "$CHECK_OUT"
+	return 0
+}
+
+# last_ok: true if the last check/expect_fail/require was ok.
+last_ok() { [ "$LAST_OK" = 1 ]; }
+
+# as_user UID GID [GROUPS] CMD...: run CMD with that uid/gid and no
+# capabilities.  GROUPS is a comma list of numeric supplementary groups,
+# or "-" for none; without it there are none either.  HOME=/tmp.
+as_user() {
+	_uid=$1 _gid=$2; shift 2
+	case ${1:-} in
+	-) shift; set -- --clear-groups "$@" ;;
+	*[!0-9,]* | '') set -- --clear-groups "$@" ;;
+	*) _g=$1; shift; set -- "--groups=$_g" "$@" ;;
+	esac
+	HOME=/tmp setpriv --reuid="$_uid" --regid="$_gid" --inh-caps=-all "$@"
+}
+
+# user_exec PATH: print a path of PATH that uid 65534 can execute (PATH
+# itself, or a copy in /tmp when the tree is not reachable for others).
+user_exec() {
+	if as_user 65534 65534 - test -x "$1" 2>/dev/null; then
+		echo "$1"
+		return 0
+	fi
+	mkdir -p /tmp/pmuctx-user
+	chmod 0755 /tmp/pmuctx-user
+	cp "$1" "/tmp/pmuctx-user/${1##*/}"
+	chmod 0755 "/tmp/pmuctx-user/${1##*/}"
+	echo "/tmp/pmuctx-user/${1##*/}"
+}
+
+# need_exec PATH: ok/not_ok "PATH is built"; returns 1 when missing.
+# A missing binary is a failure, never a skip.
+need_exec() {
+	if [ -x "$1" ] && [ -f "$1" ]; then
+		return 0
+	fi
+	not_ok "${1#"$PMUCTX_TOP"/} exists and is executable (not built? run make)"
+	return 1
+}
+
+# require CMD... -- DESC: like check, but ends the case (exit 1) on failure.
+require() {
+	check "$@"
+	last_ok || exit 1
+}
+
+mod_loaded() { [ -d "/sys/module/$MODNAME" ]; }
+mod_unload() { if mod_loaded; then rmmod "$MODNAME"; fi; }
+mod_load() { mod_loaded || insmod "$MODULE"; }
+mod_reload() { mod_unload && insmod "$MODULE"; }
+
+# is_misc_dev [PATH]: PATH (default /dev/pmuctx) is a char device with
+# the misc major (10).
+is_misc_dev() {
+	_p=${1:-$DEV}
+	[ -c "$_p" ] && [ "$(stat -c %t "$_p")" = a ]
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+wait_for() {
+	_t=$(($1 * 10)); shift
+	while [ "$_t" -gt 0 ]; do
+		"$@" 2>/dev/null && return 0
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	return 1
+}

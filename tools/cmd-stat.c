@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx stat: count events of a command, a process, a cgroup or the
+ * whole system, perf-stat style.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "builtin.h"
+#include "stat-format.h"
+
+#define CMD "stat"
+
+static const char stat_help[] =
+"NAME\n"
+"    pmuctx stat - count events of a command, a process, a cgroup or the\n"
+"    whole system\n"
+"\n"
+"SYNOPSIS\n"
+"    pmuctx stat [OPTIONS] [--] CMD [ARGS...]\n"
+"    pmuctx stat [OPTIONS] -p PID [--duration SEC]\n"
+"    pmuctx stat [OPTIONS] -a [--duration SEC] [-- CMD [ARGS...]]\n"
+"    pmuctx stat [OPTIONS] -G CGROUP_PATH [--duration SEC] [-- CMD ARGS...]\n"
+"\n"
+"    OPTIONS: [-e EV,...] [--per-task] [--no-inherit] [-x SEP | --json]\n"
+"             [-o FILE] [--selftest-data-size N]\n"
+"\n"
+"DESCRIPTION\n"
+"    Runs CMD and counts the selected events for it and, unless\n"
+"    --no-inherit is given, for every process and thread it creates. The\n"
+"    pmuctx kernel module keeps the counts per task, saves and restores\n"
+"    them at every context switch (so they follow the task from CPU to\n"
+"    CPU) and folds the counts of exited children into their parents.\n"
+"\n"
+"    CMD starts only once counting is enabled, so nothing it does is\n"
+"    missed. While it runs, pmuctx stat ignores SIGINT and SIGQUIT (a\n"
+"    Ctrl-C reaches the command, which decides what to do) and forwards\n"
+"    SIGTERM and SIGHUP to it. When CMD exits, the counts are printed and\n"
+"    pmuctx stat exits with CMD's exit status.\n"
+"\n"
+"    The counts go to standard error (or to the file given with -o), like\n"
+"    perf stat does, so the command's standard output stays clean.\n"
+"\n"
+"    With -p, pmuctx stat attaches to the running process PID (all its\n"
+"    threads; new children too unless --no-inherit) and counts until\n"
+"    Ctrl-C, SIGTERM, the end of --duration, or the exit of the process.\n"
+"    With -a it counts every task on every CPU, with -G every task of a\n"
+"    cgroup v2 directory; both count for --duration seconds, until Ctrl-C\n"
+"    or SIGTERM, or while CMD runs if one is given. System-wide and cgroup\n"
+"    counting needs CAP_PERFMON (or root), or kernel.perf_event_paranoid\n"
+"    <= 0.\n"
+"\n"
+"OPTIONS\n"
+"    -e, --event EV[,EV...]\n"
+"        Events to count, comma separated, at most 8 per run; the option\n"
+"        may be repeated. Default:\n"
+"        task-clock,context-switches,cpu-migrations,page-faults.\n"
+"        The events are listed under EVENTS below.\n"
+"\n"
+"    --per-task\n"
+"        Also show the counts of each task (thread) separately: pid, tid,\n"
+"        parent, command name, flags (exited, inherited, priv-exec) and\n"
+"        the task's own counts. Exited tasks are kept for this (up to the\n"
+"        module's max_exited, 4096 by default; more are only in the\n"
+"        totals and a note says how many).\n"
+"\n"
+"    --no-inherit\n"
+"        Count only CMD (or PID) itself, not the processes and threads it\n"
+"        creates afterwards.\n"
+"\n"
+"    -x, --field-separator SEP\n"
+"        Machine-readable output: one line per event,\n"
+"            VALUE SEP UNIT SEP EVENT\n"
+"        with raw integer values (task-clock and cpu-clock in ns, unit\n"
+"        \"ns\"; the unit is empty for plain counts), e.g.\n"
+"            12034567,ns,task-clock\n"
+"            3,,context-switches\n"
+"        With --per-task, one more line per task and event:\n"
+"            COMM-TID SEP VALUE SEP UNIT SEP EVENT\n"
+"        Notes and warnings are lines starting with '#'.\n"
+"\n"
+"    --json\n"
+"        Print one JSON object on one line:\n"
+"            {\"command\": \"CMD ARGS\" or null, \"target\": \"command\" |\n"
+"             \"pid\" | \"system\" | \"cgroup\", \"events\": [{\"event\": NAME,\n"
+"             \"value\": N, \"unit\": \"ns\" or \"\"}, ...], \"elapsed_ns\": N,\n"
+"             \"time_enabled_ns\": N, \"tasks_seen\": N, \"tasks_exited\": N,\n"
+"             \"tasks_dropped\": N, \"priv_exec_stopped\": N,\n"
+"             \"tasks_unlisted\": N, \"user_ns\"/\"sys_ns\" and \"exit_status\"\n"
+"             (with a command), \"tasks\": [{\"pid\", \"tid\", \"ppid\",\n"
+"             \"comm\", \"flags\": [...], \"values\": {EVENT: N},\n"
+"             \"children\": {EVENT: N}}] (with --per-task),\n"
+"             \"notes\": [TEXT, ...]}\n"
+"\n"
+"    -o, --output FILE\n"
+"        Write the counts to FILE (truncated) instead of standard error.\n"
+"        Notes and warnings are then also printed on standard error.\n"
+"\n"
+"    -a, --all-cpus\n"
+"        Count every task on every CPU (system wide).\n"
+"\n"
+"    --duration SEC\n"
+"        With -p, -a or -G: stop after SEC seconds (decimals allowed).\n"
+"\n"
+"    -p, --pid PID\n"
+"        Attach to the running process PID.\n"
+"\n"
+"    -G, --cgroup CGROUP_PATH\n"
+"        Count the tasks of the cgroup v2 directory CGROUP_PATH, e.g.\n"
+"        /sys/fs/cgroup/system.slice/foo.service.\n"
+"\n"
+"    --selftest-data-size N\n"
+"        Use the selftest save-area backend with N bytes per task (8 to\n"
+"        4096): at every switch-out the module writes a\n"
+"        signature of the task into its save area and verifies it at the\n"
+"        next switch-in, wherever the task runs. 'pmuctx info' shows the\n"
+"        checks, mismatches and cross-CPU migrations.\n"
+"\n"
+"    -h, --help\n"
+"        Print this help.\n"
+"\n"
+HELP_EXTRA_MARK
+"\n"
+"OUTPUT\n"
+"    The default output looks like perf stat's:\n"
+"\n"
+"     Performance counter stats for 'make -j4':\n"
+"\n"
+"             12,345.67 msec task-clock                #    3.512 CPUs utilized\n"
+"                 1,234      context-switches          #   99.954 /sec\n"
+"                    56      cpu-migrations            #    4.536 /sec\n"
+"               123,456      page-faults               #   10.000 K/sec\n"
+"\n"
+"           3.515166032 seconds time elapsed\n"
+"\n"
+"           9.802000000 seconds user\n"
+"           2.476000000 seconds sys\n"
+"\n"
+"    Rates after '#' are per second of task-clock (of wall time if\n"
+"    task-clock is not counted). If a task raised its privileges by\n"
+"    exec'ing a setuid, setgid or file-capability program, the module\n"
+"    stops counting it there and a note says so; if tasks could not be\n"
+"    tracked (max_tasks cap, pool exhausted), a warning says that the\n"
+"    counts are incomplete.\n"
+"\n"
+"EXAMPLES\n"
+"    pmuctx stat -- make -j8\n"
+"    pmuctx stat -e task-clock,cs,faults -x, -- ./a.out input.txt\n"
+"    pmuctx stat --json -o counts.json -- sh -c 'sort big.txt >/dev/null'\n"
+"    pmuctx stat --per-task -- ./server --once\n"
+"    pmuctx stat -p \"$(pidof nginx | cut -d' ' -f1)\" --duration 10\n"
+"    sudo pmuctx stat -a --duration 5\n"
+"    sudo pmuctx stat -G /sys/fs/cgroup/user.slice -- sleep 2\n"
+"\n"
+"EXIT STATUS\n"
+"    With CMD: CMD's exit status, 128+N if it was killed by signal N, 127\n"
+"    if CMD was not found, 126 if it could not be executed.\n"
+"    Otherwise: 0 on success (also when stopped by Ctrl-C or SIGTERM).\n"
+"    1 on a runtime error (device, permission, session, read, output\n"
+"    file; the message says why and how to fix it), 2 on a usage error.\n"
+"\n"
+"ENVIRONMENT\n"
+"    PMUCTX_DEVICE\n"
+"        Path of the pmuctx device, instead of /dev/pmuctx.\n"
+"\n"
+"SEE ALSO\n"
+"    pmuctx info --help, perf-stat(1)\n";
+
+static void stat_help_extra(FILE *f)
+{
+	static const char *const aliases[PMUCTX_EV_MAX + 1] = {
+		[PMUCTX_EV_TASK_CLOCK] = "task_clock",
+		[PMUCTX_EV_CONTEXT_SWITCHES] = "cs",
+		[PMUCTX_EV_CPU_MIGRATIONS] = "migrations",
+		[PMUCTX_EV_PAGE_FAULTS] = "faults",
+		[PMUCTX_EV_CYCLES] = "cpu-cycles",
+		[PMUCTX_EV_BRANCHES] = "branch-instructions",
+	};
+	int id;
+
+	fprintf(f, "EVENTS\n"
+		"    Names ignore case, and '_' may stand for '-'.\n\n"
+		"    %-18s %-22s %s\n", "NAME", "ALIAS", "KIND");
+	for (id = 1; id <= PMUCTX_EV_MAX; id++) {
+		const char *n = pmuctx_event_name(id);
+		const char *u = pmuctx_event_unit(id);
+
+		if (!n)
+			continue;
+		fprintf(f, "    %-18s %-22s %s%s\n", n,
+			aliases[id] ? aliases[id] : "",
+			pmuctx_event_is_hw(id) == 1 ?
+			"hardware (needs a hardware PMU)" : "software",
+			u && *u ? ", in ns" : "");
+	}
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+struct stat_opts {
+	char *events;			/* joined -e lists */
+	bool per_task;
+	bool no_inherit;
+	const char *sep;		/* -x */
+	bool json;
+	const char *output;
+	bool system_wide;
+	bool have_duration;
+	uint64_t duration_ns;
+	pid_t pid;
+	const char *cgroup;
+	unsigned int selftest_size;
+	char **argv;			/* CMD ARGS, NULL-terminated */
+	int argc;
+};
+
+enum {
+	OPT_PER_TASK = 256,
+	OPT_NO_INHERIT,
+	OPT_JSON,
+	OPT_DURATION,
+	OPT_SELFTEST,
+};
+
+static int append_events(struct stat_opts *o, const char *list)
+{
+	size_t old = o->events ? strlen(o->events) : 0;
+	char *n = realloc(o->events, old + strlen(list) + 2);
+
+	if (!n)
+		return -ENOMEM;
+	if (old)
+		n[old++] = ',';
+	strcpy(n + old, list);
+	o->events = n;
+	return 0;
+}
+
+static bool parse_uint(const char *s, unsigned long long max,
+		       unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_opts(int argc, char **argv, struct stat_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "per-task", no_argument, NULL, OPT_PER_TASK },
+		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "output", required_argument, NULL, 'o' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "selftest-data-size", required_argument, NULL, OPT_SELFTEST },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v;
+	double d;
+	char *end;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:e:x:o:ap:G:h", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (append_events(o, optarg))
+				return usage_error(CMD, "out of memory");
+			break;
+		case OPT_PER_TASK:
+			o->per_task = true;
+			break;
+		case OPT_NO_INHERIT:
+			o->no_inherit = true;
+			break;
+		case 'x':
+			if (!*optarg)
+				return usage_error(CMD, "-x needs a non-empty "
+						   "separator, e.g. -x,");
+			o->sep = optarg;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(d) ||
+			    d <= 0 || d > 1e9)
+				return usage_error(CMD, "--duration '%s': "
+					"expected a number of seconds > 0, "
+					"e.g. 5 or 0.5", optarg);
+			o->have_duration = true;
+			o->duration_ns = (uint64_t)(d * 1e9);
+			if (!o->duration_ns)
+				o->duration_ns = 1;
+			break;
+		case 'p':
+			if (!parse_uint(optarg, INT32_MAX, &v) || !v)
+				return usage_error(CMD, "-p '%s': expected a "
+					"process id (a positive integer)",
+					optarg);
+			o->pid = (pid_t)v;
+			break;
+		case 'G':
+			if (!*optarg)
+				return usage_error(CMD, "-G needs a cgroup v2 "
+					"directory path");
+			o->cgroup = optarg;
+			break;
+		case OPT_SELFTEST:
+			if (!parse_uint(optarg, PMUCTX_MAX_DATA_SIZE, &v) ||
+			    v < 8)
+				return usage_error(CMD, "--selftest-data-size "
+					"'%s': expected 8 to %d bytes", optarg,
+					PMUCTX_MAX_DATA_SIZE);
+			o->selftest_size = (unsigned int)v;
+			break;
+		case 'h':
+			print_cmd_help(&cmd_stat, stdout);
+			return -1;
+		case ':':
+			return usage_error(CMD, "option '%s' needs an argument",
+					   argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256 && optopt != '?')
+				return usage_error(CMD, "unknown option '-%c'",
+						   optopt);
+			return usage_error(CMD, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+
+	if (o->sep && o->json)
+		return usage_error(CMD, "-x and --json cannot be combined");
+	if (o->pid && (o->system_wide || o->cgroup))
+		return usage_error(CMD, "-p cannot be combined with -a or -G");
+	if (o->system_wide && o->cgroup)
+		return usage_error(CMD, "-a and -G cannot be combined");
+	if (o->pid && o->argc)
+		return usage_error(CMD, "-p attaches to a running process; "
+				   "do not give a command too");
+	if (!o->pid && !o->system_wide && !o->cgroup && !o->argc)
+		return usage_error(CMD, "nothing to count: give a command "
+				   "(pmuctx stat -- CMD ARGS), -p PID, -a or "
+				   "-G CGROUP_PATH");
+	if (o->have_duration && !o->pid && !o->system_wide && !o->cgroup)
+		return usage_error(CMD, "--duration works with -p, -a or -G; "
+				   "with a command, counting lasts as long as "
+				   "the command");
+	if (o->have_duration && o->argc)
+		return usage_error(CMD, "--duration cannot be combined with a "
+				   "command: counting lasts as long as the "
+				   "command");
+	return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ULL +
+	       (uint64_t)tv->tv_usec * 1000ULL;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static int create_session(struct pmuctx *h, const struct stat_opts *o,
+			  const int *ids, int nr, pid_t child)
+{
+	LIBPMUCTX_OPTS(pmuctx_session_opts, so,
+		.event_ids = ids,
+		.nr_event_ids = (size_t)nr,
+	);
+
+	if (o->system_wide) {
+		so.target = PMUCTX_TARGET_SYSTEM;
+	} else if (o->cgroup) {
+		so.target = PMUCTX_TARGET_CGROUP;
+		so.cgroup_path = o->cgroup;
+	} else {
+		so.target = PMUCTX_TARGET_PID;
+		so.pid = o->pid ? o->pid : child;
+		if (!o->no_inherit)
+			so.flags |= PMUCTX_SESSION_INHERIT;
+	}
+	if (o->per_task)
+		so.flags |= PMUCTX_SESSION_KEEP_EXITED;
+	if (o->selftest_size) {
+		so.backend = PMUCTX_BACKEND_SELFTEST;
+		so.data_size = o->selftest_size;
+	}
+	return pmuctx_session_create(h, &so);
+}
+
+static int print_report(FILE *out, const struct stat_opts *o,
+			const struct stat_report *r)
+{
+	if (o->json)
+		stat_print_json(out, r);
+	else if (o->sep)
+		stat_print_csv(out, r, o->sep);
+	else
+		stat_print_human(out, r);
+	/* a person must see these even when the counts go to a file */
+	if (o->output)
+		stat_print_notes(stderr, r, "pmuctx stat: ");
+	if (fflush(out) || ferror(out)) {
+		fprintf(stderr, "pmuctx stat: cannot write the counts to %s: "
+			"%s\n", o->output ? o->output : "standard error",
+			strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static int read_counts(struct pmuctx *h, const struct stat_opts *o,
+		       struct pmuctx_counts *c)
+{
+	LIBPMUCTX_OPTS(pmuctx_read_opts, ro,
+		.flags = o->per_task ? PMUCTX_READ_PER_TASK : 0,
+	);
+
+	return pmuctx_read(h, c, &ro);
+}
+
+/* ---- stat -- CMD ---------------------------------------------------------- */
+
+static volatile pid_t forward_pid;
+
+static void forward_signal(int sig)
+{
+	if (forward_pid > 0)
+		kill(forward_pid, sig);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static void __attribute__((noreturn)) child_main(const struct stat_opts *o,
+						 int go_fd, int err_fd)
+{
+	char c;
+	ssize_t n;
+	int e;
+
+	do
+		n = read(go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127);	/* the parent gave up; it says why */
+	close(go_fd);
+	execvp(o->argv[0], o->argv);
+	e = errno;
+	write_all(err_fd, &e, sizeof(e));
+	_exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
+}
+
+static int stat_command(struct pmuctx *h, const struct stat_opts *o,
+			const int *ids, int nr, FILE *out)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction fwd = { .sa_handler = forward_signal };
+	struct sigaction old_int, old_quit, old_term, old_hup;
+	struct pmuctx_counts counts;
+	struct stat_report rep;
+	struct rusage ru;
+	uint64_t t0, t1;
+	int go[2], ep[2], status = 0, err, exec_err = 0, ret;
+	char *cmdline;
+	pid_t child, w;
+	ssize_t n;
+
+	cmdline = join_args(o->argc, o->argv);
+	if (!cmdline) {
+		fprintf(stderr, "pmuctx stat: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+		fprintf(stderr, "pmuctx stat: pipe: %s\n", strerror(errno));
+		free(cmdline);
+		return EXIT_RUNTIME;
+	}
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "pmuctx stat: fork: %s\n", strerror(errno));
+		free(cmdline);
+		return EXIT_RUNTIME;
+	}
+	if (child == 0) {
+		close(go[1]);
+		close(ep[0]);
+		child_main(o, go[0], ep[1]);
+	}
+	close(go[0]);
+	close(ep[1]);
+
+	err = create_session(h, o, ids, nr, child);
+	if (!err)
+		err = pmuctx_enable(h);
+	if (err) {
+		ret = lib_error(CMD, h, err);
+		close(go[1]);		/* the child exits without running */
+		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(ep[0]);
+		free(cmdline);
+		return ret;
+	}
+
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	forward_pid = child;
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
+
+	t0 = now_ns();
+	if (write_all(go[1], "g", 1))
+		fprintf(stderr, "pmuctx stat: cannot start the command: %s\n",
+			strerror(errno));
+	close(go[1]);
+
+	/* EOF: exec worked (close-on-exec); an int: exec's errno */
+	do
+		n = read(ep[0], &exec_err, sizeof(exec_err));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(exec_err))
+		exec_err = 0;
+	close(ep[0]);
+
+	memset(&ru, 0, sizeof(ru));
+	do
+		w = wait4(child, &status, 0, &ru);
+	while (w < 0 && errno == EINTR);
+	t1 = now_ns();
+
+	forward_pid = 0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+
+	if (exec_err) {
+		fprintf(stderr, "pmuctx stat: cannot run '%s': %s\n",
+			o->argv[0], strerror(exec_err));
+		if (exec_err == ENOENT)
+			fprintf(stderr, "  (not found; check the name and "
+				"PATH)\n");
+		free(cmdline);
+		return exec_err == ENOENT || exec_err == ENOTDIR ? 127 : 126;
+	}
+
+	err = read_counts(h, o, &counts);
+	pmuctx_disable(h);
+	if (err) {
+		free(cmdline);
+		return lib_error(CMD, h, err);
+	}
+
+	memset(&rep, 0, sizeof(rep));
+	rep.kind = o->system_wide ? STAT_TARGET_SYSTEM :
+		   o->cgroup ? STAT_TARGET_CGROUP : STAT_TARGET_COMMAND;
+	rep.command = cmdline;
+	rep.cgroup = o->cgroup;
+	rep.counts = &counts;
+	rep.elapsed_ns = t1 - t0;
+	rep.have_rusage = w == child;
+	rep.user_ns = tv_ns(&ru.ru_utime);
+	rep.sys_ns = tv_ns(&ru.ru_stime);
+	rep.per_task = o->per_task;
+	rep.have_exit_status = true;
+	if (w != child)
+		rep.exit_status = EXIT_RUNTIME;
+	else if (WIFEXITED(status))
+		rep.exit_status = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		rep.exit_status = 128 + WTERMSIG(status);
+	else
+		rep.exit_status = EXIT_RUNTIME;
+
+	ret = print_report(out, o, &rep);
+	free(cmdline);
+	return ret ? ret : rep.exit_status;
+}
+
+/* ---- stat -p / -a / -G ---------------------------------------------------- */
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : (int)fd;
+#else
+	(void)pid;
+	return -ENOSYS;
+#endif
+}
+
+static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
+		       const int *ids, int nr, FILE *out)
+{
+	struct pmuctx_counts counts;
+	struct stat_report rep;
+	sigset_t mask, old;
+	uint64_t t0, t1, deadline = 0;
+	int err, sfd, pidfd = -1, ret;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		fprintf(stderr, "pmuctx stat: signalfd: %s\n", strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return EXIT_RUNTIME;
+	}
+
+	err = create_session(h, o, ids, nr, 0);
+	if (!err)
+		err = pmuctx_enable(h);
+	if (err) {
+		ret = lib_error(CMD, h, err);
+		goto out;
+	}
+	if (o->pid)
+		pidfd = pidfd_open_compat(o->pid);
+
+	t0 = now_ns();
+	if (o->have_duration)
+		deadline = t0 + o->duration_ns;
+	for (;;) {
+		struct pollfd pfd[2];
+		int nfds = 0, timeout = -1, r;
+
+		if (sfd >= 0) {
+			pfd[nfds].fd = sfd;
+			pfd[nfds++].events = POLLIN;
+		}
+		if (pidfd >= 0) {
+			pfd[nfds].fd = pidfd;
+			pfd[nfds++].events = POLLIN;
+		}
+		if (deadline) {
+			uint64_t t = now_ns();
+
+			if (t >= deadline)
+				break;
+			timeout = (int)((deadline - t + 999999) / 1000000);
+		}
+		/* no pidfd: poll the process now and then */
+		if (o->pid && pidfd < 0 && (timeout < 0 || timeout > 200))
+			timeout = 200;
+		r = poll(pfd, (nfds_t)nfds, timeout);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0)
+			break;	/* a signal, or the process exited */
+		if (o->pid && pidfd < 0 && kill(o->pid, 0) && errno == ESRCH)
+			break;
+	}
+	t1 = now_ns();
+
+	err = read_counts(h, o, &counts);
+	pmuctx_disable(h);
+	if (err) {
+		ret = lib_error(CMD, h, err);
+		goto out;
+	}
+	memset(&rep, 0, sizeof(rep));
+	rep.kind = o->pid ? STAT_TARGET_PID : o->system_wide ?
+		   STAT_TARGET_SYSTEM : STAT_TARGET_CGROUP;
+	rep.pid = o->pid;
+	rep.cgroup = o->cgroup;
+	rep.counts = &counts;
+	rep.elapsed_ns = t1 - t0;
+	rep.per_task = o->per_task;
+	ret = print_report(out, o, &rep);
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	if (sfd >= 0) {
+		struct signalfd_siginfo si;
+
+		/* consume the Ctrl-C / SIGTERM that ended the counting */
+		while (read(sfd, &si, sizeof(si)) == sizeof(si))
+			;
+		close(sfd);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/* ---- entry ---------------------------------------------------------------- */
+
+static int stat_run(int argc, char **argv)
+{
+	struct stat_opts o = { 0 };
+	int ids[PMUCTX_MAX_EVENTS], nr, ret;
+	struct pmuctx *h = NULL;
+	FILE *out = stderr;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret) {
+		free(o.events);
+		return ret < 0 ? 0 : ret;	/* -1: --help */
+	}
+	nr = pmuctx_event_list_parse(o.events ? o.events :
+		"task-clock,context-switches,cpu-migrations,page-faults",
+		ids, PMUCTX_MAX_EVENTS);
+	free(o.events);
+	if (nr < 0)
+		return lib_usage_error(CMD, nr);
+
+	if (o.output) {
+		out = fopen(o.output, "we");
+		if (!out) {
+			fprintf(stderr, "pmuctx stat: cannot open output file "
+				"%s: %s\n", o.output, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+	}
+	ret = open_device(CMD, &h);
+	if (!ret) {
+		if (o.argc)
+			ret = stat_command(h, &o, ids, nr, out);
+		else
+			ret = stat_attach(h, &o, ids, nr, out);
+	}
+	pmuctx_close(h);
+	if (out != stderr && fclose(out) && !ret) {
+		fprintf(stderr, "pmuctx stat: writing %s: %s\n", o.output,
+			strerror(errno));
+		ret = EXIT_RUNTIME;
+	}
+	return ret;
+}
+
+const struct cmd cmd_stat = {
+	.name = "stat",
+	.summary = "count events of a command, a process, a cgroup or the "
+		   "whole system",
+	.help = stat_help,
+	.run = stat_run,
+	.help_extra = stat_help_extra,
+};

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Output formatters of "pmuctx info".
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "info-format.h"
+#include "json.h"
+#include "stat-format.h"
+
+static const char *version_of(const struct pmuctx_info *info, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "%.*s", PMUCTX_VERSION_LEN,
+		 info->version[0] ? info->version : "unknown");
+	return buf;
+}
+
+static void line_u64(FILE *f, const char *label, uint64_t v, const char *unit)
+{
+	char b[32];
+
+	fprintf(f, "  %-22s %s%s\n", label, fmt_grouped_u64(b, sizeof(b), v),
+		unit);
+}
+
+void info_print_human(FILE *f, const struct pmuctx_info *info)
+{
+	bool v1 = info->size >= PMUCTX_INFO_SIZE_VER1;
+	char ver[PMUCTX_VERSION_LEN + 1];
+	unsigned int bit;
+	int shown = 0;
+
+	fprintf(f, "pmuctx module %s\n", version_of(info, ver, sizeof(ver)));
+	fprintf(f, "  %-22s module %u, library %d (libpmuctx %s)%s\n",
+		"ABI version:", info->abi_version, pmuctx_abi_version(),
+		pmuctx_version(),
+		(int)info->abi_version != pmuctx_abi_version() ?
+		"  [MISMATCH]" : "");
+	fprintf(f, "  %-22s", "features:");
+	for (bit = 0; bit < 64; bit++) {
+		const char *n;
+
+		if (!(info->features & (1ULL << bit)))
+			continue;
+		n = pmuctx_feature_name(bit);
+		if (n)
+			fprintf(f, " %s", n);
+		else
+			fprintf(f, " bit%u", bit);
+		shown++;
+	}
+	if (!shown)
+		fprintf(f, " (none)");
+	if (!(info->features & PMUCTX_FEAT_HW_PMU))
+		fprintf(f, "   [no hardware PMU: only software events]");
+	fputc('\n', f);
+	fprintf(f, "  %-22s %u\n", "CPUs:", info->nr_cpus);
+
+	fprintf(f, "\nstore:\n");
+	line_u64(f, "tasks tracked:", info->tasks_tracked, "");
+	line_u64(f, "store bytes:", info->store_bytes, "");
+	if (!v1) {
+		fprintf(f, "  (the module reports only the first %u bytes of "
+			"statistics; the rest needs a newer module)\n",
+			info->size);
+		return;
+	}
+	fprintf(f, "  %-22s %u\n", "sessions:", info->sessions);
+	fprintf(f, "  %-22s %s\n", "probes:",
+		info->probes_registered ? "registered" : "not registered");
+	line_u64(f, "entry size:", info->entry_bytes, " bytes");
+	line_u64(f, "max tasks:", info->max_tasks, "");
+	line_u64(f, "entries created:", info->entries_created, "");
+	line_u64(f, "entries freed:", info->entries_freed, "");
+	line_u64(f, "alloc failures:", info->alloc_failures, "");
+	line_u64(f, "pool entries:", info->pool_entries, "");
+	line_u64(f, "dropped:", info->dropped, "");
+
+	fprintf(f, "\nselftest:\n");
+	line_u64(f, "checks:", info->selftest_checks, "");
+	line_u64(f, "mismatches:", info->selftest_mismatches, "");
+	line_u64(f, "migrations:", info->selftest_migrations, "");
+	if (info->selftest_mismatches)
+		fprintf(f, "\nwarning: %" PRIu64 " selftest save area(s) did "
+			"not hold their task's signature: the per-task data "
+			"did not follow its task\n",
+			(uint64_t)info->selftest_mismatches);
+	if (info->dropped)
+		fprintf(f, "\nnote: %" PRIu64 " task(s) or slices were not "
+			"tracked (max_tasks cap or pool empty)\n",
+			(uint64_t)info->dropped);
+}
+
+void info_print_json(FILE *f, const struct pmuctx_info *info)
+{
+	bool v1 = info->size >= PMUCTX_INFO_SIZE_VER1;
+	char ver[PMUCTX_VERSION_LEN + 1], b[16];
+	struct json j;
+	unsigned int bit;
+
+	json_init(&j, f);
+	json_begin_object(&j);
+	json_kv_string(&j, "version", version_of(info, ver, sizeof(ver)));
+	json_kv_u64(&j, "abi_version", info->abi_version);
+	json_kv_i64(&j, "library_abi_version", pmuctx_abi_version());
+	json_kv_string(&j, "library_version", pmuctx_version());
+	json_kv_u64(&j, "info_size", info->size);
+	json_kv_u64(&j, "features_mask", info->features);
+	json_key(&j, "features");
+	json_begin_array(&j);
+	for (bit = 0; bit < 64; bit++) {
+		const char *n;
+
+		if (!(info->features & (1ULL << bit)))
+			continue;
+		n = pmuctx_feature_name(bit);
+		if (!n) {
+			snprintf(b, sizeof(b), "bit%u", bit);
+			n = b;
+		}
+		json_string(&j, n);
+	}
+	json_end_array(&j);
+	json_kv_u64(&j, "nr_cpus", info->nr_cpus);
+	json_kv_u64(&j, "tasks_tracked", info->tasks_tracked);
+	json_kv_u64(&j, "store_bytes", info->store_bytes);
+	if (v1) {
+		json_kv_u64(&j, "sessions", info->sessions);
+		json_kv_bool(&j, "probes_registered",
+			     info->probes_registered != 0);
+		json_kv_u64(&j, "entry_bytes", info->entry_bytes);
+		json_kv_u64(&j, "max_tasks", info->max_tasks);
+		json_kv_u64(&j, "entries_created", info->entries_created);
+		json_kv_u64(&j, "entries_freed", info->entries_freed);
+		json_kv_u64(&j, "alloc_failures", info->alloc_failures);
+		json_kv_u64(&j, "pool_entries", info->pool_entries);
+		json_kv_u64(&j, "dropped", info->dropped);
+		json_kv_u64(&j, "selftest_checks", info->selftest_checks);
+		json_kv_u64(&j, "selftest_mismatches",
+			    info->selftest_mismatches);
+		json_kv_u64(&j, "selftest_migrations",
+			    info->selftest_migrations);
+	}
+	json_end_object(&j);
+	fputc('\n', f);
+}

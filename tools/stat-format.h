@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Output formatters of "pmuctx stat" (human, -x SEP, --json).  Kept apart
+ * from the command so the unit tests can drive them with made-up counts.
+ */
+#ifndef PMUCTX_TOOLS_STAT_FORMAT_H
+#define PMUCTX_TOOLS_STAT_FORMAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <pmuctx.h>
+
+enum stat_target_kind {
+	STAT_TARGET_COMMAND,
+	STAT_TARGET_PID,
+	STAT_TARGET_SYSTEM,
+	STAT_TARGET_CGROUP,
+};
+
+struct stat_report {
+	enum stat_target_kind kind;
+	const char *command;		/* "CMD ARGS" or NULL */
+	pid_t pid;			/* STAT_TARGET_PID */
+	const char *cgroup;		/* STAT_TARGET_CGROUP */
+	const struct pmuctx_counts *counts;
+	uint64_t elapsed_ns;
+	bool have_rusage;		/* user/sys of the command */
+	uint64_t user_ns, sys_ns;
+	bool per_task;
+	bool have_exit_status;
+	int exit_status;
+};
+
+void stat_print_human(FILE *f, const struct stat_report *r);
+void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep);
+void stat_print_json(FILE *f, const struct stat_report *r);
+
+/*
+ * Notes and warnings a person must see (privilege-raising exec stopped
+ * counting, dropped tasks: counts incomplete, unlisted tasks).  Each line
+ * is prefixed with @prefix.  Returns the number of lines written.
+ */
+int stat_print_notes(FILE *f, const struct stat_report *r, const char *prefix);
+
+/* helpers, exposed for the tests */
+char *fmt_grouped_u64(char *buf, size_t len, uint64_t v);
+char *fmt_msec(char *buf, size_t len, uint64_t ns);
+/* name of an event id (canonical name or "event-N"), copied to @buf */
+const char *stat_event_name(int id, char *buf, size_t len);
+
+#endif
