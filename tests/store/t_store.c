@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -682,6 +683,129 @@ static void test_migrate(void)
 	check_store_empty("migrate");
 }
 
+/* ---- max_tasks cap: tasks beyond it are counted as dropped --------------- */
+
+static int write_param(const char *name, const char *val)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/module/pmuctx/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = fputs(val, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static void test_cap(void)
+{
+	struct pmuctx_info i0, i1;
+	struct pmuctx_read r;
+	struct gated g;
+	int fd, bad;
+
+	get_info(&i0);
+	result(write_param("max_tasks", "5") == 0, "cap: max_tasks set to 5");
+	g = gated_child(tree_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid,
+		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
+		     ev3, 3, 0, 0);
+	result(fd >= 0, "cap: session (%d)", fd);
+	if (fd < 0)
+		goto out;
+	gate_open(&g);
+	bad = wait_all();
+	result(!bad, "cap: the workload is unaffected");
+	result(sread(fd, &r, 0) == 0, "cap: read");
+	get_info(&i1);
+	diag("seen %llu dropped %llu (global dropped +%llu)",
+	     (unsigned long long)r.tasks_seen,
+	     (unsigned long long)r.tasks_dropped,
+	     (unsigned long long)(i1.dropped - i0.dropped));
+	result(r.tasks_seen == 5, "cap: exactly 5 tasks tracked (KEEP_EXITED keeps them)");
+	result(r.tasks_dropped >= 1 && i1.dropped - i0.dropped == r.tasks_dropped,
+	       "cap: the tasks beyond the cap are counted as dropped, in the session and globally");
+	close(fd);
+out:
+	write_param("max_tasks", "65536");
+	check_store_empty("cap");
+}
+
+/* ---- cgroup v2 target ---------------------------------------------------- */
+
+static void cg_burn_fn(void *arg)
+{
+	(void)arg;
+	burn_ms(150);
+}
+
+static void test_cgroup(void)
+{
+	const char *dir = "/sys/fs/cgroup/pmuctx-t_store";
+	struct pmuctx_session_attr a = {
+		.size = sizeof(a), .target = PMUCTX_TARGET_CGROUP,
+		.nr_events = 1, .events = { PMUCTX_EV_TASK_CLOCK },
+		.flags = PMUCTX_SESSION_KEEP_EXITED,
+	};
+	struct gated in, out;
+	struct pmuctx_read r;
+	unsigned int k, n_in = 0, n_out = 0;
+	uint64_t tc_in = 0;
+	char path[160], buf[32];
+	int fd, cfd, pfd;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		result(0, "cgroup: mkdir %s: %s", dir, strerror(errno));
+		return;
+	}
+	in = gated_child(cg_burn_fn, NULL);
+	out = gated_child(cg_burn_fn, NULL);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	pfd = open(path, O_WRONLY);
+	snprintf(buf, sizeof(buf), "%d\n", in.pid);
+	result(pfd >= 0 && write(pfd, buf, strlen(buf)) > 0,
+	       "cgroup: child moved into %s", dir);
+	if (pfd >= 0)
+		close(pfd);
+	cfd = open(dir, O_RDONLY | O_DIRECTORY);
+	a.cgroup_fd = cfd;
+	fd = dev_open();
+	result(ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) == 0 &&
+	       ioctl(fd, PMUCTX_IOC_ENABLE, 0) == 0, "cgroup: session on the cgroup fd");
+	gate_open(&in);
+	gate_open(&out);
+	wait_all();
+	result(sread(fd, &r, 1) == 0, "cgroup: per-task read");
+	for (k = 0; k < r.nr_tasks; k++) {
+		if (tv[k].pid == in.pid) {
+			n_in++;
+			tc_in = tv[k].values[0];
+		}
+		if (tv[k].pid == out.pid)
+			n_out++;
+	}
+	result(n_in == 1 && n_out == 0,
+	       "cgroup: only the task inside the cgroup is counted (%u in, %u out)",
+	       n_in, n_out);
+	result(tc_in >= 100000000ULL && tc_in <= 250000000ULL,
+	       "cgroup: its task-clock is about its 150 ms (%llu ns)",
+	       (unsigned long long)tc_in);
+	close(fd);
+	close(cfd);
+	rmdir(dir);
+	/* A regular file is not a cgroup. */
+	a.cgroup_fd = open("/proc/self/status", O_RDONLY);
+	fd = dev_open();
+	k = ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) < 0 ? errno : 0;
+	result(k == EBADF, "cgroup: a non-cgroup fd is refused with EBADF (%s)",
+	       strerror(k));
+	close(fd);
+	close(a.cgroup_fd);
+	check_store_empty("cgroup");
+}
+
 /* ---- unprivileged ------------------------------------------------------- */
 
 static void idle_fn(void *arg)
@@ -779,6 +903,8 @@ int main(int argc, char **argv)
 		{ "threads", test_threads },
 		{ "two-sessions", test_two_sessions },
 		{ "migrate", test_migrate },
+		{ "cap", test_cap },
+		{ "cgroup", test_cgroup },
 	};
 	unsigned int i;
 	int a;
