@@ -69,7 +69,7 @@ static int pmuctx_ioctl_info(void __user *uarg)
 	memset(&info, 0, sizeof(info));
 	info.size = min_t(u32, usize, sizeof(info));
 	info.abi_version = PMUCTX_ABI_VERSION;
-	info.nr_cpus = num_possible_cpus();
+	info.nr_cpus = nr_cpu_ids;
 	info.features = pmuctx_features();
 	strscpy(info.version, PMUCTX_VERSION, sizeof(info.version));
 	info.tasks_tracked = atomic_read(&pmuctx_stats.entries);

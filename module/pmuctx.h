@@ -253,6 +253,9 @@ int pmuctx_event_validate(u32 id);
 bool pmuctx_event_is_native(u32 id);
 u64 pmuctx_counter_read(struct perf_event *ev);
 
+/* ring.c */
+int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a);
+
 /* session.c */
 struct pmuctx_session *pmuctx_session_alloc(void);
 void pmuctx_session_release(struct pmuctx_session *s);

@@ -184,7 +184,9 @@ static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 	}
 	if (a->max_exited > PMUCTX_MAX_EXITED)
 		return -EINVAL;
-	return 0;
+	if (a->__reserved2)
+		return -EINVAL;
+	return pmuctx_ring_attr_validate(a);
 }
 
 /*

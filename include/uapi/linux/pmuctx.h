@@ -40,6 +40,7 @@
 #define PMUCTX_FEAT_CGROUP	(1ULL << 3)	/* cgroup v2 target */
 #define PMUCTX_FEAT_SELFTEST	(1ULL << 4)	/* selftest save-area backend */
 #define PMUCTX_FEAT_HW_PMU	(1ULL << 5)	/* a hardware cpu PMU was found */
+#define PMUCTX_FEAT_RING	(1ULL << 6)	/* per-CPU ring buffers, mmap */
 
 #define PMUCTX_VERSION_LEN	32
 
@@ -48,7 +49,8 @@
  * @size:		in: bytes the caller knows; out: bytes filled
  * @flags:		in: must be 0
  * @abi_version:	PMUCTX_ABI_VERSION of the module
- * @nr_cpus:		number of possible CPUs
+ * @nr_cpus:		CPU ids are 0..nr_cpus-1 (nr_cpu_ids); the ring mmap
+ *			has one slot per id
  * @features:		PMUCTX_FEAT_* bits
  * @version:		module version string, NUL terminated
  * @tasks_tracked:	store entries alive now (one per task and session)
@@ -159,6 +161,21 @@ enum pmuctx_backend {
  * @max_exited:	KEEP_EXITED: how many exited tasks to keep (0: default
  *		4096); more are still counted in the totals
  * @__reserved:	must be 0
+ *
+ * Ring buffer (PMUCTX_SESSION_ATTR_SIZE_VER1 and later):
+ * @ring_pages:	data pages per CPU, a power of two (0: no ring buffer).
+ *		Capped by the module parameter max_ring_pages (ENOMEM) and
+ *		charged to the caller's RLIMIT_MEMLOCK unless CAP_IPC_LOCK
+ *		(EPERM), as perf charges its buffers.
+ * @ring_mode:	enum pmuctx_ring_mode (0 only without a ring)
+ * @ring_records: PMUCTX_REC_MASK_* - records the hooks write
+ * @wakeup_bytes: normal mode: poll() reports POLLIN once a CPU's buffer
+ *		holds this many bytes (0: one record)
+ * @trigger_event: overwrite mode: 1 + index into @events whose delta over
+ *		one slice (switch-in to switch-out of one task) freezes the
+ *		buffers when above @trigger_threshold; 0: no trigger
+ * @__reserved2: must be 0
+ * @trigger_threshold: see @trigger_event (task-clock: ns)
  */
 struct pmuctx_session_attr {
 	__u32	size;
@@ -172,9 +189,18 @@ struct pmuctx_session_attr {
 	__u32	data_size;
 	__u32	max_exited;
 	__u32	__reserved;
+	/* PMUCTX_SESSION_ATTR_SIZE_VER1 from here on */
+	__u32	ring_pages;
+	__u32	ring_mode;
+	__u32	ring_records;
+	__u32	wakeup_bytes;
+	__u32	trigger_event;
+	__u32	__reserved2;
+	__u64	trigger_threshold;
 };
 
 #define PMUCTX_SESSION_ATTR_SIZE_VER0	72
+#define PMUCTX_SESSION_ATTR_SIZE_VER1	104
 
 /* pmuctx_read.flags */
 #define PMUCTX_READ_PER_TASK	(1U << 0)  /* fill @tasks too */
@@ -261,6 +287,204 @@ struct pmuctx_read {
 #define PMUCTX_READ_SIZE_VER0		144
 #define PMUCTX_TASK_VALUES_SIZE_VER0	160
 
+/* ---- ring buffers -------------------------------------------------------
+ *
+ * A session with ring_pages > 0 has one buffer per CPU id.  One mmap() of
+ * the session fd, read-only (PROT_READ, MAP_SHARED, offset 0, length
+ * exactly nr_cpus * (1 + ring_pages) * page size) maps them all: for CPU
+ * c, the control page (struct pmuctx_ring_ctl) at
+ * c * (1 + ring_pages) * page size, then its ring_pages data pages.  A
+ * second mmap, a writable or executable one, another offset or length
+ * fail with EINVAL (EBUSY for the second); mprotect() cannot add write.
+ *
+ * data_head and data_tail are free-running byte counts; a record starts at
+ * data + (pos & (data_size - 1)).  Records are 8-byte aligned, never wrap:
+ * the space left at the end of the data area is filled with one PAD record.
+ *
+ * Normal mode (the writer respects the reader):
+ *   writer: reserve, write the record, smp_wmb(), publish data_head
+ *	     (smp_store_release); a record that does not fit is dropped and
+ *	     counted in lost, and a LOST record is written once space returns.
+ *   reader: head = load-acquire(data_head) (= load, smp_rmb());
+ *	     parse the records in [tail, head);
+ *	     ioctl(PMUCTX_IOC_RING_CONSUME, {cpu, head}) - the kernel does
+ *	     smp_mb() and stores data_tail, which frees the space.
+ * Overwrite mode (flight recorder, the writer never waits):
+ *   the writer moves data_tail itself, to the start of the oldest record it
+ *   keeps, so parsing from data_tail always yields complete records, the
+ *   newest ones.  The buffer changes under a reader: read it between
+ *   PMUCTX_IOC_SNAPSHOT (all CPUs frozen, in-flight writers finished) and
+ *   PMUCTX_IOC_RESUME.  Records arriving while frozen are counted in lost.
+ * seq is odd while the kernel changes data_tail or flags outside the
+ * writer's fast path; a reader that needs both consistently retries on an
+ * odd or changed seq.
+ */
+#define PMUCTX_RING_VERSION	1
+
+enum pmuctx_ring_mode {
+	PMUCTX_RING_NORMAL	= 1,
+	PMUCTX_RING_OVERWRITE	= 2,
+};
+
+/* pmuctx_ring_ctl.flags */
+#define PMUCTX_RING_F_FROZEN	(1U << 0)  /* snapshot or trigger */
+#define PMUCTX_RING_F_TRIGGERED	(1U << 1)  /* frozen by the kernel trigger */
+
+/**
+ * struct pmuctx_ring_ctl - control page of one CPU's buffer (read-only)
+ * @version:	PMUCTX_RING_VERSION
+ * @cpu:	CPU id of this buffer
+ * @mode:	enum pmuctx_ring_mode
+ * @flags:	PMUCTX_RING_F_*
+ * @data_offset: bytes from this page to the data area
+ * @data_size:	bytes of data area, a power of two
+ * @data_head:	write position (see above)
+ * @data_tail:	read position: normal mode the reader's (RING_CONSUME),
+ *		overwrite mode the oldest complete record
+ * @lost:	records not written (buffer full in normal mode, frozen)
+ * @records:	records written
+ * @overwritten: overwrite mode: records dropped from the tail
+ * @seq:	seqcount, see above
+ */
+struct pmuctx_ring_ctl {
+	__u32	version;
+	__u32	cpu;
+	__u32	mode;
+	__u32	flags;
+	__u64	data_offset;
+	__u64	data_size;
+	__u64	data_head;
+	__u64	data_tail;
+	__u64	lost;
+	__u64	records;
+	__u64	overwritten;
+	__u32	seq;
+	__u32	__pad;
+};
+
+/* Records the hooks write (pmuctx_session_attr.ring_records). */
+#define PMUCTX_REC_MASK_SWITCH	(1U << 0)
+#define PMUCTX_REC_MASK_FORK	(1U << 1)
+#define PMUCTX_REC_MASK_EXEC	(1U << 2)
+#define PMUCTX_REC_MASK_EXIT	(1U << 3)
+#define PMUCTX_REC_MASK_COMM	(1U << 4)
+#define PMUCTX_REC_MASK_ALL	0x1fU
+
+enum pmuctx_rec_type {
+	PMUCTX_REC_PAD		= 1,	/* header only: skip to the data end */
+	PMUCTX_REC_LOST		= 2,
+	PMUCTX_REC_SWITCH	= 3,
+	PMUCTX_REC_FORK		= 4,
+	PMUCTX_REC_EXEC		= 5,
+	PMUCTX_REC_EXIT		= 6,
+	PMUCTX_REC_COMM		= 7,
+	PMUCTX_REC_SAMPLE	= 8,	/* sampling (reserved) */
+	PMUCTX_REC_USER_CALLCHAIN = 9,	/* deferred user stacks (reserved) */
+	PMUCTX_REC_THROTTLE	= 10,	/* sampling throttled (reserved) */
+	PMUCTX_REC_USER		= 11,	/* write(2) on the session fd */
+	PMUCTX_REC_MAX		= 11,
+};
+
+/**
+ * struct pmuctx_rec_header - first 8 bytes of every record
+ * @type:	enum pmuctx_rec_type; unknown types are skipped by size
+ * @size:	bytes of the whole record, a multiple of 8, >= 8
+ * @misc:	type-specific bits
+ */
+struct pmuctx_rec_header {
+	__u32	type;
+	__u16	size;
+	__u16	misc;
+};
+
+/**
+ * struct pmuctx_rec_common - follows the header in every record but PAD
+ * @time:	CLOCK_MONOTONIC, ns (ktime_get_mono_fast_ns(): comparable
+ *		across CPUs and with clock_gettime(CLOCK_MONOTONIC))
+ * @cpu:	CPU the record was written on
+ * @pid:	thread group id of the task the record is about, in the
+ *		session creator's pid namespace (0: idle or not visible)
+ * @tid:	its thread id
+ * @__pad:	0
+ */
+struct pmuctx_rec_common {
+	__u64	time;
+	__u32	cpu;
+	__s32	pid;
+	__s32	tid;
+	__u32	__pad;
+};
+
+/* LOST: @lost records were dropped on this CPU since the last LOST. */
+struct pmuctx_rec_lost {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__u64				lost;
+};
+
+/* SWITCH: c.pid/tid is the task switched out (misc: PMUCTX_SWITCH_*). */
+#define PMUCTX_SWITCH_PREEMPT	(1U << 0)  /* prev was preempted */
+struct pmuctx_rec_switch {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__s32				next_pid;
+	__s32				next_tid;
+	__u32				prev_state;	/* TASK_* bits */
+	__u32				nr;		/* = session nr_events */
+	__u64				delta[];	/* prev's slice, event order */
+};
+
+/* FORK: c.pid/tid is the parent. */
+struct pmuctx_rec_fork {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__s32				child_pid;
+	__s32				child_tid;
+};
+
+/* EXEC: filename is NUL-terminated, padded to the record size. */
+struct pmuctx_rec_exec {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	char				comm[PMUCTX_COMM_LEN];
+	char				filename[];
+};
+
+/* EXIT: the task's totals at exit. */
+struct pmuctx_rec_exit {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__u32				nr;
+	__u32				__pad;
+	__u64				values[];
+};
+
+/* COMM: the name of a task when the session first sees it. */
+struct pmuctx_rec_comm {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	char				comm[PMUCTX_COMM_LEN];
+};
+
+/* USER: @len bytes written with write(2) on the session fd. */
+#define PMUCTX_USER_MAX		4096
+struct pmuctx_rec_user {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__u32				len;
+	__u32				__pad;
+	__u8				data[];
+};
+
+/* PMUCTX_IOC_RING_CONSUME: normal mode, the reader is done up to @tail. */
+struct pmuctx_ring_consume {
+	__u32	size;
+	__u32	cpu;
+	__u64	tail;
+};
+
+#define PMUCTX_RING_CONSUME_SIZE_VER0	16
+
 /*
  * ioctls.  All take a pointer to the struct named; the kernel dispatches on
  * the number, not on the size bits.
@@ -273,6 +497,21 @@ struct pmuctx_read {
  *				running targets (an IPI folds their slice).
  * PMUCTX_IOC_RESET		argument must be 0; zeroes every count.
  * PMUCTX_IOC_READ		totals and optionally per-task values.
+ * PMUCTX_IOC_SNAPSHOT		argument 0: freeze every CPU's buffer and wait
+ *				for writers in flight (EINVAL without a ring).
+ * PMUCTX_IOC_RESUME		argument 0: unfreeze (also after a trigger).
+ * PMUCTX_IOC_RING_CONSUME	normal mode: advance data_tail of one CPU
+ *				(EINVAL: overwrite mode, bad cpu, tail outside
+ *				[data_tail, data_head]).
+ *
+ * read(2) (normal mode) copies whole records out, consuming them, CPU by
+ * CPU; it blocks for data unless O_NONBLOCK (EAGAIN) and never returns a
+ * partial record (EINVAL if the buffer cannot hold the next one).
+ * write(2) writes one USER record of 1..PMUCTX_USER_MAX bytes into the
+ * current CPU's buffer; it returns the count, or ENOSPC when the record
+ * was dropped (normal mode, buffer full) - the drop is also counted in
+ * lost.  poll() reports POLLIN when a CPU's buffer holds wakeup_bytes
+ * (normal mode) or the buffers are frozen (overwrite mode).
  */
 #define PMUCTX_IOC_INFO		_IOWR(PMUCTX_IOC_MAGIC, 0x00, struct pmuctx_info)
 #define PMUCTX_IOC_SESSION_CREATE \
@@ -281,5 +520,9 @@ struct pmuctx_read {
 #define PMUCTX_IOC_DISABLE	_IO(PMUCTX_IOC_MAGIC, 0x03)
 #define PMUCTX_IOC_RESET	_IO(PMUCTX_IOC_MAGIC, 0x04)
 #define PMUCTX_IOC_READ		_IOWR(PMUCTX_IOC_MAGIC, 0x05, struct pmuctx_read)
+#define PMUCTX_IOC_SNAPSHOT	_IO(PMUCTX_IOC_MAGIC, 0x06)
+#define PMUCTX_IOC_RESUME	_IO(PMUCTX_IOC_MAGIC, 0x07)
+#define PMUCTX_IOC_RING_CONSUME	\
+	_IOW(PMUCTX_IOC_MAGIC, 0x08, struct pmuctx_ring_consume)
 
 #endif /* _UAPI_LINUX_PMUCTX_H */
