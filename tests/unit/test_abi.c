@@ -51,8 +51,12 @@ void test_abi(void)
 
 	/* struct pmuctx_session_attr */
 	CHECK_EQ(sizeof(struct pmuctx_session_attr),
-		 PMUCTX_SESSION_ATTR_SIZE_VER0,
-		 "sizeof(struct pmuctx_session_attr) == _SIZE_VER0 (72)");
+		 PMUCTX_SESSION_ATTR_SIZE_VER1,
+		 "sizeof(struct pmuctx_session_attr) == _SIZE_VER1 (104)");
+	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER1, 104,
+		 "PMUCTX_SESSION_ATTR_SIZE_VER1 == 104");
+	OFF(pmuctx_session_attr, ring_pages, PMUCTX_SESSION_ATTR_SIZE_VER0);
+	OFF(pmuctx_session_attr, trigger_threshold, 96);
 	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER0, 72,
 		 "PMUCTX_SESSION_ATTR_SIZE_VER0 == 72");
 	OFF(pmuctx_session_attr, size, 0);

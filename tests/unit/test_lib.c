@@ -119,7 +119,7 @@ static void test_session(void)
 		err = pmuctx_session_create(h, &so);
 	}
 	CHECK_EQ(err, 0, "session with every option");
-	CHECK(fake.last_attr.size == 72 &&
+	CHECK(fake.last_attr.size == sizeof(struct pmuctx_session_attr) &&
 	      fake.last_attr.flags == (PMUCTX_SESSION_INHERIT |
 				       PMUCTX_SESSION_KEEP_EXITED) &&
 	      fake.last_attr.target == PMUCTX_TARGET_PID &&
