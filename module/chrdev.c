@@ -14,6 +14,8 @@
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/compat.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "pmuctx.h"
 
@@ -45,15 +47,48 @@ static long pmuctx_compat_ioctl(struct file *file, unsigned int cmd,
 }
 #endif
 
-/* The ring buffer is not implemented yet: refuse cleanly. */
+/* mmap, poll, read and write work on a session's ring buffers. */
 static int pmuctx_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	return -ENODEV;
+	return pmuctx_ring_mmap(file->private_data, vma);
 }
 
 static __poll_t pmuctx_poll(struct file *file, struct poll_table_struct *pt)
 {
-	return EPOLLERR;
+	struct pmuctx_session *s = file->private_data;
+
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE)
+		return EPOLLERR;
+	return pmuctx_ring_poll(s, file, pt);
+}
+
+static ssize_t pmuctx_read(struct file *file, char __user *buf, size_t len,
+			   loff_t *ppos)
+{
+	struct pmuctx_session *s = file->private_data;
+
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE)
+		return -EINVAL;
+	return pmuctx_ring_read(s, file, buf, len);
+}
+
+static ssize_t pmuctx_write(struct file *file, const char __user *buf,
+			    size_t len, loff_t *ppos)
+{
+	struct pmuctx_session *s = file->private_data;
+	void *kbuf;
+	int ret;
+
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE || !s->ring_area)
+		return -EINVAL;
+	if (!len || len > PMUCTX_USER_MAX)
+		return -EINVAL;
+	kbuf = memdup_user(buf, len);
+	if (IS_ERR(kbuf))
+		return PTR_ERR(kbuf);
+	ret = pmuctx_ring_user(s, kbuf, len);
+	kfree(kbuf);
+	return ret ? ret : len;
 }
 
 static const struct file_operations pmuctx_fops = {
@@ -66,6 +101,8 @@ static const struct file_operations pmuctx_fops = {
 #endif
 	.mmap		= pmuctx_mmap,
 	.poll		= pmuctx_poll,
+	.read		= pmuctx_read,
+	.write		= pmuctx_write,
 	.llseek		= no_llseek,
 };
 

@@ -6,9 +6,12 @@
  * tracepoint prototypes; module/Kbuild detects them from the target
  * kernel's include/trace/events/sched.h and defines:
  *  PMUCTX_SWITCH_HAS_PREV_STATE	sched_switch passes prev_state (5.18+)
+ *  PMUCTX_HAVE_VM_FLAGS_CLEAR	vm_flags_clear() exists (6.3+)
  */
 #ifndef _PMUCTX_COMPAT_H
 #define _PMUCTX_COMPAT_H
+
+#include <linux/mm.h>
 
 #ifndef PMUCTX_SWITCH_HAS_PREV_STATE
 #error "pmuctx needs a kernel whose sched_switch tracepoint has prev_state (5.18+)"
@@ -22,5 +25,16 @@
 #define PMUCTX_EXEC_ARGS	struct task_struct *p, pid_t old_pid, \
 				struct linux_binprm *bprm
 #define PMUCTX_EXIT_ARGS	struct task_struct *p
+
+/* vm_flags became read-only with accessors in 6.3. */
+#ifdef PMUCTX_HAVE_VM_FLAGS_CLEAR
+#define pmuctx_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
+#else
+static inline void pmuctx_vm_flags_clear(struct vm_area_struct *vma,
+					 unsigned long flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
 
 #endif /* _PMUCTX_COMPAT_H */

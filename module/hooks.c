@@ -196,8 +196,8 @@ enum pmuctx_stop {
  * do_task_dead(), which always happens, exactly once: it is counted here,
  * so context-switches match the scheduler's own nvcsw + nivcsw.
  */
-static void pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
-			      enum pmuctx_stop how)
+static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
+			      enum pmuctx_stop how, u64 *delta)
 {
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_sess_cpu *sc;
@@ -205,10 +205,10 @@ static void pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 	unsigned int i;
 
 	if (!e->in)
-		return;
+		return false;
 	WRITE_ONCE(e->in, false);
 	if (!pmuctx_sess_live(s))
-		return;
+		return false;
 	sc = per_cpu_ptr(s->cpu, cpu);
 	snap = pmuctx_snap(e);
 	tot = pmuctx_total(e);
@@ -230,9 +230,37 @@ static void pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 			break;
 		}
 		WRITE_ONCE(tot[i], tot[i] + d);
+		if (delta)
+			delta[i] = d;
 	}
 	if (how == PMUCTX_STOP_SWITCH && s->backend == PMUCTX_BACKEND_SELFTEST)
 		pmuctx_selftest_save(e, cpu);
+	return true;
+}
+
+/*
+ * A slice of @e ended at a context switch: SWITCH record, kernel trigger.
+ * sched_switch, IRQs off.
+ */
+static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
+			      struct task_struct *prev,
+			      struct task_struct *next,
+			      unsigned int prev_state, bool preempt)
+{
+	struct pmuctx_session *s = e->sess;
+	u64 delta[PMUCTX_MAX_EVENTS];
+
+	if (!s->ring_area) {
+		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
+		return;
+	}
+	if (!pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, delta))
+		return;
+	if (s->ring_records & PMUCTX_REC_MASK_SWITCH)
+		pmuctx_ring_switch(s, prev, next, prev_state, preempt, delta);
+	if (s->trigger_idx &&
+	    delta[s->trigger_idx - 1] > s->trigger_threshold)
+		pmuctx_ring_trigger(s);
 }
 
 /* ---- adoption (system-wide and cgroup sessions) ----------------------- */
@@ -282,6 +310,8 @@ static struct pmuctx_entry *pmuctx_adopt(struct pmuctx_session *s,
 	atomic_set(&e->state, PMUCTX_ES_PENDING);
 	list_add_tail(&e->list, &s->pending);
 	found = e;
+	if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM))
+		pmuctx_ring_comm(s, next);
 	/* The refill irq_work also kicks the adopt worker. */
 	irq_work_queue(&sc->refill);
 out:
@@ -340,12 +370,14 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	rcu_read_lock();
 	if (cc->task == prev && cc->nr <= PMUCTX_CUR_MAX) {
 		for (i = 0; i < cc->nr; i++)
-			pmuctx_entry_stop(cc->e[i], now, cpu, PMUCTX_STOP_SWITCH);
+			pmuctx_switch_out(cc->e[i], now, cpu, prev, next,
+					  prev_state, preempt);
 	} else {
 		list = rhltable_lookup(&pmuctx_store, &prev,
 				       pmuctx_store_params);
 		rhl_for_each_entry_rcu(e, pos, list, node)
-			pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH);
+			pmuctx_switch_out(e, now, cpu, prev, next, prev_state,
+					  preempt);
 	}
 
 	cc->task = next;
@@ -407,7 +439,7 @@ void pmuctx_cpu_sync(void *info)
 		e = cc->e[i];
 		if (e->sess != s)
 			continue;
-		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD);
+		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
 		pmuctx_entry_start(e, now, cpu);
 	}
 	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
@@ -415,7 +447,7 @@ void pmuctx_cpu_sync(void *info)
 		if (e->sess != s || READ_ONCE(e->dead) ||
 		    pmuctx_cache_has(cc, e))
 			continue;
-		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD);
+		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
 		pmuctx_entry_start(e, now, cpu);
 		pmuctx_cache_add(cc, e);
 	}
@@ -508,10 +540,14 @@ static void pmuctx_drop_current(struct pmuctx_entry *e, bool exited)
 	local_irq_save(flags);
 	cc = this_cpu_ptr(&pmuctx_cur);
 	pmuctx_entry_stop(e, local_clock(), smp_processor_id(),
-			  exited ? PMUCTX_STOP_EXIT : PMUCTX_STOP_FOLD);
+			  exited ? PMUCTX_STOP_EXIT : PMUCTX_STOP_FOLD, NULL);
 	WRITE_ONCE(e->dead, true);
 	pmuctx_cache_del(cc, e);
 	local_irq_restore(flags);
+
+	if (exited && pmuctx_rec_on(s, PMUCTX_REC_MASK_EXIT) &&
+	    pmuctx_sess_live(s))
+		pmuctx_ring_exit(s, current, pmuctx_total(e));
 
 	if (exited)
 		e->flags |= PMUCTX_EF_EXITED;
@@ -585,6 +621,9 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 		strscpy(e->comm, p->comm, sizeof(e->comm));
 		e->tid = task_pid_nr_ns(p, s->pid_ns);
 		e->pid = task_tgid_nr_ns(p, s->pid_ns);
+		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_EXEC) &&
+		    pmuctx_sess_live(s))
+			pmuctx_ring_exec(s, p, bprm->filename);
 		if (raised && s->target == PMUCTX_TARGET_PID &&
 		    !s->owner_perfmon && pmuctx_sess_live(s)) {
 			atomic64_inc(&s->priv_exec);
@@ -613,8 +652,11 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		struct pmuctx_session *s = e->sess;
 
-		if (READ_ONCE(e->dead) || !pmuctx_sess_live(s) ||
-		    !(s->flags & PMUCTX_SESSION_INHERIT) ||
+		if (READ_ONCE(e->dead) || !pmuctx_sess_live(s))
+			continue;
+		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_FORK))
+			pmuctx_ring_fork(s, t, child);
+		if (!(s->flags & PMUCTX_SESSION_INHERIT) ||
 		    s->target != PMUCTX_TARGET_PID)
 			continue;
 		c = pmuctx_entry_alloc(s, GFP_NOWAIT | __GFP_NOWARN);

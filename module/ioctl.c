@@ -9,6 +9,9 @@
  *  PMUCTX_IOC_DISABLE		stop counting
  *  PMUCTX_IOC_RESET		zero the counts
  *  PMUCTX_IOC_READ		totals and per-task values
+ *  PMUCTX_IOC_SNAPSHOT		freeze the ring buffers
+ *  PMUCTX_IOC_RESUME		unfreeze them
+ *  PMUCTX_IOC_RING_CONSUME	normal mode: free space up to a tail
  *
  * Dispatch is by type, number and direction.  The size bits of the command
  * are ignored: structs carry their own size (copy_struct_from_user()).
@@ -34,13 +37,16 @@ static const struct pmuctx_cmd pmuctx_cmds[] = {
 	[_IOC_NR(PMUCTX_IOC_DISABLE)] = { _IOC_NONE, true },
 	[_IOC_NR(PMUCTX_IOC_RESET)] = { _IOC_NONE, true },
 	[_IOC_NR(PMUCTX_IOC_READ)] = { _IOC_READ | _IOC_WRITE, true },
+	[_IOC_NR(PMUCTX_IOC_SNAPSHOT)] = { _IOC_NONE, true },
+	[_IOC_NR(PMUCTX_IOC_RESUME)] = { _IOC_NONE, true },
+	[_IOC_NR(PMUCTX_IOC_RING_CONSUME)] = { _IOC_WRITE, true },
 };
 
 static u64 pmuctx_features(void)
 {
 	u64 f = PMUCTX_FEAT_COUNTING | PMUCTX_FEAT_INHERIT |
 		PMUCTX_FEAT_SYSTEM_WIDE | PMUCTX_FEAT_CGROUP |
-		PMUCTX_FEAT_SELFTEST;
+		PMUCTX_FEAT_SELFTEST | PMUCTX_FEAT_RING;
 
 	return f;
 }

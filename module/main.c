@@ -20,6 +20,11 @@ module_param_named(pool_size, pmuctx_pool_size, uint, 0444);
 MODULE_PARM_DESC(pool_size,
 		 "Pre-allocated entries per CPU and session, used where allocation is not allowed or failed (1..64, default 16)");
 
+unsigned int pmuctx_max_ring_pages = 256;
+module_param_named(max_ring_pages, pmuctx_max_ring_pages, uint, 0644);
+MODULE_PARM_DESC(max_ring_pages,
+		 "Largest ring buffer a session may ask for, in data pages per CPU (default 256: 1 MiB with 4 KiB pages)");
+
 unsigned int pmuctx_max_exited_default = 4096;
 module_param_named(max_exited, pmuctx_max_exited_default, uint, 0644);
 MODULE_PARM_DESC(max_exited,

@@ -34,11 +34,13 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/poll.h>
 #include <linux/rhashtable.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/pmuctx.h>
 
@@ -102,8 +104,24 @@ struct pmuctx_entry {
 	u64			data[];
 };
 
+/*
+ * One CPU's ring buffer of a session (ring.c).  Only written on its CPU,
+ * with IRQs off around reservation and commit.
+ */
+struct pmuctx_ring {
+	struct pmuctx_ring_ctl	*ctl;		/* control page (mapped) */
+	u8			*data;		/* data area (mapped) */
+	u64			head;		/* reserved up to here */
+	u64			tail;		/* overwrite mode: oldest kept */
+	u64			busy_start;	/* outermost reservation in flight */
+	u64			lost_pending;	/* for the next LOST record */
+	unsigned int		nest;		/* writers in flight */
+	bool			wake_sent;	/* edge-triggered reader wakeup */
+};
+
 /* Per-CPU state of a session. */
 struct pmuctx_sess_cpu {
+	struct pmuctx_ring	ring;
 	struct perf_event	*ev[PMUCTX_MAX_EVENTS];
 	u64			folded[PMUCTX_MAX_EVENTS]; /* exited tasks */
 	unsigned int		pool_nr;
@@ -155,7 +173,28 @@ struct pmuctx_session {
 
 	struct list_head	node;		/* pmuctx_sessions */
 	struct list_head	adopt_node;	/* pmuctx_adopters (RCU) */
+
+	/* ring buffers (ring.c); ring_area NULL: none */
+	void			*ring_area;
+	struct mm_struct	*ring_mm;	/* charged for locked_vm */
+	u64			ring_size;	/* data bytes per CPU */
+	u64			trigger_threshold;
+	u32			ring_pages;
+	u32			ring_mode;
+	u32			ring_records;	/* PMUCTX_REC_MASK_* */
+	u32			wakeup_bytes;
+	u32			trigger_idx;	/* 1 + event index; 0: none */
+	bool			ring_frozen;
+	bool			ring_triggered;
+	atomic_t		ring_mapped;	/* VMAs mapping the buffers */
+	wait_queue_head_t	ring_wq;	/* read(2), poll() */
+	struct irq_work		ring_wake;	/* wakes ring_wq from probes */
 };
+
+static inline bool pmuctx_rec_on(const struct pmuctx_session *s, u32 mask)
+{
+	return s->ring_area && (s->ring_records & mask);
+}
 
 static inline u64 *pmuctx_snap(struct pmuctx_entry *e)
 {
@@ -254,7 +293,32 @@ bool pmuctx_event_is_native(u32 id);
 u64 pmuctx_counter_read(struct perf_event *ev);
 
 /* ring.c */
+extern unsigned int pmuctx_max_ring_pages;
 int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a);
+void pmuctx_ring_init(struct pmuctx_session *s);
+int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
+		       u32 records, u32 wakeup);
+void pmuctx_ring_destroy(struct pmuctx_session *s);
+void pmuctx_ring_switch(struct pmuctx_session *s, struct task_struct *prev,
+			struct task_struct *next, unsigned int prev_state,
+			bool preempt, const u64 *delta);
+void pmuctx_ring_fork(struct pmuctx_session *s, struct task_struct *parent,
+		      struct task_struct *child);
+void pmuctx_ring_exec(struct pmuctx_session *s, struct task_struct *p,
+		      const char *filename);
+void pmuctx_ring_exit(struct pmuctx_session *s, struct task_struct *p,
+		      const u64 *values);
+void pmuctx_ring_comm(struct pmuctx_session *s, struct task_struct *t);
+int pmuctx_ring_user(struct pmuctx_session *s, const void *buf, u32 len);
+void pmuctx_ring_trigger(struct pmuctx_session *s);
+int pmuctx_ring_snapshot(struct pmuctx_session *s);
+int pmuctx_ring_resume(struct pmuctx_session *s);
+__poll_t pmuctx_ring_poll(struct pmuctx_session *s, struct file *file,
+			  struct poll_table_struct *pt);
+int pmuctx_ring_consume(struct pmuctx_session *s, void __user *uarg);
+ssize_t pmuctx_ring_read(struct pmuctx_session *s, struct file *file,
+			 char __user *buf, size_t len);
+int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma);
 
 /* session.c */
 struct pmuctx_session *pmuctx_session_alloc(void);

@@ -1,12 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmuctx: per-CPU ring buffers (in progress: attributes are validated,
- * rings are not implemented yet, so sessions asking for one get
- * -EOPNOTSUPP).
+ * pmuctx: per-CPU ring buffers of a session (normal and overwrite mode).
+ *
+ * Memory: one vmalloc_user() area per session, for each CPU id a control
+ * page (struct pmuctx_ring_ctl) followed by the data pages, mapped into
+ * user space read-only by one mmap().  The protocol is documented in
+ * include/uapi/linux/pmuctx.h.
+ *
+ * Writers run on the CPU whose buffer they write: the sched_switch probe
+ * (IRQs off), the fork/exec/exit probes (preemption off) and write(2)
+ * (preemption off around the record).  Reservation happens with IRQs off
+ * on that CPU, so writers nest (an IRQ writer interrupting a probe or a
+ * write(2) between reserve and commit) but never interleave inside a
+ * reservation.  The header of a record is written at reservation time, so
+ * the overwrite writer can always walk the tail record by record.
+ * data_head is published only when the outermost writer commits: readers
+ * never see a reserved but unwritten record.  NMI writers are not
+ * supported (counted as lost).
+ *
+ * Overwrite mode moves the tail record by record: the buffer always keeps
+ * everything but the space the next record needs.  (Seed 003 jumps to a
+ * next_tail candidate taken at half the buffer, which keeps between half
+ * and all of it; walking headers costs one header read per evicted record,
+ * amortized O(1) per record written.)
+ *
+ * Freezing (SNAPSHOT, trigger) sets s->ring_frozen; writers test it after
+ * reserving nothing yet and count the record as lost.  SNAPSHOT then waits
+ * with synchronize_rcu() for writers in flight (they run with preemption
+ * off).  The trigger runs in sched_switch: it only sets the flag and
+ * queues an irq_work that wakes the reader.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
 #include "pmuctx.h"
+
+#define PMUCTX_REC_MAX_SIZE	(U16_MAX & ~7U)
 
 int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a)
 {
@@ -16,5 +55,665 @@ int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a)
 			return -EINVAL;
 		return 0;
 	}
-	return -EOPNOTSUPP;
+	if (!is_power_of_2(a->ring_pages))
+		return -EINVAL;
+	if (a->ring_mode != PMUCTX_RING_NORMAL &&
+	    a->ring_mode != PMUCTX_RING_OVERWRITE)
+		return -EINVAL;
+	if (a->ring_records & ~PMUCTX_REC_MASK_ALL)
+		return -EINVAL;
+	if ((u64)a->wakeup_bytes > (u64)a->ring_pages * PAGE_SIZE)
+		return -EINVAL;
+	if (a->trigger_event) {
+		if (a->ring_mode != PMUCTX_RING_OVERWRITE ||
+		    a->trigger_event > a->nr_events || !a->trigger_threshold)
+			return -EINVAL;
+	} else if (a->trigger_threshold) {
+		return -EINVAL;
+	}
+	/* Checked last: the only error that depends on a module parameter. */
+	if (a->ring_pages > READ_ONCE(pmuctx_max_ring_pages))
+		return -ENOMEM;
+	return 0;
+}
+
+static unsigned long pmuctx_ring_total_pages(struct pmuctx_session *s)
+{
+	return (unsigned long)nr_cpu_ids * (1 + s->ring_pages);
+}
+
+static void pmuctx_ring_wake_fn(struct irq_work *work)
+{
+	struct pmuctx_session *s = container_of(work, struct pmuctx_session,
+						ring_wake);
+
+	wake_up_all(&s->ring_wq);
+}
+
+/* At session allocation: what release needs even without a ring. */
+void pmuctx_ring_init(struct pmuctx_session *s)
+{
+	init_waitqueue_head(&s->ring_wq);
+	init_irq_work(&s->ring_wake, pmuctx_ring_wake_fn);
+}
+
+/*
+ * Allocate and charge the buffers of @s (process context, session not
+ * live yet).  The pages are charged to the caller's locked_vm like perf
+ * charges its buffers: over RLIMIT_MEMLOCK without CAP_IPC_LOCK is EPERM.
+ */
+int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
+		       u32 records, u32 wakeup)
+{
+	unsigned long total;
+	int cpu, ret;
+
+	if (!pages)
+		return 0;
+	s->ring_pages = pages;
+	s->ring_mode = mode;
+	s->ring_records = records;
+	s->ring_size = (u64)pages * PAGE_SIZE;
+	s->wakeup_bytes = wakeup ? wakeup : 1;
+	total = pmuctx_ring_total_pages(s);
+
+	ret = account_locked_vm(current->mm, total, true);
+	if (ret)
+		return -EPERM;
+	s->ring_mm = current->mm;
+	mmgrab(s->ring_mm);
+
+	s->ring_area = vmalloc_user(total << PAGE_SHIFT);
+	if (!s->ring_area) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+		struct pmuctx_ring_ctl *ctl;
+
+		ctl = s->ring_area + ((size_t)cpu * (1 + pages) << PAGE_SHIFT);
+		ctl->version = PMUCTX_RING_VERSION;
+		ctl->cpu = cpu;
+		ctl->mode = mode;
+		ctl->data_offset = PAGE_SIZE;
+		ctl->data_size = s->ring_size;
+		sc->ring.ctl = ctl;
+		sc->ring.data = (u8 *)ctl + PAGE_SIZE;
+	}
+	return 0;
+
+err_uncharge:
+	account_locked_vm(s->ring_mm, total, false);
+	mmdrop(s->ring_mm);
+	s->ring_mm = NULL;
+	return ret;
+}
+
+/* Teardown: no writer can run any more (session dead, RCU synced). */
+void pmuctx_ring_destroy(struct pmuctx_session *s)
+{
+	irq_work_sync(&s->ring_wake);
+	if (!s->ring_area)
+		return;
+	vfree(s->ring_area);
+	s->ring_area = NULL;
+	account_locked_vm(s->ring_mm, pmuctx_ring_total_pages(s), false);
+	mmdrop(s->ring_mm);
+	s->ring_mm = NULL;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+/*
+ * seq is a seqcount for readers of data_tail/flags/overwritten; only the
+ * buffer's own CPU (writer) or the session ioctl (under s->lock, writers
+ * frozen) change those fields.
+ */
+static void pmuctx_ring_seq_begin(struct pmuctx_ring_ctl *ctl)
+{
+	WRITE_ONCE(ctl->seq, ctl->seq + 1);
+	smp_wmb();	/* odd seq visible before the fields change */
+}
+
+static void pmuctx_ring_seq_end(struct pmuctx_ring_ctl *ctl)
+{
+	smp_wmb();	/* fields visible before the even seq */
+	WRITE_ONCE(ctl->seq, ctl->seq + 1);
+}
+
+/* Free ring space up to @tail; pairs with the writer's load-acquire. */
+static void pmuctx_ring_release_tail(struct pmuctx_ring_ctl *ctl, u64 tail)
+{
+	/* the reader's loads of the records happen before the space is reused */
+	smp_store_release(&ctl->data_tail, tail);
+}
+
+/* Published head; pairs with the writer's store-release in commit. */
+static u64 pmuctx_ring_head(struct pmuctx_ring_ctl *ctl)
+{
+	/* records up to the head are fully written before we read them */
+	return smp_load_acquire(&ctl->data_head);
+}
+
+static struct pmuctx_rec_header *pmuctx_ring_at(struct pmuctx_ring *r,
+						u64 pos)
+{
+	return (struct pmuctx_rec_header *)(r->data +
+					    (pos & (r->ctl->data_size - 1)));
+}
+
+/*
+ * Make room for @need bytes at r->head: normal mode checks the reader's
+ * tail, overwrite mode evicts whole records from the tail.  IRQs off.
+ */
+static bool pmuctx_ring_room(struct pmuctx_session *s, struct pmuctx_ring *r,
+			     u64 need)
+{
+	u64 size = r->ctl->data_size, tail, moved = 0;
+
+	if (s->ring_mode == PMUCTX_RING_NORMAL) {
+		/* pairs with pmuctx_ring_release_tail(): reader done with it */
+		tail = smp_load_acquire(&r->ctl->data_tail);
+		return r->head + need - tail <= size;
+	}
+	tail = r->tail;
+	while (r->head + need - tail > size) {
+		struct pmuctx_rec_header *h = pmuctx_ring_at(r, tail);
+
+		/* Never evict a record a nested writer is still filling. */
+		if (r->nest && tail >= r->busy_start)
+			return false;
+		if (h->type != PMUCTX_REC_PAD)
+			moved++;
+		tail += h->size;
+	}
+	if (tail != r->tail) {
+		pmuctx_ring_seq_begin(r->ctl);
+		r->tail = tail;
+		WRITE_ONCE(r->ctl->data_tail, tail);
+		WRITE_ONCE(r->ctl->overwritten, r->ctl->overwritten + moved);
+		pmuctx_ring_seq_end(r->ctl);
+	}
+	return true;
+}
+
+/*
+ * Reserve @size bytes (a multiple of 8) on this CPU's buffer of @s.
+ * Writes the header (type, size) and, when the end of the data area is
+ * too close, a PAD record first.  Returns NULL when the record is dropped
+ * (counted in lost).  Preemption must be off; pair with
+ * pmuctx_ring_commit().
+ */
+static void *pmuctx_ring_reserve(struct pmuctx_session *s,
+				 struct pmuctx_ring *r, u32 type, u32 size)
+{
+	u64 size_data = r->ctl->data_size, off, pad, need, lost_size = 0;
+	struct pmuctx_rec_header *h;
+	unsigned long flags;
+
+	/* No NMI writer exists; one would need a lock-free reservation. */
+	if (WARN_ON_ONCE(in_nmi()))
+		return NULL;
+
+	local_irq_save(flags);
+	if (READ_ONCE(s->ring_frozen) || size > size_data / 2)
+		goto drop;
+	if (r->lost_pending)
+		lost_size = sizeof(struct pmuctx_rec_lost);
+again:
+	need = lost_size + size;
+	off = r->head & (size_data - 1);
+	pad = off + need > size_data ? size_data - off : 0;
+	if (!pmuctx_ring_room(s, r, pad + need)) {
+		if (lost_size) {
+			/* No room for the LOST record too: try without. */
+			lost_size = 0;
+			goto again;
+		}
+		goto drop;
+	}
+	if (!r->nest)
+		r->busy_start = r->head;
+	r->nest++;
+	if (pad) {
+		h = pmuctx_ring_at(r, r->head);
+		h->type = PMUCTX_REC_PAD;
+		h->size = pad;
+		h->misc = 0;
+		r->head += pad;
+	}
+	if (lost_size) {
+		struct pmuctx_rec_lost *l = (void *)pmuctx_ring_at(r, r->head);
+
+		l->hdr.type = PMUCTX_REC_LOST;
+		l->hdr.size = sizeof(*l);
+		l->hdr.misc = 0;
+		l->c.time = ktime_get_mono_fast_ns();
+		l->c.cpu = smp_processor_id();
+		l->c.pid = 0;
+		l->c.tid = 0;
+		l->c.__pad = 0;
+		l->lost = r->lost_pending;
+		r->lost_pending = 0;
+		r->head += lost_size;
+	}
+	h = pmuctx_ring_at(r, r->head);
+	h->type = type;
+	h->size = size;
+	h->misc = 0;
+	r->head += size;
+	local_irq_restore(flags);
+	return h;
+
+drop:
+	r->lost_pending++;
+	WRITE_ONCE(r->ctl->lost, r->ctl->lost + 1);
+	local_irq_restore(flags);
+	return NULL;
+}
+
+static void pmuctx_ring_commit(struct pmuctx_session *s, struct pmuctx_ring *r)
+{
+	unsigned long flags;
+	u64 head, fill;
+	bool wake = false;
+
+	local_irq_save(flags);
+	WRITE_ONCE(r->ctl->records, r->ctl->records + 1);
+	if (--r->nest) {
+		/* The outermost writer publishes for everyone. */
+		local_irq_restore(flags);
+		return;
+	}
+	head = r->head;
+	/* record bytes before the head that covers them (= smp_wmb) */
+	smp_store_release(&r->ctl->data_head, head);
+	if (s->ring_mode == PMUCTX_RING_NORMAL) {
+		fill = head - READ_ONCE(r->ctl->data_tail);
+		wake = fill >= s->wakeup_bytes && !r->wake_sent;
+		if (wake)
+			r->wake_sent = true;
+	}
+	local_irq_restore(flags);
+	if (wake)
+		irq_work_queue(&s->ring_wake);
+}
+
+static void pmuctx_ring_common(struct pmuctx_session *s,
+			       struct pmuctx_rec_common *c,
+			       struct task_struct *t)
+{
+	c->time = ktime_get_mono_fast_ns();
+	c->cpu = smp_processor_id();
+	c->pid = t ? task_tgid_nr_ns(t, s->pid_ns) : 0;
+	c->tid = t ? task_pid_nr_ns(t, s->pid_ns) : 0;
+	c->__pad = 0;
+}
+
+static struct pmuctx_ring *pmuctx_ring_this(struct pmuctx_session *s)
+{
+	return &this_cpu_ptr(s->cpu)->ring;
+}
+
+/* SWITCH record for @e's task switched out (sched_switch, IRQs off). */
+void pmuctx_ring_switch(struct pmuctx_session *s, struct task_struct *prev,
+			struct task_struct *next, unsigned int prev_state,
+			bool preempt, const u64 *delta)
+{
+	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rec_switch *w;
+	u32 size = ALIGN(sizeof(*w) + s->nr_events * sizeof(u64), 8);
+
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_SWITCH, size);
+	if (!w)
+		return;
+	w->hdr.misc = preempt ? PMUCTX_SWITCH_PREEMPT : 0;
+	pmuctx_ring_common(s, &w->c, prev);
+	w->next_pid = is_idle_task(next) ? 0 : task_tgid_nr_ns(next, s->pid_ns);
+	w->next_tid = is_idle_task(next) ? 0 : task_pid_nr_ns(next, s->pid_ns);
+	w->prev_state = prev_state;
+	w->nr = s->nr_events;
+	memcpy(w->delta, delta, s->nr_events * sizeof(u64));
+	pmuctx_ring_commit(s, r);
+}
+
+/* FORK record (fork probe, preemption off). */
+void pmuctx_ring_fork(struct pmuctx_session *s, struct task_struct *parent,
+		      struct task_struct *child)
+{
+	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rec_fork *w;
+
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_FORK, sizeof(*w));
+	if (!w)
+		return;
+	pmuctx_ring_common(s, &w->c, parent);
+	w->child_pid = task_tgid_nr_ns(child, s->pid_ns);
+	w->child_tid = task_pid_nr_ns(child, s->pid_ns);
+	pmuctx_ring_commit(s, r);
+}
+
+/* EXEC record (exec probe, preemption off). */
+void pmuctx_ring_exec(struct pmuctx_session *s, struct task_struct *p,
+		      const char *filename)
+{
+	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	size_t len = strnlen(filename, PATH_MAX - 1) + 1;
+	struct pmuctx_rec_exec *w;
+	u32 size;
+
+	len = min_t(size_t, len, 1024);
+	size = ALIGN(sizeof(*w) + len, 8);
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_EXEC, size);
+	if (!w)
+		return;
+	pmuctx_ring_common(s, &w->c, p);
+	strscpy_pad(w->comm, p->comm, sizeof(w->comm));
+	memset(w->filename, 0, size - sizeof(*w));
+	memcpy(w->filename, filename, len - 1);
+	pmuctx_ring_commit(s, r);
+}
+
+/* EXIT record with the task's totals (exit probe, preemption off). */
+void pmuctx_ring_exit(struct pmuctx_session *s, struct task_struct *p,
+		      const u64 *values)
+{
+	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	u32 size = ALIGN(sizeof(struct pmuctx_rec_exit) +
+			 s->nr_events * sizeof(u64), 8);
+	struct pmuctx_rec_exit *w;
+
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_EXIT, size);
+	if (!w)
+		return;
+	pmuctx_ring_common(s, &w->c, p);
+	w->nr = s->nr_events;
+	w->__pad = 0;
+	memcpy(w->values, values, s->nr_events * sizeof(u64));
+	pmuctx_ring_commit(s, r);
+}
+
+/* COMM record: a task the session sees for the first time. */
+void pmuctx_ring_comm(struct pmuctx_session *s, struct task_struct *t)
+{
+	struct pmuctx_ring *r;
+	struct pmuctx_rec_comm *w;
+	unsigned long flags;
+
+	/* Callers run with preemption or IRQs off, except the attach path. */
+	local_irq_save(flags);
+	r = pmuctx_ring_this(s);
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_COMM, sizeof(*w));
+	if (w) {
+		pmuctx_ring_common(s, &w->c, t);
+		strscpy_pad(w->comm, t->comm, sizeof(w->comm));
+		pmuctx_ring_commit(s, r);
+	}
+	local_irq_restore(flags);
+}
+
+/* write(2): one USER record with @len bytes of @buf (a kernel copy). */
+int pmuctx_ring_user(struct pmuctx_session *s, const void *buf, u32 len)
+{
+	u32 size = ALIGN(sizeof(struct pmuctx_rec_user) + len, 8);
+	struct pmuctx_rec_user *w;
+	struct pmuctx_ring *r;
+	int ret = 0;
+
+	if (size > s->ring_size / 2)
+		return -EMSGSIZE;
+	preempt_disable();
+	r = pmuctx_ring_this(s);
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_USER, size);
+	if (w) {
+		pmuctx_ring_common(s, &w->c, current);
+		w->len = len;
+		w->__pad = 0;
+		memcpy(w->data, buf, len);
+		memset(w->data + len, 0, size - sizeof(*w) - len);
+		pmuctx_ring_commit(s, r);
+	} else {
+		ret = -ENOSPC;
+	}
+	preempt_enable();
+	return ret;
+}
+
+/* ---- freezing ------------------------------------------------------------ */
+
+static void pmuctx_ring_set_flags(struct pmuctx_session *s, u32 set, u32 clear)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_ring_ctl *ctl = per_cpu_ptr(s->cpu, cpu)->ring.ctl;
+
+		pmuctx_ring_seq_begin(ctl);
+		WRITE_ONCE(ctl->flags, (ctl->flags & ~clear) | set);
+		pmuctx_ring_seq_end(ctl);
+	}
+}
+
+/*
+ * Kernel trigger: called from sched_switch (rq lock held) when a slice's
+ * delta crossed the session's threshold.  Freezes and wakes the reader
+ * through irq_work; the flags in the control pages are set by the
+ * reader's SNAPSHOT (which also waits for writers in flight).
+ */
+void pmuctx_ring_trigger(struct pmuctx_session *s)
+{
+	if (READ_ONCE(s->ring_frozen))
+		return;
+	WRITE_ONCE(s->ring_frozen, true);
+	WRITE_ONCE(s->ring_triggered, true);
+	irq_work_queue(&s->ring_wake);
+}
+
+/* PMUCTX_IOC_SNAPSHOT, process context, s->lock held. */
+int pmuctx_ring_snapshot(struct pmuctx_session *s)
+{
+	if (!s->ring_area)
+		return -EINVAL;
+	WRITE_ONCE(s->ring_frozen, true);
+	/* Writers run with preemption off: wait for the ones in flight. */
+	synchronize_rcu();
+	pmuctx_ring_set_flags(s, PMUCTX_RING_F_FROZEN |
+			      (READ_ONCE(s->ring_triggered) ?
+			       PMUCTX_RING_F_TRIGGERED : 0), 0);
+	return 0;
+}
+
+/* PMUCTX_IOC_RESUME, process context, s->lock held. */
+int pmuctx_ring_resume(struct pmuctx_session *s)
+{
+	if (!s->ring_area)
+		return -EINVAL;
+	pmuctx_ring_set_flags(s, 0, PMUCTX_RING_F_FROZEN |
+			      PMUCTX_RING_F_TRIGGERED);
+	WRITE_ONCE(s->ring_triggered, false);
+	smp_wmb();	/* flags cleared before writers may write again */
+	WRITE_ONCE(s->ring_frozen, false);
+	return 0;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static bool pmuctx_ring_readable(struct pmuctx_session *s, int cpu)
+{
+	struct pmuctx_ring_ctl *ctl = per_cpu_ptr(s->cpu, cpu)->ring.ctl;
+
+	return pmuctx_ring_head(ctl) - READ_ONCE(ctl->data_tail) >=
+	       s->wakeup_bytes;
+}
+
+__poll_t pmuctx_ring_poll(struct pmuctx_session *s, struct file *file,
+			  struct poll_table_struct *pt)
+{
+	int cpu;
+
+	if (!s->ring_area)
+		return EPOLLERR;
+	poll_wait(file, &s->ring_wq, pt);
+	if (s->ring_mode == PMUCTX_RING_OVERWRITE)
+		return READ_ONCE(s->ring_frozen) ? EPOLLIN | EPOLLRDNORM : 0;
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_ring *r = &per_cpu_ptr(s->cpu, cpu)->ring;
+
+		/* Re-arm the edge-triggered wakeup of this CPU. */
+		WRITE_ONCE(r->wake_sent, false);
+		if (pmuctx_ring_readable(s, cpu))
+			return EPOLLIN | EPOLLRDNORM;
+	}
+	return 0;
+}
+
+/* PMUCTX_IOC_RING_CONSUME, s->lock held. */
+int pmuctx_ring_consume(struct pmuctx_session *s, void __user *uarg)
+{
+	struct pmuctx_ring_consume c;
+	struct pmuctx_ring_ctl *ctl;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < PMUCTX_RING_CONSUME_SIZE_VER0)
+		return -EINVAL;
+	ret = copy_struct_from_user(&c, sizeof(c), uarg, usize);
+	if (ret == -E2BIG && put_user((u32)sizeof(c), (u32 __user *)uarg))
+		return -EFAULT;
+	if (ret)
+		return ret;
+	if (!s->ring_area || s->ring_mode != PMUCTX_RING_NORMAL)
+		return -EINVAL;
+	if (c.cpu >= nr_cpu_ids || !cpu_possible(c.cpu))
+		return -EINVAL;
+	ctl = per_cpu_ptr(s->cpu, c.cpu)->ring.ctl;
+	if (c.tail - ctl->data_tail > pmuctx_ring_head(ctl) - ctl->data_tail)
+		return -EINVAL;
+	pmuctx_ring_release_tail(ctl, c.tail);
+	return 0;
+}
+
+/*
+ * read(2): copy whole records of every CPU, oldest CPU first, consuming
+ * them.  PAD records are skipped.  s->lock held by the caller.
+ */
+static ssize_t pmuctx_ring_copy(struct pmuctx_session *s, char __user *buf,
+				size_t len)
+{
+	size_t done = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_ring *r = &per_cpu_ptr(s->cpu, cpu)->ring;
+		struct pmuctx_ring_ctl *ctl = r->ctl;
+		u64 head = pmuctx_ring_head(ctl);
+		u64 tail = ctl->data_tail;
+
+		while (tail != head) {
+			struct pmuctx_rec_header *h = pmuctx_ring_at(r, tail);
+			u16 sz = READ_ONCE(h->size);
+
+			if (h->type != PMUCTX_REC_PAD) {
+				if (sz > len - done) {
+					pmuctx_ring_release_tail(ctl, tail);
+					return done ? done : -EINVAL;
+				}
+				if (copy_to_user(buf + done, h, sz)) {
+					pmuctx_ring_release_tail(ctl, tail);
+					return done ? done : -EFAULT;
+				}
+				done += sz;
+			}
+			tail += sz;
+		}
+		pmuctx_ring_release_tail(ctl, tail);
+	}
+	return done;
+}
+
+static bool pmuctx_ring_any_readable(struct pmuctx_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_ring_ctl *ctl = per_cpu_ptr(s->cpu, cpu)->ring.ctl;
+
+		if (pmuctx_ring_head(ctl) != READ_ONCE(ctl->data_tail))
+			return true;
+	}
+	return false;
+}
+
+ssize_t pmuctx_ring_read(struct pmuctx_session *s, struct file *file,
+			 char __user *buf, size_t len)
+{
+	ssize_t ret;
+
+	if (!s->ring_area || s->ring_mode != PMUCTX_RING_NORMAL)
+		return -EINVAL;
+	for (;;) {
+		mutex_lock(&s->lock);
+		ret = pmuctx_ring_copy(s, buf, len);
+		mutex_unlock(&s->lock);
+		if (ret)
+			return ret;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(s->ring_wq,
+					       pmuctx_ring_any_readable(s));
+		if (ret)
+			return ret;
+	}
+}
+
+/* ---- mmap ----------------------------------------------------------------- */
+
+static void pmuctx_vm_open(struct vm_area_struct *vma)
+{
+	struct pmuctx_session *s = vma->vm_file->private_data;
+
+	atomic_inc(&s->ring_mapped);
+}
+
+static void pmuctx_vm_close(struct vm_area_struct *vma)
+{
+	struct pmuctx_session *s = vma->vm_file->private_data;
+
+	atomic_dec(&s->ring_mapped);
+}
+
+static const struct vm_operations_struct pmuctx_vm_ops = {
+	.open	= pmuctx_vm_open,
+	.close	= pmuctx_vm_close,
+};
+
+int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma)
+{
+	int ret;
+
+	mutex_lock(&s->lock);
+	ret = -ENODEV;
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE || !s->ring_area)
+		goto out;
+	ret = -EBUSY;
+	if (atomic_read(&s->ring_mapped))
+		goto out;
+	ret = -EINVAL;
+	if (vma->vm_pgoff || vma_pages(vma) != pmuctx_ring_total_pages(s))
+		goto out;
+	if (!(vma->vm_flags & VM_SHARED) ||
+	    (vma->vm_flags & (VM_WRITE | VM_EXEC)))
+		goto out;
+	pmuctx_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+	ret = remap_vmalloc_range(vma, s->ring_area, 0);
+	if (ret)
+		goto out;
+	vma->vm_ops = &pmuctx_vm_ops;
+	atomic_inc(&s->ring_mapped);
+out:
+	mutex_unlock(&s->lock);
+	return ret;
 }

@@ -54,6 +54,7 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	INIT_LIST_HEAD(&s->pending);
 	INIT_WORK(&s->adopt_work, pmuctx_adopt_work_fn);
 	INIT_LIST_HEAD(&s->adopt_node);
+	pmuctx_ring_init(s);
 	return s;
 }
 
@@ -276,6 +277,8 @@ static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 			this_cpu_inc(s->cpu->dropped);
 			continue;
 		}
+		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM))
+			pmuctx_ring_comm(s, tasks[i]);
 		/* Pairs with the barriers between PF_EXITING and the exit
 		 * probe's lookup: a task that exits concurrently either sees
 		 * the entry or we see PF_EXITING.
@@ -297,6 +300,7 @@ static void pmuctx_put_tasks(struct task_struct **tasks, int n)
 
 static void pmuctx_session_free_parts(struct pmuctx_session *s)
 {
+	pmuctx_ring_destroy(s);
 	if (s->cpu) {
 		pmuctx_pool_drain(s);
 		pmuctx_counters_destroy(s);
@@ -385,6 +389,12 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	ret = pmuctx_counters_create(s);
 	if (ret)
 		goto err_parts;
+	ret = pmuctx_ring_create(s, a.ring_pages, a.ring_mode, a.ring_records,
+				 a.wakeup_bytes);
+	if (ret)
+		goto err_parts;
+	s->trigger_idx = a.trigger_event;
+	s->trigger_threshold = a.trigger_threshold;
 	for_each_possible_cpu(cpu) {
 		ret = pmuctx_pool_fill(s, cpu, GFP_KERNEL);
 		if (ret)
@@ -706,6 +716,15 @@ long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 		break;
 	case _IOC_NR(PMUCTX_IOC_READ):
 		ret = pmuctx_session_read(s, uarg);
+		break;
+	case _IOC_NR(PMUCTX_IOC_SNAPSHOT):
+		ret = arg ? -EINVAL : pmuctx_ring_snapshot(s);
+		break;
+	case _IOC_NR(PMUCTX_IOC_RESUME):
+		ret = arg ? -EINVAL : pmuctx_ring_resume(s);
+		break;
+	case _IOC_NR(PMUCTX_IOC_RING_CONSUME):
+		ret = pmuctx_ring_consume(s, uarg);
 		break;
 	default:
 		ret = -ENOTTY;
