@@ -690,30 +690,33 @@ static const struct vm_operations_struct pmuctx_vm_ops = {
 	.close	= pmuctx_vm_close,
 };
 
+/*
+ * mmap() runs with mmap_lock held, and the ioctls fault on user memory
+ * (mmap_lock) under s->lock: taking s->lock here would invert that order.
+ * It is not needed: a live session's ring never changes, and release
+ * cannot run while the file is in use.  ring_mapped arbitrates the one
+ * mapping.
+ */
 int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma)
 {
 	int ret;
 
-	mutex_lock(&s->lock);
-	ret = -ENODEV;
-	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE || !s->ring_area)
-		goto out;
-	ret = -EBUSY;
-	if (atomic_read(&s->ring_mapped))
-		goto out;
-	ret = -EINVAL;
+	/* pairs with the store-release that makes the session live */
+	if (smp_load_acquire(&s->state) != PMUCTX_SS_LIVE || !s->ring_area)
+		return -ENODEV;
 	if (vma->vm_pgoff || vma_pages(vma) != pmuctx_ring_total_pages(s))
-		goto out;
+		return -EINVAL;
 	if (!(vma->vm_flags & VM_SHARED) ||
 	    (vma->vm_flags & (VM_WRITE | VM_EXEC)))
-		goto out;
+		return -EINVAL;
+	if (atomic_cmpxchg(&s->ring_mapped, 0, 1))
+		return -EBUSY;
 	pmuctx_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 	ret = remap_vmalloc_range(vma, s->ring_area, 0);
-	if (ret)
-		goto out;
+	if (ret) {
+		atomic_dec(&s->ring_mapped);
+		return ret;
+	}
 	vma->vm_ops = &pmuctx_vm_ops;
-	atomic_inc(&s->ring_mapped);
-out:
-	mutex_unlock(&s->lock);
-	return ret;
+	return 0;
 }

@@ -422,7 +422,8 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 		goto err_entries;
 	}
 	atomic_inc(&pmuctx_stats.sessions);
-	WRITE_ONCE(s->state, PMUCTX_SS_LIVE);
+	/* everything above is visible to mmap() once it sees LIVE */
+	smp_store_release(&s->state, PMUCTX_SS_LIVE);
 	if (pmuctx_sess_adopts(s))
 		list_add_rcu(&s->adopt_node, &pmuctx_adopters);
 	mutex_unlock(&pmuctx_mutex);
