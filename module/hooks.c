@@ -409,6 +409,31 @@ out:
 	rcu_read_unlock();
 }
 
+/*
+ * The entry of session @s for the task running on this CPU, or NULL.
+ * IRQs off (sampling interrupt), inside rcu_read_lock().
+ */
+struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
+{
+	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
+	struct task_struct *t = current;
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *e;
+	unsigned int i;
+
+	if (cc->task == t && cc->nr <= PMUCTX_CUR_MAX) {
+		for (i = 0; i < cc->nr; i++)
+			if (cc->e[i]->sess == s && !READ_ONCE(cc->e[i]->dead))
+				return cc->e[i];
+		return NULL;
+	}
+	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	rhl_for_each_entry_rcu(e, pos, list, node)
+		if (e->sess == s && !READ_ONCE(e->dead))
+			return e;
+	return NULL;
+}
+
 /* ---- IPIs --------------------------------------------------------------- */
 
 /*

@@ -25,6 +25,10 @@ module_param_named(max_ring_pages, pmuctx_max_ring_pages, uint, 0644);
 MODULE_PARM_DESC(max_ring_pages,
 		 "Largest ring buffer a session may ask for, in data pages per CPU (default 256: 1 MiB with 4 KiB pages)");
 
+module_param_named(max_sample_freq, pmuctx_max_sample_freq, uint, 0644);
+MODULE_PARM_DESC(max_sample_freq,
+		 "Highest sampling frequency a session may ask for, per CPU, in Hz (default 10000)");
+
 unsigned int pmuctx_max_exited_default = 4096;
 module_param_named(max_exited, pmuctx_max_exited_default, uint, 0644);
 MODULE_PARM_DESC(max_exited,

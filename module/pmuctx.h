@@ -30,6 +30,7 @@
 #ifndef _PMUCTX_INTERNAL_H
 #define _PMUCTX_INTERNAL_H
 
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -101,6 +102,10 @@ struct pmuctx_entry {
 	char			comm[TASK_COMM_LEN];
 	struct list_head	list;		/* pending or exited list */
 	struct rcu_head		rcu;
+	/* deferred user callchain (sample.c): task context and its IRQs */
+	struct callback_head	defer_work;
+	u64			defer_cookie;
+	bool			defer_pending;
 	u64			data[];
 };
 
@@ -129,6 +134,7 @@ struct pmuctx_sess_cpu {
 	struct irq_work		refill;
 	struct pmuctx_session	*sess;
 	u64			dropped;
+	struct hrtimer		timer;		/* sampling */
 };
 
 enum pmuctx_sess_state {
@@ -138,6 +144,11 @@ enum pmuctx_sess_state {
 };
 
 struct pmuctx_session {
+	/*
+	 * The fd holds one reference, every entry one: the struct outlives
+	 * close() while a deferred unwind still holds an entry.
+	 */
+	refcount_t		ref;
 	struct mutex		lock;		/* serializes this session's ioctls */
 	int			state;		/* enum pmuctx_sess_state */
 	bool			enabled;
@@ -189,6 +200,14 @@ struct pmuctx_session {
 	atomic_t		ring_mapped;	/* VMAs mapping the buffers */
 	wait_queue_head_t	ring_wq;	/* read(2), poll() */
 	struct irq_work		ring_wake;	/* wakes ring_wq from probes */
+
+	/* sampling (sample.c); sample_freq 0: none */
+	u64			sample_period_ns;
+	u32			sample_freq;
+	u32			sample_flags;
+	u32			sample_max_stack;
+	bool			show_kaddr;	/* kallsyms_show_value() rules */
+	atomic_t		defer_inflight;	/* task_works queued */
 };
 
 static inline bool pmuctx_rec_on(const struct pmuctx_session *s, u32 mask)
@@ -283,6 +302,7 @@ void pmuctx_cpu_sync(void *info);
 void pmuctx_cpu_forget(void *info);
 void pmuctx_cpu_forget_entry(void *info);
 void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu);
+struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
 extern struct list_head pmuctx_adopters;
 
 /* counters.c */
@@ -320,7 +340,21 @@ ssize_t pmuctx_ring_read(struct pmuctx_session *s, struct file *file,
 			 char __user *buf, size_t len);
 int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma);
 
+/* sample.c */
+extern unsigned int pmuctx_max_sample_freq;
+int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a);
+void pmuctx_sample_init(struct pmuctx_session *s, u32 freq, u32 flags,
+			u32 max_stack, bool show_kaddr);
+void pmuctx_sample_start_cpu(void *info);
+void pmuctx_sample_stop(struct pmuctx_session *s);
+void pmuctx_ring_sample(struct pmuctx_session *s, u16 misc, u64 ip,
+			u64 period, u64 cookie, const unsigned long *kst,
+			unsigned int nk, const u64 *ust, unsigned int nu);
+void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
+				const u64 *ips, unsigned int n, bool trunc);
+
 /* session.c */
+void pmuctx_session_put(struct pmuctx_session *s);
 struct pmuctx_session *pmuctx_session_alloc(void);
 void pmuctx_session_release(struct pmuctx_session *s);
 long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,

@@ -480,6 +480,56 @@ int pmuctx_ring_user(struct pmuctx_session *s, const void *buf, u32 len)
 	return ret;
 }
 
+/* SAMPLE record (sampling hrtimer, hardirq). */
+void pmuctx_ring_sample(struct pmuctx_session *s, u16 misc, u64 ip,
+			u64 period, u64 cookie, const unsigned long *kst,
+			unsigned int nk, const u64 *ust, unsigned int nu)
+{
+	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	u32 size = sizeof(struct pmuctx_rec_sample) + (nk + nu) * sizeof(u64);
+	struct pmuctx_rec_sample *w;
+	unsigned int i;
+
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_SAMPLE, size);
+	if (!w)
+		return;
+	w->hdr.misc = misc;
+	pmuctx_ring_common(s, &w->c, current);
+	w->ip = ip;
+	w->period = period;
+	w->cookie = cookie;
+	w->nr_kernel = nk;
+	w->nr_user = nu;
+	w->__pad = 0;
+	for (i = 0; i < nk; i++)
+		w->ips[i] = kst[i];
+	memcpy(w->ips + nk, ust, nu * sizeof(u64));
+	pmuctx_ring_commit(s, r);
+}
+
+/* USER_CALLCHAIN record: the deferred unwind, in task context. */
+void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
+				const u64 *ips, unsigned int n, bool trunc)
+{
+	u32 size = sizeof(struct pmuctx_rec_user_callchain) + n * sizeof(u64);
+	struct pmuctx_rec_user_callchain *w;
+	struct pmuctx_ring *r;
+
+	preempt_disable();
+	r = pmuctx_ring_this(s);
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_USER_CALLCHAIN, size);
+	if (w) {
+		w->hdr.misc = trunc ? PMUCTX_SAMPLE_M_USER_TRUNC : 0;
+		pmuctx_ring_common(s, &w->c, current);
+		w->cookie = cookie;
+		w->nr = n;
+		w->__pad = 0;
+		memcpy(w->ips, ips, n * sizeof(u64));
+		pmuctx_ring_commit(s, r);
+	}
+	preempt_enable();
+}
+
 /* ---- freezing ------------------------------------------------------------ */
 
 static void pmuctx_ring_set_flags(struct pmuctx_session *s, u32 set, u32 clear)

@@ -47,6 +47,7 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return NULL;
+	refcount_set(&s->ref, 1);
 	mutex_init(&s->lock);
 	spin_lock_init(&s->exited_lock);
 	INIT_LIST_HEAD(&s->exited);
@@ -79,7 +80,16 @@ static int pmuctx_copy_in(void *dst, size_t ksize, void __user *uarg,
 	return ret;
 }
 
-static int pmuctx_perf_paranoid(void)
+void pmuctx_session_put(struct pmuctx_session *s)
+{
+	if (refcount_dec_and_test(&s->ref)) {
+		mutex_destroy(&s->lock);
+		kfree(s);
+	}
+}
+
+/* An integer sysctl the kernel does not export to modules, or @def. */
+static int pmuctx_read_sysctl(const char *path, int def)
 {
 	char buf[16] = {};
 	struct file *f;
@@ -87,14 +97,33 @@ static int pmuctx_perf_paranoid(void)
 	ssize_t n;
 	int v;
 
-	f = filp_open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY, 0);
+	f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
-		return 2;
+		return def;
 	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
 	filp_close(f, NULL);
 	if (n <= 0 || kstrtoint(strim(buf), 10, &v))
-		return 2;
+		return def;
 	return v;
+}
+
+static int pmuctx_perf_paranoid(void)
+{
+	return pmuctx_read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
+}
+
+/*
+ * kallsyms_show_value() for the caller (not exported): kptr_restrict 0
+ * shows kernel addresses when perf_event_paranoid <= 1, 0 or 1 to holders
+ * of CAP_SYSLOG (pmuctx also accepts CAP_PERFMON), 2 to nobody.
+ */
+static bool pmuctx_show_kaddr(int paranoid, bool perfmon)
+{
+	int kptr = pmuctx_read_sysctl("/proc/sys/kernel/kptr_restrict", 2);
+
+	if (kptr == 0 && paranoid <= 1)
+		return true;
+	return kptr <= 1 && (perfmon || capable(CAP_SYSLOG));
 }
 
 /* ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS) minus the LSM hook. */
@@ -134,6 +163,7 @@ static int pmuctx_may_monitor(struct task_struct *t)
 static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 {
 	unsigned int i, j;
+	int ret;
 
 	if (a->flags & ~PMUCTX_SESSION_FLAGS_ALL || a->__reserved)
 		return -EINVAL;
@@ -187,7 +217,10 @@ static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 		return -EINVAL;
 	if (a->__reserved2)
 		return -EINVAL;
-	return pmuctx_ring_attr_validate(a);
+	ret = pmuctx_ring_attr_validate(a);
+	if (ret)
+		return ret;
+	return pmuctx_sample_attr_validate(a);
 }
 
 /*
@@ -395,6 +428,8 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 		goto err_parts;
 	s->trigger_idx = a.trigger_event;
 	s->trigger_threshold = a.trigger_threshold;
+	pmuctx_sample_init(s, a.sample_freq, a.sample_flags, a.sample_max_stack,
+			   pmuctx_show_kaddr(paranoid, perfmon));
 	for_each_possible_cpu(cpu) {
 		ret = pmuctx_pool_fill(s, cpu, GFP_KERNEL);
 		if (ret)
@@ -695,6 +730,8 @@ long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 		s->enabled_at = local_clock();
 		WRITE_ONCE(s->enabled, true);
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
+		if (s->sample_freq)
+			on_each_cpu(pmuctx_sample_start_cpu, s, 1);
 		break;
 	case _IOC_NR(PMUCTX_IOC_DISABLE):
 		if (arg) {
@@ -704,6 +741,7 @@ long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 		if (!s->enabled)
 			break;
 		WRITE_ONCE(s->enabled, false);
+		pmuctx_sample_stop(s);
 		/* Close the slices of running targets. */
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
 		s->time_enabled += local_clock() - s->enabled_at;
@@ -784,6 +822,7 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	mutex_unlock(&pmuctx_mutex);
 	/* Every probe that saw the session live has finished. */
 	synchronize_rcu();
+	pmuctx_sample_stop(s);
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(s->cpu, cpu)->refill);
 	cancel_work_sync(&s->adopt_work);
@@ -804,8 +843,12 @@ void pmuctx_session_release(struct pmuctx_session *s)
 		pmuctx_entry_put(e);
 	}
 
-	/* Frees run from RCU callbacks and may queue a parent's free. */
-	while (atomic_read(&s->nr_entries))
+	/*
+	 * Frees run from RCU callbacks and may queue a parent's free.  An
+	 * entry a deferred unwind still holds is freed when its task returns
+	 * to user space; it keeps the session struct (not its buffers) alive.
+	 */
+	while (atomic_read(&s->nr_entries) > atomic_read(&s->defer_inflight))
 		rcu_barrier();
 
 	pmuctx_session_free_parts(s);
@@ -814,6 +857,5 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	pmuctx_store_put();
 	mutex_unlock(&pmuctx_mutex);
 out_free:
-	mutex_destroy(&s->lock);
-	kfree(s);
+	pmuctx_session_put(s);
 }

@@ -181,6 +181,7 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		e->ppid = parent->tid;
 	}
 	refcount_set(&e->ref, 1);
+	refcount_inc(&s->ref);
 	atomic_set(&e->state, PMUCTX_ES_HASHED);
 	e->last_cpu = -1;
 	e->save_cpu = -1;
@@ -208,8 +209,10 @@ static void pmuctx_entry_free_rcu(struct rcu_head *rcu)
 	/* Before the session count: the parent's free may be queued. */
 	if (parent)
 		pmuctx_entry_put(parent);
-	/* Last touch of the session: teardown waits for this to reach 0. */
+	/* Teardown waits for this to reach the deferred works' count. */
 	atomic_dec(&s->nr_entries);
+	/* Last touch: may free the session struct after close(). */
+	pmuctx_session_put(s);
 }
 
 void pmuctx_entry_put(struct pmuctx_entry *e)

@@ -41,6 +41,7 @@
 #define PMUCTX_FEAT_SELFTEST	(1ULL << 4)	/* selftest save-area backend */
 #define PMUCTX_FEAT_HW_PMU	(1ULL << 5)	/* a hardware cpu PMU was found */
 #define PMUCTX_FEAT_RING	(1ULL << 6)	/* per-CPU ring buffers, mmap */
+#define PMUCTX_FEAT_SAMPLING	(1ULL << 7)	/* hrtimer sampling, callchains */
 
 #define PMUCTX_VERSION_LEN	32
 
@@ -176,6 +177,16 @@ enum pmuctx_backend {
  *		buffers when above @trigger_threshold; 0: no trigger
  * @__reserved2: must be 0
  * @trigger_threshold: see @trigger_event (task-clock: ns)
+ *
+ * Sampling (PMUCTX_SESSION_ATTR_SIZE_VER2 and later; needs a ring):
+ * @sample_freq: samples per second on each CPU, taken by an hrtimer when
+ *		a task of the session is running (idle and other tasks
+ *		write nothing); 0: no sampling.  At most the module
+ *		parameter max_sample_freq (EINVAL above).
+ * @sample_flags: PMUCTX_SAMPLE_*
+ * @sample_max_stack: frames per callchain part (kernel, user), 1..
+ *		PMUCTX_MAX_STACK; 0 with a stack flag means 64
+ * @__reserved3: must be 0
  */
 struct pmuctx_session_attr {
 	__u32	size;
@@ -197,10 +208,30 @@ struct pmuctx_session_attr {
 	__u32	trigger_event;
 	__u32	__reserved2;
 	__u64	trigger_threshold;
+	/* PMUCTX_SESSION_ATTR_SIZE_VER2 from here on */
+	__u32	sample_freq;
+	__u32	sample_flags;
+	__u32	sample_max_stack;
+	__u32	__reserved3;
 };
 
 #define PMUCTX_SESSION_ATTR_SIZE_VER0	72
 #define PMUCTX_SESSION_ATTR_SIZE_VER1	104
+#define PMUCTX_SESSION_ATTR_SIZE_VER2	120
+
+/* pmuctx_session_attr.sample_flags */
+#define PMUCTX_SAMPLE_KERNEL_STACK (1U << 0) /* kernel callchain at the sample */
+#define PMUCTX_SAMPLE_USER_STACK (1U << 1)   /* user callchain */
+/*
+ * With USER_STACK: take the user callchain once, when the task returns to
+ * user space (task_work), and let every sample taken before that share it
+ * through a cookie (USER_CALLCHAIN record).  Without it the user stack is
+ * walked in the sample with non-faulting reads (truncated at a page that
+ * is not resident).  Frame pointers only, in both cases.
+ */
+#define PMUCTX_SAMPLE_DEFER_USER (1U << 2)
+#define PMUCTX_SAMPLE_FLAGS_ALL	0x7U
+#define PMUCTX_MAX_STACK	127
 
 /* pmuctx_read.flags */
 #define PMUCTX_READ_PER_TASK	(1U << 0)  /* fill @tasks too */
@@ -378,9 +409,9 @@ enum pmuctx_rec_type {
 	PMUCTX_REC_EXEC		= 5,
 	PMUCTX_REC_EXIT		= 6,
 	PMUCTX_REC_COMM		= 7,
-	PMUCTX_REC_SAMPLE	= 8,	/* sampling (reserved) */
-	PMUCTX_REC_USER_CALLCHAIN = 9,	/* deferred user stacks (reserved) */
-	PMUCTX_REC_THROTTLE	= 10,	/* sampling throttled (reserved) */
+	PMUCTX_REC_SAMPLE	= 8,
+	PMUCTX_REC_USER_CALLCHAIN = 9,
+	PMUCTX_REC_THROTTLE	= 10,	/* reserved */
 	PMUCTX_REC_USER		= 11,	/* write(2) on the session fd */
 	PMUCTX_REC_MAX		= 11,
 };
@@ -464,6 +495,45 @@ struct pmuctx_rec_comm {
 	struct pmuctx_rec_header	hdr;
 	struct pmuctx_rec_common	c;
 	char				comm[PMUCTX_COMM_LEN];
+};
+
+/*
+ * SAMPLE: the task in c.pid/tid was running when the sampling timer fired.
+ * @ip:		interrupted instruction pointer (0 when hidden, see misc)
+ * @period:	ns of CPU time the sample stands for (the timer period)
+ * @cookie:	misc USER_DEFERRED: the user callchain is the
+ *		USER_CALLCHAIN record of the same pid/tid with this cookie,
+ *		written when the task returns to user space (on whatever CPU
+ *		it then runs); several samples can share one.  0 otherwise.
+ * @nr_kernel:	kernel frames at the start of @ips, innermost first
+ * @nr_user:	user frames after them, innermost first
+ */
+#define PMUCTX_SAMPLE_M_USER		(1U << 0) /* interrupted in user mode */
+#define PMUCTX_SAMPLE_M_KERNEL_TRUNC	(1U << 1) /* kernel stack cut at max */
+#define PMUCTX_SAMPLE_M_USER_TRUNC	(1U << 2) /* user stack cut or unreadable */
+#define PMUCTX_SAMPLE_M_USER_DEFERRED	(1U << 3) /* see @cookie */
+/* kernel addresses removed: no CAP_PERFMON/CAP_SYSLOG (kptr_restrict) */
+#define PMUCTX_SAMPLE_M_KADDR_HIDDEN	(1U << 4)
+struct pmuctx_rec_sample {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__u64				ip;
+	__u64				period;
+	__u64				cookie;
+	__u16				nr_kernel;
+	__u16				nr_user;
+	__u32				__pad;
+	__u64				ips[];
+};
+
+/* USER_CALLCHAIN: the deferred user stack for @cookie (misc: USER_TRUNC). */
+struct pmuctx_rec_user_callchain {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__u64				cookie;
+	__u32				nr;
+	__u32				__pad;
+	__u64				ips[];
 };
 
 /* USER: @len bytes written with write(2) on the session fd. */
