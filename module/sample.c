@@ -110,11 +110,11 @@ static unsigned int pmuctx_user_walk(struct pt_regs *regs, u64 *ips,
 		 * copy_from_user_nmi() checks the range itself; access_ok()
 		 * must not be used in interrupt context (it warns there).
 		 */
+		if (!nofault && !access_ok((void __user *)fp, sizeof(f)))
+			return n;
 		if (nofault)
 			left = copy_from_user_nmi(&f, (void __user *)fp,
 						  sizeof(f));
-		else if (!access_ok((void __user *)fp, sizeof(f)))
-			return n;
 		else
 			left = copy_from_user(&f, (void __user *)fp, sizeof(f));
 		if (left) {
