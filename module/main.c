@@ -29,6 +29,12 @@ module_param_named(max_sample_freq, pmuctx_max_sample_freq, uint, 0644);
 MODULE_PARM_DESC(max_sample_freq,
 		 "Highest sampling frequency a session may ask for, per CPU, in Hz (default 10000)");
 
+unsigned int pmuctx_max_sessions_per_user = 256;
+module_param_named(max_sessions_per_user, pmuctx_max_sessions_per_user, uint,
+		   0644);
+MODULE_PARM_DESC(max_sessions_per_user,
+		 "Sessions one user without CAP_PERFMON/CAP_SYS_ADMIN may have at once; more get EMFILE (default 256)");
+
 unsigned int pmuctx_max_exited_default = 4096;
 module_param_named(max_exited, pmuctx_max_exited_default, uint, 0644);
 MODULE_PARM_DESC(max_exited,

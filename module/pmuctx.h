@@ -52,6 +52,7 @@
 #define PMUCTX_POOL_MAX		64
 
 struct pmuctx_session;
+struct pmuctx_user;
 struct perf_event;
 
 /* pmuctx_entry.state: who owns an adopted entry's table membership. */
@@ -164,6 +165,7 @@ struct pmuctx_session {
 	u32			max_exited;
 	struct pid_namespace	*pid_ns;
 	struct cgroup		*cgrp;
+	struct pmuctx_user	*user;		/* charged for the session cap */
 	struct pmuctx_sess_cpu __percpu *cpu;
 
 	u64			enabled_at;
@@ -251,6 +253,7 @@ static inline bool pmuctx_sess_adopts(const struct pmuctx_session *s)
 extern unsigned int pmuctx_max_tasks;
 extern unsigned int pmuctx_pool_size;
 extern unsigned int pmuctx_max_exited_default;
+extern unsigned int pmuctx_max_sessions_per_user;
 extern atomic_t pmuctx_selftest_inject;
 extern int pmuctx_selftest_inject_pid;
 

@@ -289,7 +289,13 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	struct pmuctx_session *s = sc->sess;
 	struct pmuctx_entry *e;
 
-	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled))
+	/*
+	 * A CPU going offline hands its hrtimers to a live CPU: a timer that
+	 * is not on its own CPU stops, rather than sample that CPU twice.
+	 * (A CPU that comes back samples again from the next ENABLE.)
+	 */
+	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
+	    sc != this_cpu_ptr(s->cpu))
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, ns_to_ktime(s->sample_period_ns));
 	if (!is_idle_task(current)) {

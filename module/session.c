@@ -324,6 +324,71 @@ static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 	}
 }
 
+/* ---- per-user session cap ------------------------------------------------ */
+
+/* Sessions of one unprivileged user; on pmuctx_users under pmuctx_mutex. */
+struct pmuctx_user {
+	struct list_head	node;
+	kuid_t			uid;
+	unsigned int		sessions;
+};
+
+static LIST_HEAD(pmuctx_users);
+
+/*
+ * Charge a session to the caller's uid (EMFILE over max_sessions_per_user).
+ * Privileged callers are not limited.  Process context.
+ */
+static int pmuctx_user_charge(struct pmuctx_session *s, bool privileged)
+{
+	kuid_t uid = current_uid();
+	struct pmuctx_user *u;
+	int ret = 0;
+
+	if (privileged)
+		return 0;
+	mutex_lock(&pmuctx_mutex);
+	list_for_each_entry(u, &pmuctx_users, node)
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	u->uid = uid;
+	list_add(&u->node, &pmuctx_users);
+found:
+	if (u->sessions >= READ_ONCE(pmuctx_max_sessions_per_user)) {
+		ret = -EMFILE;
+		if (!u->sessions) {
+			list_del(&u->node);
+			kfree(u);
+		}
+		goto out;
+	}
+	u->sessions++;
+	s->user = u;
+out:
+	mutex_unlock(&pmuctx_mutex);
+	return ret;
+}
+
+static void pmuctx_user_uncharge(struct pmuctx_session *s)
+{
+	struct pmuctx_user *u = s->user;
+
+	if (!u)
+		return;
+	mutex_lock(&pmuctx_mutex);
+	if (!--u->sessions) {
+		list_del(&u->node);
+		kfree(u);
+	}
+	mutex_unlock(&pmuctx_mutex);
+	s->user = NULL;
+}
+
 static void pmuctx_put_tasks(struct task_struct **tasks, int n)
 {
 	while (n > 0)
@@ -333,6 +398,7 @@ static void pmuctx_put_tasks(struct task_struct **tasks, int n)
 
 static void pmuctx_session_free_parts(struct pmuctx_session *s)
 {
+	pmuctx_user_uncharge(s);
 	pmuctx_ring_destroy(s);
 	if (s->cpu) {
 		pmuctx_pool_drain(s);
@@ -377,6 +443,10 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	if (a.target == PMUCTX_TARGET_PID && !perfmon && paranoid > 2)
 		return -EACCES;
 
+	ret = pmuctx_user_charge(s, perfmon);
+	if (ret)
+		return ret;
+
 	s->flags = a.flags;
 	s->target = a.target;
 	s->backend = a.backend;
@@ -395,7 +465,7 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 		if (IS_ERR(s->cgrp)) {
 			ret = PTR_ERR(s->cgrp);
 			s->cgrp = NULL;
-			return ret;
+			goto err_parts;
 		}
 	}
 	if (a.target == PMUCTX_TARGET_PID) {

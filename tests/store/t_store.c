@@ -10,6 +10,7 @@
  *   t_store unpriv	run as an unprivileged user, paranoid <= 2
  *   t_store paranoid3	run as an unprivileged user, paranoid == 3
  *   t_store setuid PATH	run as an unprivileged user; PATH is setuid root
+ *   t_store sesscap	run as an unprivileged user, max_sessions_per_user 5
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -849,6 +850,29 @@ static void test_unpriv(int paranoid3)
 		close(fd);
 }
 
+/* ---- per-user session cap (run unprivileged, max_sessions_per_user 5) --- */
+
+static void test_sesscap(void)
+{
+	int fds[6], i, fd, n = 0;
+
+	for (i = 0; i < 6; i++) {
+		fds[i] = session(PMUCTX_TARGET_PID, 0, 0, ev3, 1, 0, 0);
+		if (fds[i] >= 0)
+			n++;
+	}
+	result(n == 5 && fds[5] == -EMFILE,
+	       "sesscap: 5 sessions, the 6th refused with EMFILE (%d)", fds[5]);
+	close(fds[0]);
+	fd = session(PMUCTX_TARGET_PID, 0, 0, ev3, 1, 0, 0);
+	result(fd >= 0, "sesscap: closing one makes room for another (%d)", fd);
+	if (fd >= 0)
+		close(fd);
+	for (i = 1; i < 5; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 /* ---- setuid exec --------------------------------------------------------- */
 
 struct exec_arg {
@@ -921,6 +945,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "paranoid3")) {
 		test_unpriv(1);
+		return !!failures;
+	}
+	if (argc > 1 && !strcmp(argv[1], "sesscap")) {
+		test_sesscap();
 		return !!failures;
 	}
 	if (argc > 2 && !strcmp(argv[1], "setuid")) {

@@ -5,8 +5,9 @@
 # Privilege model of counting sessions, as an unprivileged user (uid 65534
 # in the device's group): another user's pid and system-wide are refused;
 # the user's own child is allowed at perf_event_paranoid 2 and refused at 3
-# (Debian's default); a setuid-root program exec'd by a monitored task is
-# not counted and the session says so.
+# (Debian's default); a user's sessions are capped (max_sessions_per_user,
+# EMFILE); a setuid-root program exec'd by a monitored task is not counted
+# and the session says so.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -29,6 +30,13 @@ as_user "$NOBODY" "$NOBODY" "$GID" "$t" unpriv || rc=1
 
 echo 3 > /proc/sys/kernel/perf_event_paranoid
 as_user "$NOBODY" "$NOBODY" "$GID" "$t" paranoid3 || rc=1
+
+# The per-user session cap (root is not limited).
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+cap=$(cat /sys/module/pmuctx/parameters/max_sessions_per_user)
+echo 5 > /sys/module/pmuctx/parameters/max_sessions_per_user
+as_user "$NOBODY" "$NOBODY" "$GID" "$t" sesscap || rc=1
+echo "$cap" > /sys/module/pmuctx/parameters/max_sessions_per_user
 
 # A setuid-root helper on a filesystem that honours setuid (tmpfs /tmp).
 echo 2 > /proc/sys/kernel/perf_event_paranoid
