@@ -101,8 +101,11 @@ struct pmuctx_entry {
 	u64			save_seq;
 	pid_t			pid, tid, ppid;
 	char			comm[TASK_COMM_LEN];
-	struct list_head	list;		/* pending or exited list */
-	struct rcu_head		rcu;
+	/* An entry leaves its list before its last reference is dropped. */
+	union {
+		struct list_head list;		/* pending or exited list */
+		struct rcu_head	rcu;		/* pmuctx_entry_put() */
+	};
 	/* deferred user callchain (sample.c): task context and its IRQs */
 	struct callback_head	defer_work;
 	u64			defer_cookie;

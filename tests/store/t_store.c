@@ -87,6 +87,18 @@ static uint64_t rusage_children_ns(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
+/*
+ * a within frac of the interval [min(r1, r2), max(r1, r2)]: for per-thread
+ * checks against two references that can each be off under TCG (see
+ * struct mig).
+ */
+static int within_refs(uint64_t a, uint64_t r1, uint64_t r2, double frac)
+{
+	double lo = r1 < r2 ? r1 : r2, hi = r1 < r2 ? r2 : r1;
+
+	return a >= lo * (1 - frac) && a <= hi * (1 + frac);
+}
+
 static int within(uint64_t a, uint64_t b, double frac)
 {
 	double d = (double)a - (double)b;
@@ -487,12 +499,13 @@ static void test_two_sessions(void)
 /* ---- migrations, per-task system-wide, selftest save area --------------- */
 
 /*
- * Reference for per-thread task-clock: the wall time a thread spends
- * busy-waiting on CLOCK_MONOTONIC while it is alone on its CPU.  Under
- * QEMU TCG the thread's own rusage is not a sound reference: it excludes
- * IRQ time (rq_clock_task) and grows at every migration, and perf's
- * task-clock differs from it exactly as pmuctx's does.  It is printed as a
- * diagnostic.
+ * References for per-thread task-clock under QEMU TCG, each wrong in its
+ * own way: the thread's rusage excludes IRQ time (rq_clock_task) and grows
+ * at every migration (perf's task-clock differs from it exactly as
+ * pmuctx's does), and the wall time it spends busy-waiting on
+ * CLOCK_MONOTONIC while alone on its CPU overstates CPU time when the host
+ * deschedules the vCPU.  task-clock must lie within 10 % of the interval
+ * the two span.
  */
 struct mig {
 	volatile int stop;
@@ -608,7 +621,8 @@ static void test_migrate(void)
 			     (unsigned long long)tv[k].values[0],
 			     (unsigned long long)pin.busy_ns,
 			     (unsigned long long)pin.cpu_ns);
-			result(within(tv[k].values[0], pin.busy_ns, 0.10),
+			result(within_refs(tv[k].values[0], pin.busy_ns,
+					   pin.cpu_ns, 0.10),
 			       "migrate: pinned task-clock within 10%% of its on-CPU time");
 			result(tv[k].values[1] <= 2,
 			       "migrate: pinned task barely migrated (%llu)",
@@ -620,7 +634,8 @@ static void test_migrate(void)
 			     (unsigned long long)tv[k].values[0],
 			     (unsigned long long)mov.busy_ns,
 			     (unsigned long long)mov.cpu_ns);
-			result(within(tv[k].values[0], mov.busy_ns, 0.10),
+			result(within_refs(tv[k].values[0], mov.busy_ns,
+					   mov.cpu_ns, 0.10),
 			       "migrate: migrating task-clock within 10%% of its on-CPU time");
 			result(tv[k].values[1] >= (uint64_t)mov.flips - 1,
 			       "migrate: migrations %llu for %ld affinity flips",
