@@ -139,6 +139,7 @@ struct pmuctx_sess_cpu {
 	struct pmuctx_session	*sess;
 	u64			dropped;
 	struct hrtimer		timer;		/* sampling */
+	u64			last_tick;	/* local_clock() of the last tick */
 };
 
 enum pmuctx_sess_state {

@@ -33,6 +33,8 @@
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
@@ -156,8 +158,13 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	bool trunc = false;
 	u64 *ips = NULL;
 
-	/* Run by exit_task_work() for a task that exits: no user stack. */
-	if (!(current->flags & PF_EXITING) && pmuctx_sess_live(s)) {
+	/*
+	 * A task that will not return to user space writes nothing: run by
+	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that
+	 * is being killed (it runs task_work before dying).
+	 */
+	if (!(current->flags & PF_EXITING) && !fatal_signal_pending(current) &&
+	    pmuctx_sess_live(s)) {
 		regs = pmuctx_user_regs(NULL);
 		ips = kmalloc_array(max, sizeof(*ips), GFP_KERNEL);
 		if (regs && ips)
@@ -230,8 +237,26 @@ static unsigned int pmuctx_cut_irq_frames(unsigned long *st, unsigned int n,
 	return n;
 }
 
+/*
+ * The CPU time the sample stands for: what the task ran on this CPU since
+ * the previous tick or since it was switched in, whichever is later.  Not
+ * the nominal period: ticks can be late or missed (TCG, long IRQ-off
+ * sections), and a task that came in mid-period did not use all of it.
+ */
+static u64 pmuctx_sample_weight(struct pmuctx_sess_cpu *sc,
+				struct pmuctx_entry *e, u64 now)
+{
+	u64 from = sc->last_tick;
+
+	if (READ_ONCE(e->in) && e->in_ns > from)
+		from = e->in_ns;
+	if (!from || now <= from)
+		return e->sess->sample_period_ns;
+	return now - from;
+}
+
 static void pmuctx_sample(struct pmuctx_session *s, struct pmuctx_entry *e,
-			  struct pt_regs *regs)
+			  struct pt_regs *regs, u64 weight)
 {
 	struct pmuctx_sample_scratch *sb = this_cpu_ptr(&pmuctx_scratch);
 	unsigned int max = s->sample_max_stack, nk = 0, nu = 0, cut;
@@ -278,8 +303,7 @@ static void pmuctx_sample(struct pmuctx_session *s, struct pmuctx_entry *e,
 				misc |= PMUCTX_SAMPLE_M_USER_TRUNC;
 		}
 	}
-	pmuctx_ring_sample(s, misc, ip, s->sample_period_ns, cookie, kst, nk,
-			   ubuf, nu);
+	pmuctx_ring_sample(s, misc, ip, weight, cookie, kst, nk, ubuf, nu);
 }
 
 static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
@@ -288,6 +312,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 						  timer);
 	struct pmuctx_session *s = sc->sess;
 	struct pmuctx_entry *e;
+	u64 now;
 
 	/*
 	 * A CPU going offline hands its hrtimers to a live CPU: a timer that
@@ -298,13 +323,16 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	    sc != this_cpu_ptr(s->cpu))
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, ns_to_ktime(s->sample_period_ns));
+	now = local_clock();
 	if (!is_idle_task(current)) {
 		rcu_read_lock();
 		e = pmuctx_current_entry(s);
 		if (e)
-			pmuctx_sample(s, e, get_irq_regs());
+			pmuctx_sample(s, e, get_irq_regs(),
+				      pmuctx_sample_weight(sc, e, now));
 		rcu_read_unlock();
 	}
+	sc->last_tick = now;
 	return HRTIMER_RESTART;
 }
 
@@ -334,9 +362,11 @@ void pmuctx_sample_start_cpu(void *info)
 	struct pmuctx_session *s = info;
 	struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
 
-	if (s->sample_freq && !hrtimer_active(&sc->timer))
+	if (s->sample_freq && !hrtimer_active(&sc->timer)) {
+		sc->last_tick = local_clock();
 		hrtimer_start(&sc->timer, ns_to_ktime(s->sample_period_ns),
 			      HRTIMER_MODE_REL_PINNED_HARD);
+	}
 }
 
 /* Process context (DISABLE, teardown): stop every timer, waiting for any

@@ -500,7 +500,9 @@ struct pmuctx_rec_comm {
 /*
  * SAMPLE: the task in c.pid/tid was running when the sampling timer fired.
  * @ip:		interrupted instruction pointer (0 when hidden, see misc)
- * @period:	ns of CPU time the sample stands for (the timer period)
+ * @period:	ns of CPU time the sample stands for: what the task ran on
+ *		this CPU since the previous sample or since it was switched
+ *		in (about 1/sample_freq; more when ticks came late)
  * @cookie:	misc USER_DEFERRED: the user callchain is the
  *		USER_CALLCHAIN record of the same pid/tid with this cookie,
  *		written when the task returns to user space (on whatever CPU

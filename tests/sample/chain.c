@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * chain N FLIP: the sampling workload, main -> f1 -> f2 -> f3, where f3
+ * reads N blocks of 4 MiB from /dev/zero with an inline syscall
+ * instruction (the user ip of every kernel entry is in f3) and calls
+ * touch() in its loop, so that gcc keeps its frame (it drops the frame
+ * pointer of leaf functions even with -fno-omit-frame-pointer).  FLIP 1
+ * moves the task between CPU 0 and 1 before every read.  N 0 loops until
+ * killed.
+ *
+ * Prints the addresses "f3 f2 f1 main end" on stdout, then waits for one
+ * byte on stdin before starting (so the session exists first).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define BLOCK	(4 << 20)
+static char *blk;
+static volatile long sink;
+static int zero_fd, flip;
+
+__attribute__((noinline)) void touch(long v)
+{
+	sink += v;
+}
+
+__attribute__((noinline)) void f3(long n)
+{
+	cpu_set_t cs;
+	long i, r;
+
+	for (i = 0; !n || i < n; i++) {
+		if (flip) {
+			/* inline too: libc's wrapper would hide f3 */
+			CPU_ZERO(&cs);
+			CPU_SET(i & 1, &cs);
+			asm volatile("syscall"
+				     : "=a"(r)
+				     : "0"((long)SYS_sched_setaffinity),
+				       "D"(0L), "S"((long)sizeof(cs)), "d"(&cs)
+				     : "rcx", "r11", "memory");
+		}
+		asm volatile("syscall"
+			     : "=a"(r)
+			     : "0"((long)SYS_read), "D"((long)zero_fd),
+			       "S"(blk), "d"((long)BLOCK)
+			     : "rcx", "r11", "memory");
+		touch(r);
+	}
+}
+
+__attribute__((noinline)) void f2(long n)
+{
+	f3(n);
+	touch(2);
+}
+
+__attribute__((noinline)) void f1(long n)
+{
+	f2(n);
+	touch(1);
+}
+
+void chain_end(void);
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 100;
+	char c;
+
+	flip = argc > 2 ? atoi(argv[2]) : 0;
+	zero_fd = open("/dev/zero", 0);
+	blk = mmap(NULL, BLOCK, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (zero_fd < 0 || blk == MAP_FAILED)
+		return 2;
+	printf("%lx %lx %lx %lx %lx\n", (unsigned long)f3, (unsigned long)f2,
+	       (unsigned long)f1, (unsigned long)main,
+	       (unsigned long)chain_end);
+	fflush(stdout);
+	if (read(0, &c, 1) != 1)
+		return 3;
+	f1(n);
+	return 0;
+}
+
+__attribute__((noinline)) void chain_end(void)
+{
+	touch(3);
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_sample: VM tests of sampling and deferred user callchains (raw ABI).
+ *
+ * The workload is the program `chain` next to this one (see chain.c): a
+ * fixed chain main -> f1 -> f2 -> f3 reading /dev/zero from f3.  It prints
+ * its function addresses, which tell the chain's frames apart.
+ *
+ *   t_sample			all root tests
+ *   t_sample unpriv		as an unprivileged user (paranoid 2)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/pmuctx.h>
+
+static int failures;
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* ---- the workload (chain) ------------------------------------------------ */
+
+static char chain_path[512];
+static unsigned long fa[5];	/* f3 f2 f1 main end, in the chain process */
+
+/* Which chain function holds @a ("" if none). */
+static const char *fn_of(uint64_t a)
+{
+	static const char *const names[] = { "f3", "f2", "f1", "main" };
+	const char *best = "";
+	uint64_t lo = 0;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		if (a >= fa[i] && a < fa[4] && fa[i] >= lo) {
+			lo = fa[i];
+			best = names[i];
+		}
+	return best;
+}
+
+static int is_chain(const __u64 *ips, unsigned int n)
+{
+	return n >= 4 && !strcmp(fn_of(ips[0]), "f3") &&
+	       !strcmp(fn_of(ips[1]), "f2") && !strcmp(fn_of(ips[2]), "f1") &&
+	       !strcmp(fn_of(ips[3]), "main");
+}
+
+/* ---- kernel symbols -------------------------------------------------------- */
+
+static uint64_t sys_lo, sys_hi;	/* do_syscall_64 */
+
+static void load_kallsyms(void)
+{
+	char line[256], name[200], type;
+	unsigned long long a, prev = 0;
+	int take = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %199s", &a, &type, name) != 3)
+			continue;
+		if (take && a > prev) {
+			sys_hi = a;
+			break;
+		}
+		if (!strcmp(name, "do_syscall_64")) {
+			sys_lo = prev = a;
+			take = 1;
+		}
+	}
+	fclose(f);
+}
+
+/* ---- sessions and records ------------------------------------------------ */
+
+static int session(pid_t pid, unsigned int flags, unsigned int freq)
+{
+	struct pmuctx_session_attr a = {
+		.size = sizeof(a), .target = PMUCTX_TARGET_PID, .pid = pid,
+		.cgroup_fd = -1, .nr_events = 1,
+		.events = { PMUCTX_EV_TASK_CLOCK },
+		.ring_pages = 256, .ring_mode = PMUCTX_RING_NORMAL,
+		.sample_freq = freq, .sample_flags = flags,
+		.sample_max_stack = 32,
+	};
+	int fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) ||
+	    ioctl(fd, PMUCTX_IOC_ENABLE, 0)) {
+		diag("session: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct stats {
+	long samples, deferred, user_records, chains, kstack_syscall;
+	long kernel_mode, kaddr_hidden, kernel_nonzero, resolved, unresolved;
+	long shared, cross_cpu;
+	uint64_t period_sum, task_clock;
+};
+
+#define MAXC 65536
+static uint64_t sample_cookie[MAXC];
+static int sample_cpu[MAXC];
+static uint64_t uc_cookie[MAXC];
+static int uc_cpu[MAXC], uc_good[MAXC];
+
+static void drain(int fd, pid_t tid, struct stats *st)
+{
+	static char buf[8 << 20];
+	struct pmuctx_read rd = { .size = sizeof(rd) };
+	long nsc = 0, nuc = 0, i, j;
+	ssize_t n, off;
+
+	memset(st, 0, sizeof(*st));
+	ioctl(fd, PMUCTX_IOC_DISABLE, 0);
+	if (!ioctl(fd, PMUCTX_IOC_READ, &rd))
+		st->task_clock = rd.values[0];
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; ) {
+			struct pmuctx_rec_header *h = (void *)(buf + off);
+
+			if (h->type == PMUCTX_REC_SAMPLE) {
+				struct pmuctx_rec_sample *s = (void *)h;
+
+				if (s->c.tid != tid)
+					goto next;
+				st->samples++;
+				st->period_sum += s->period;
+				if (!(h->misc & PMUCTX_SAMPLE_M_USER))
+					st->kernel_mode++;
+				if (h->misc & PMUCTX_SAMPLE_M_KADDR_HIDDEN)
+					st->kaddr_hidden++;
+				if (s->nr_kernel || (s->ip >> 63))
+					st->kernel_nonzero++;
+				for (i = 0; i < s->nr_kernel; i++)
+					if (s->ips[i] >= sys_lo &&
+					    s->ips[i] < sys_hi)
+						break;
+				if (s->nr_kernel && i < s->nr_kernel)
+					st->kstack_syscall++;
+				if (h->misc & PMUCTX_SAMPLE_M_USER_DEFERRED) {
+					st->deferred++;
+					if (nsc < MAXC) {
+						sample_cookie[nsc] = s->cookie;
+						sample_cpu[nsc++] = s->c.cpu;
+					}
+				} else if (is_chain(s->ips + s->nr_kernel,
+						    s->nr_user)) {
+					st->chains++;
+				}
+			} else if (h->type == PMUCTX_REC_USER_CALLCHAIN) {
+				struct pmuctx_rec_user_callchain *u = (void *)h;
+
+				if (u->c.tid != tid)
+					goto next;
+
+				st->user_records++;
+				if (nuc < MAXC) {
+					uc_cookie[nuc] = u->cookie;
+					uc_cpu[nuc] = u->c.cpu;
+					uc_good[nuc++] = is_chain(u->ips, u->nr);
+				}
+			}
+next:
+			off += h->size;
+		}
+	}
+	/* Stitch by (tid, cookie), across CPUs. */
+	for (i = 0; i < nsc; i++) {
+		for (j = 0; j < nuc; j++)
+			if (uc_cookie[j] == sample_cookie[i])
+				break;
+		if (j == nuc) {
+			st->unresolved++;
+			continue;
+		}
+		st->resolved++;
+		st->chains += uc_good[j];
+		if (uc_cpu[j] != sample_cpu[i])
+			st->cross_cpu++;
+	}
+	st->shared = st->deferred - st->user_records;
+}
+
+/* Start `chain N FLIP`, learn its function addresses, count it, go. */
+static pid_t run_chain(long n, int *fdp, unsigned int flags, int flip)
+{
+	char arg_n[32], arg_f[8], line[256];
+	int in[2], out[2];
+	FILE *f;
+	pid_t pid;
+
+	if (pipe(in) || pipe(out))
+		exit(2);
+	pid = fork();
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		snprintf(arg_n, sizeof(arg_n), "%ld", n);
+		snprintf(arg_f, sizeof(arg_f), "%d", flip);
+		execl(chain_path, chain_path, arg_n, arg_f, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	if (!f || !fgets(line, sizeof(line), f) ||
+	    sscanf(line, "%lx %lx %lx %lx %lx", &fa[0], &fa[1], &fa[2],
+		   &fa[3], &fa[4]) != 5) {
+		diag("chain did not start");
+		*fdp = -1;
+		kill(pid, SIGKILL);
+		return pid;
+	}
+	fclose(f);
+	*fdp = session(pid, flags, 999);
+	if (write(in[1], "x", 1) != 1)
+		exit(2);
+	close(in[1]);
+	return pid;
+}
+
+static void test_deferred(void)
+{
+	unsigned int flags = PMUCTX_SAMPLE_KERNEL_STACK |
+			     PMUCTX_SAMPLE_USER_STACK |
+			     PMUCTX_SAMPLE_DEFER_USER;
+	struct stats d, im;
+	pid_t pid;
+	int fd, st;
+
+	pid = run_chain(150, &fd, flags, 0);
+	result(fd >= 0, "deferred: sampling session");
+	if (fd < 0)
+		return;
+	waitpid(pid, &st, 0);
+	drain(fd, pid, &d);
+	close(fd);
+	diag("deferred: %ld samples (%ld in the kernel), %ld user records, %ld resolved, %ld unresolved, %ld chains, %ld with do_syscall_64; periods %llu ns, task-clock %llu ns",
+	     d.samples, d.kernel_mode, d.user_records, d.resolved,
+	     d.unresolved, d.chains, d.kstack_syscall,
+	     (unsigned long long)d.period_sum,
+	     (unsigned long long)d.task_clock);
+	result(d.samples >= 50, "deferred: enough samples (%ld)", d.samples);
+	/* Samples in the exit path have no user stack to wait for. */
+	result(d.deferred * 100 >= d.samples * 98,
+	       "deferred: samples are marked USER_DEFERRED with a cookie (%ld of %ld)",
+	       d.deferred, d.samples);
+	result(d.chains * 10 >= d.samples * 9,
+	       "deferred: >= 90%% stitch to f3 <- f2 <- f1 <- main (%ld of %ld)",
+	       d.chains, d.samples);
+	result(d.kstack_syscall * 10 >= d.kernel_mode * 9 && d.kernel_mode > 0,
+	       "deferred: kernel parts contain the syscall entry (%ld of %ld)",
+	       d.kstack_syscall, d.kernel_mode);
+	result(d.user_records > 0 && d.user_records < d.samples,
+	       "deferred: fewer user records than samples (shared by %ld)",
+	       d.shared);
+	result(d.unresolved == 0, "deferred: every cookie resolved");
+	result(d.period_sum >= d.task_clock * 7 / 10 &&
+	       d.period_sum <= d.task_clock * 13 / 10,
+	       "deferred: periods cover the task's CPU time once (%llu vs %llu)",
+	       (unsigned long long)d.period_sum,
+	       (unsigned long long)d.task_clock);
+
+	/* The same workload with immediate user stacks. */
+	pid = run_chain(150, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
+			PMUCTX_SAMPLE_USER_STACK, 0);
+	if (fd < 0)
+		return;
+	waitpid(pid, &st, 0);
+	drain(fd, pid, &im);
+	close(fd);
+	diag("immediate: %ld samples, %ld chains, %ld user records",
+	     im.samples, im.chains, im.user_records);
+	result(im.user_records == 0 && im.deferred == 0,
+	       "immediate: no deferred records");
+	result(im.chains * 10 >= im.samples * 9,
+	       "immediate: >= 90%% carry f3 <- f2 <- f1 <- main (%ld of %ld)",
+	       im.chains, im.samples);
+	result(im.period_sum >= im.task_clock * 7 / 10 &&
+	       im.period_sum <= im.task_clock * 13 / 10,
+	       "immediate: periods cover the task's CPU time the same way (%llu vs %llu)",
+	       (unsigned long long)im.period_sum,
+	       (unsigned long long)im.task_clock);
+}
+
+static void test_migrate(void)
+{
+	unsigned int flags = PMUCTX_SAMPLE_USER_STACK | PMUCTX_SAMPLE_DEFER_USER;
+	struct stats d;
+	pid_t pid;
+	int fd, st;
+
+	pid = run_chain(300, &fd, flags, 1);
+	if (fd < 0) {
+		result(0, "migrate: sampling session");
+		return;
+	}
+	waitpid(pid, &st, 0);
+	drain(fd, pid, &d);
+	close(fd);
+	diag("migrate: %ld samples, %ld resolved, %ld on another CPU than their user record, %ld chains",
+	     d.samples, d.resolved, d.cross_cpu, d.chains);
+	result(d.cross_cpu > 0, "migrate: some user stacks were written on another CPU");
+	result(d.unresolved == 0 && d.chains * 10 >= d.samples * 9,
+	       "migrate: stitching across CPUs still gives f3 <- f2 <- f1 <- main (%ld of %ld)",
+	       d.chains, d.samples);
+}
+
+static void test_killed(void)
+{
+	unsigned int flags = PMUCTX_SAMPLE_USER_STACK | PMUCTX_SAMPLE_DEFER_USER;
+	struct pmuctx_info i = { .size = sizeof(i) };
+	struct stats d;
+	int fd, st, info, tries;
+	pid_t pid;
+
+	/*
+	 * The chain reads 4 MiB blocks until killed: it spends nearly all
+	 * its time in the kernel, so the kill lands in a read with a cookie
+	 * pending.
+	 */
+	pid = run_chain(0, &fd, flags, 0);
+	if (fd < 0) {
+		result(0, "killed: sampling session");
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return;
+	}
+	usleep(500000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	drain(fd, pid, &d);
+	diag("killed: %ld samples, %ld resolved, %ld unresolved", d.samples,
+	     d.resolved, d.unresolved);
+	result(WIFSIGNALED(st), "killed: the task died in its syscall");
+	result(d.samples > 0 && d.unresolved > 0,
+	       "killed: its pending cookie is unresolved (no user record)");
+	close(fd);
+	info = open(PMUCTX_DEVICE_PATH, O_RDWR);
+	for (tries = 0; tries < 100; tries++) {
+		i.size = sizeof(i);
+		ioctl(info, PMUCTX_IOC_INFO, &i);
+		if (!i.tasks_tracked && !i.store_bytes && !i.sessions)
+			break;
+		usleep(20000);
+	}
+	close(info);
+	result(!i.tasks_tracked && !i.store_bytes && !i.sessions,
+	       "killed: store empty afterwards (%llu entries)",
+	       (unsigned long long)i.tasks_tracked);
+}
+
+static void test_unpriv(void)
+{
+	struct stats d;
+	pid_t pid;
+	int fd, st;
+
+	pid = run_chain(100, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
+			PMUCTX_SAMPLE_USER_STACK, 0);
+	result(fd >= 0, "unpriv: sampling session on own child");
+	if (fd < 0)
+		return;
+	waitpid(pid, &st, 0);
+	drain(fd, pid, &d);
+	close(fd);
+	diag("unpriv: %ld samples, %ld in the kernel, %ld hidden, %ld with kernel addresses",
+	     d.samples, d.kernel_mode, d.kaddr_hidden, d.kernel_nonzero);
+	result(d.kernel_mode > 0 && d.kaddr_hidden == d.kernel_mode,
+	       "unpriv: kernel-mode samples say kernel addresses are hidden");
+	result(d.kernel_nonzero == 0, "unpriv: no kernel address in any sample");
+	result(d.chains * 10 >= d.samples * 9,
+	       "unpriv: the user callchains are still there (%ld of %ld)",
+	       d.chains, d.samples);
+}
+
+int main(int argc, char **argv)
+{
+	char *slash;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(chain_path, sizeof(chain_path), "%s", argv[0]);
+	slash = strrchr(chain_path, '/');
+	snprintf(slash ? slash + 1 : chain_path,
+		 sizeof(chain_path) - (slash ? slash + 1 - chain_path : 0),
+		 "chain");
+	if (argc > 1 && !strcmp(argv[1], "unpriv")) {
+		test_unpriv();
+		return !!failures;
+	}
+	load_kallsyms();
+	result(sys_lo && sys_hi > sys_lo, "kallsyms: do_syscall_64 found");
+	test_deferred();
+	test_migrate();
+	test_killed();
+	return !!failures;
+}
