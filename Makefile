@@ -47,6 +47,10 @@ else
 UDEVDIR ?= $(PREFIX)/lib/udev
 endif
 
+# Manual pages (man/) go to $(PREFIX)/share/man, the bash completion to
+# $(BASHCOMPDIR) (bash-completion also reads /usr/local/share/...).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+
 # The main job `make demo` runs in the VM after `tools/pmuctx info`.
 DEMO_CMD ?= tools/pmuctx stat -- tests/progs/burn --fork-tree 2,3 --ms 50
 
@@ -72,14 +76,14 @@ NEED_KDIR = \
 
 .DEFAULT_GOAL := all
 
-.PHONY: all module lib tools progs clean clean-module install uninstall \
+.PHONY: all module lib tools progs examples clean clean-module install uninstall \
 	modules_install check style sparse check-unit check-install \
-	check-dkms-prepare check-vm check-debug demo demo-run help version
+	check-examples check-man check-packages check-dkms-prepare check-vm check-debug demo demo-run help version
 
 # ---------------------------------------------------------------------------
 # Build
 
-all: module lib tools progs
+all: module lib tools progs examples
 
 # W=1 must stay warning-free.  With WERROR=1 the compiler gets -Werror and the
 # kbuild output is scanned for any other "warning:" line (kernel-doc, modpost);
@@ -103,16 +107,31 @@ tools: lib
 progs: lib
 	$(MAKE) -C tests/progs $(SUBMAKE_VARS)
 	$(MAKE) -C tests/store $(SUBMAKE_VARS)
+	$(MAKE) -C tests/ring $(SUBMAKE_VARS)
+	$(MAKE) -C tests/sample $(SUBMAKE_VARS)
 
 version:
 	@scripts/version.sh
+
+# The examples build against an installed libpmuctx, as a user's program
+# would: lib/ is installed into examples/.stage (same PREFIX) and the
+# examples find it with pkg-config there (examples/Makefile).
+EXAMPLES_STAGE = $(CURDIR)/examples/.stage
+examples: lib
+	+@rm -rf "$(EXAMPLES_STAGE)"
+	+@$(MAKE) --no-print-directory -s -C lib install WERROR="$(WERROR)" CC="$(CC)" \
+		PREFIX="$(PREFIX)" DESTDIR="$(EXAMPLES_STAGE)" >/dev/null
+	+$(MAKE) -C examples WERROR="$(WERROR)" CC="$(CC)" \
+		PKG_CONFIG_SYSROOT_DIR="$(EXAMPLES_STAGE)" \
+		PKG_CONFIG_PATH="$$(dirname "$$(find "$(EXAMPLES_STAGE)" -name libpmuctx.pc | head -n 1)")" \
+		RPATH="$$(dirname "$$(find "$(EXAMPLES_STAGE)" -name 'libpmuctx.so.*.*' | head -n 1)")"
 
 # ---------------------------------------------------------------------------
 # Clean
 
 # Sub-directories are cleaned only where they have a Makefile, so `make clean`
 # works in a partial tree (a DKMS source copy, a checkout mid-way).
-CLEAN_SUBDIRS = lib tools tests/progs tests/store tests/unit tests/vm
+CLEAN_SUBDIRS = lib tools tests/progs tests/store tests/ring tests/sample tests/unit tests/vm examples
 
 clean:
 	+@if [ -n "$(KVER)" ] && [ -f "$(KDIR)/Makefile" ]; then \
@@ -146,6 +165,8 @@ install:
 	$(MAKE) -C lib install $(SUBMAKE_VARS)
 	$(MAKE) -C tools install $(SUBMAKE_VARS)
 	install -D -m 0644 udev/60-pmuctx.rules "$(DESTDIR)$(UDEVDIR)/rules.d/60-pmuctx.rules"
+	$(MAKE) -C man install $(SUBMAKE_VARS)
+	install -D -m 0644 completion/pmuctx "$(DESTDIR)$(BASHCOMPDIR)/pmuctx"
 	@if [ -z "$(DESTDIR)" ]; then \
 		echo "pmuctx: udev rule installed; run 'udevadm control --reload'," \
 		     "'groupadd --system pmuctx' and add users to the group (README.md)."; \
@@ -155,6 +176,8 @@ uninstall:
 	$(MAKE) -C tools uninstall $(SUBMAKE_VARS)
 	$(MAKE) -C lib uninstall $(SUBMAKE_VARS)
 	rm -f "$(DESTDIR)$(UDEVDIR)/rules.d/60-pmuctx.rules"
+	$(MAKE) -C man uninstall $(SUBMAKE_VARS)
+	rm -f "$(DESTDIR)$(BASHCOMPDIR)/pmuctx"
 
 # Installs module/pmuctx.ko as /lib/modules/$(KVER)/extra/module/pmuctx.ko
 # (INSTALL_MOD_PATH and INSTALL_MOD_DIR are kbuild's).  The module is signed
@@ -184,7 +207,8 @@ modules_install: module
 # Checks
 
 # scripts/check.sh runs the steps below in order (style, sparse, all with
-# WERROR=1, check-unit, check-install, check-dkms-prepare, check-vm), keeps
+# WERROR=1, check-unit, check-install, check-examples, check-man,
+# check-packages, check-dkms-prepare, check-vm), keeps
 # going after a failure where later steps still make sense, and prints a
 # per-step table and, as its very last line, "N passed, M failed" (unit + VM
 # test counts, plus one for each other step).  It exits non-zero if any
@@ -204,6 +228,20 @@ check-unit:
 
 check-install:
 	+MAKE="$(MAKE)" scripts/check-install.sh
+
+# The examples against the installed library, the manual pages, and the
+# Debian packages (built, linted, installed on this machine for
+# tests/vm/cases/81-packages.sh; before check-dkms-prepare, which re-adds
+# the same DKMS pmuctx/VERSION from the tree: scripts/check-packages.sh).
+check-examples:
+	+MAKE="$(MAKE)" scripts/check-examples.sh
+
+check-man:
+	+MAKE="$(MAKE)" scripts/check-man.sh
+
+check-packages:
+	@$(NEED_KDIR)
+	KVER="$(KVER)" scripts/check-packages.sh
 
 check-dkms-prepare:
 	@$(NEED_KDIR)
@@ -231,6 +269,7 @@ demo-run: all
 	tests/vm/run --kernel /boot/vmlinuz-$(KVER) -- tools/pmuctx info
 	tests/vm/run --kernel /boot/vmlinuz-$(KVER) -- $(DEMO_CMD)
 
+
 # ---------------------------------------------------------------------------
 
 help:
@@ -251,11 +290,15 @@ help:
 	@echo '                     (DKMS is the recommended way: README.md)'
 	@echo 'Checks:'
 	@echo '  check              style, sparse, all WERROR=1, check-unit, check-install,'
+	@echo '                     check-examples, check-man, check-packages,'
 	@echo '                     check-dkms-prepare, check-vm; last line "N passed, M failed"'
 	@echo '  style              checkpatch.pl --strict on module/ and the UAPI header'
 	@echo '  sparse             sparse (C=2) over the module'
 	@echo '  check-unit         host unit tests (tests/unit)'
 	@echo '  check-install      install/uninstall into a DESTDIR leave exactly the expected files'
+	@echo '  check-examples     examples/ build with -Werror against the installed header and library'
+	@echo '  check-man          man pages render without groff warnings; commands and functions covered'
+	@echo '  check-packages     Debian packages: build, lintian, install here (as root) for the VM'
 	@echo '  check-dkms-prepare dkms-install the module on this host for the VM (tests/dkms.sh)'
 	@echo '  check-vm           the VM test suite (tests/vm/check)'
 	@echo '  check-debug        the VM suite on the debug kernel $(DEBUG_KVER) (KASAN, lockdep, kmemleak)'

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/capability.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -317,6 +318,11 @@ static const char *op_verb(enum pmuctx__op op)
 	case PMUCTX_OP_DISABLE:	return "disable the session";
 	case PMUCTX_OP_RESET:	return "reset the session";
 	case PMUCTX_OP_READ:	return "read the session's counts";
+	case PMUCTX_OP_SNAPSHOT: return "take a snapshot of the ring buffers";
+	case PMUCTX_OP_RESUME:	return "resume the ring buffers";
+	case PMUCTX_OP_CONSUME:	return "consume ring buffer records";
+	case PMUCTX_OP_WRITE:	return "write a USER record";
+	case PMUCTX_OP_POLL:	return "poll the session";
 	default:		return "complete the operation";
 	}
 }
@@ -654,6 +660,173 @@ static void fmt_generic_hint(struct pmuctx__sb *sb, int err)
 			  sys_errstr(err, tmp, sizeof(tmp)));
 }
 
+
+/* ---- ring buffers ---------------------------------------------------------- */
+
+static void sb_bytes(struct pmuctx__sb *sb, unsigned long long b)
+{
+	if (b >= (1ULL << 30) && !(b % (1ULL << 30)))
+		pmuctx__sb_printf(sb, "%llu GiB", b >> 30);
+	else if (b >= (1ULL << 20) && !(b % (1ULL << 20)))
+		pmuctx__sb_printf(sb, "%llu MiB", b >> 20);
+	else if (b >= 1024 && !(b % 1024))
+		pmuctx__sb_printf(sb, "%llu KiB", b >> 10);
+	else
+		pmuctx__sb_printf(sb, "%llu bytes", b);
+}
+
+/* bytes the whole mapping takes: nr_cpus x (1 + pages) pages; 0 unknown */
+static unsigned long long ring_total(const struct pmuctx__ring_facts *f)
+{
+	return f->nr_cpus ? (unsigned long long)f->nr_cpus *
+			    (1ULL + f->pages) * f->page_size : 0;
+}
+
+static void sb_ring_request(struct pmuctx__sb *sb,
+			    const struct pmuctx__ring_facts *f)
+{
+	pmuctx__sb_printf(sb, "%u data pages (", f->pages);
+	sb_bytes(sb, (unsigned long long)f->pages * f->page_size);
+	pmuctx__sb_printf(sb, ") per CPU");
+	if (f->nr_cpus) {
+		pmuctx__sb_printf(sb, ", %u CPUs x (1 + %u) pages = ",
+				  f->nr_cpus, f->pages);
+		sb_bytes(sb, ring_total(f));
+		pmuctx__sb_printf(sb, " in all");
+	}
+}
+
+static void fmt_ring_nomem(struct pmuctx__sb *sb, const struct pmuctx__err *e)
+{
+	const struct pmuctx__ring_facts *f = &e->ring;
+	const char *param = pmuctx__sys.max_ring_pages_path ?
+		pmuctx__sys.max_ring_pages_path :
+		"/sys/module/pmuctx/parameters/max_ring_pages";
+
+	pmuctx__sb_printf(sb, "  the ring buffer asks for ");
+	sb_ring_request(sb, f);
+	pmuctx__sb_printf(sb, ".\n");
+	if (f->max_pages >= 0 && f->pages > f->max_pages) {
+		pmuctx__sb_printf(sb, "  that is more than the module allows: "
+			"max_ring_pages is %lld (", f->max_pages);
+		sb_bytes(sb, (unsigned long long)f->max_pages * f->page_size);
+		pmuctx__sb_printf(sb, " per CPU), in %s.\n", param);
+	} else if (f->max_pages >= 0) {
+		pmuctx__sb_printf(sb, "  the module's limit, max_ring_pages = "
+			"%lld (%s), allows it: the kernel could not allocate "
+			"the memory.\n", f->max_pages, param);
+	} else {
+		pmuctx__sb_printf(sb, "  either it is more than the module's "
+			"limit (max_ring_pages, in %s: could not be read) or "
+			"the kernel could not allocate the memory.\n", param);
+	}
+	pmuctx__sb_printf(sb, "  use a smaller buffer (a power of two of "
+		"pages; pmuctx record --buffer-size), or raise the limit: "
+		"sudo sh -c 'echo %u > %s' (or load the module with "
+		"max_ring_pages=%u)", f->pages, param, f->pages);
+}
+
+/* the memlock part of an EPERM; true if it is probably the cause */
+static bool fmt_ring_memlock(struct pmuctx__sb *sb,
+			     const struct pmuctx__err *e)
+{
+	const struct pmuctx__ring_facts *f = &e->ring;
+	unsigned long long need = ring_total(f);
+	bool over;
+
+	if (f->caps_known && f->ipc_lock)
+		return false;	/* not charged */
+	over = f->memlock_known && f->memlock_cur != RLIM_INFINITY &&
+	       (!need || need > f->memlock_cur);
+	pmuctx__sb_printf(sb, "  the ring buffers (");
+	sb_ring_request(sb, f);
+	pmuctx__sb_printf(sb, ") are locked memory, charged to "
+		"RLIMIT_MEMLOCK because the process %s CAP_IPC_LOCK.\n",
+		f->caps_known ? "does not have" : "may not have");
+	if (f->memlock_known) {
+		pmuctx__sb_printf(sb, "  RLIMIT_MEMLOCK (ulimit -l) is ");
+		if (f->memlock_cur == RLIM_INFINITY)
+			pmuctx__sb_printf(sb, "unlimited");
+		else
+			sb_bytes(sb, f->memlock_cur);
+		pmuctx__sb_printf(sb, " now (hard limit ");
+		if (f->memlock_max == RLIM_INFINITY)
+			pmuctx__sb_printf(sb, "unlimited");
+		else
+			sb_bytes(sb, f->memlock_max);
+		pmuctx__sb_printf(sb, ")%s.\n", over ?
+			", less than the request" : "; memory this user has "
+			"locked already (other sessions, mlock) counts too");
+	}
+	pmuctx__sb_printf(sb, "  raise the limit (ulimit -l");
+	if (need)
+		pmuctx__sb_printf(sb, " %llu", (need + 1023) / 1024);
+	pmuctx__sb_printf(sb, " in the shell, up to the hard limit; "
+		"'memlock' in /etc/security/limits.conf or LimitMEMLOCK= "
+		"in a systemd unit beyond it), use a smaller buffer, or run "
+		"with CAP_IPC_LOCK (as root, or sudo setcap cap_ipc_lock+ep "
+		"PROGRAM)");
+	return over || !f->memlock_known;
+}
+
+static void fmt_ring_notsupp(struct pmuctx__sb *sb,
+			     const struct pmuctx__err *e)
+{
+	if (e->ring.feat_known && !e->ring.feat_ring)
+		pmuctx__sb_printf(sb, "  the loaded pmuctx module has no ring "
+			"buffers (its features, shown by pmuctx info, lack "
+			"\"ring\"): update the module (sudo dkms install ., "
+			"or rebuild and reload module/pmuctx.ko)");
+	else
+		pmuctx__sb_printf(sb, "  the module does not support this "
+			"ring buffer configuration (%u pages per CPU, mode "
+			"%u), or one of the events; check pmuctx info",
+			e->ring.pages, e->ring.mode);
+}
+
+static void fmt_ring_map(struct pmuctx__sb *sb, const struct pmuctx__err *e,
+			 int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		if (!fmt_ring_memlock(sb, e) && e->ring.caps_known &&
+		    e->ring.ipc_lock)
+			pmuctx__sb_printf(sb, "  the module refused the "
+				"mapping although the process has "
+				"CAP_IPC_LOCK (locked memory is not the "
+				"cause); see the kernel log (dmesg)");
+		break;
+	case ENOMEM:
+		pmuctx__sb_printf(sb, "  not enough memory or address space "
+			"for %s; use a smaller buffer", e->detail);
+		break;
+	case EBUSY:
+		pmuctx__sb_printf(sb, "  %s", e->detail[0] ? e->detail :
+			"the session's buffers are mapped already: one mapping "
+			"per session");
+		break;
+	case EINVAL:
+		pmuctx__sb_printf(sb, "  %s", e->detail[0] ? e->detail :
+			"the module refused the mapping");
+		if (!strncmp(e->detail, "mmap", 4))
+			pmuctx__sb_printf(sb, "; the module expects exactly "
+				"nr_cpus x (1 + ring_pages) pages, read-only, "
+				"shared, at offset 0 (library and module do "
+				"not match?)");
+		break;
+	case ENODEV:
+		pmuctx__sb_printf(sb, "  the loaded module cannot map ring "
+			"buffers (too old?): update it");
+		break;
+	default:
+		if (e->detail[0])
+			pmuctx__sb_printf(sb, "  %s", e->detail);
+		else
+			fmt_generic_hint(sb, err);
+	}
+}
+
 PMUCTX_INTERNAL int pmuctx__format_err(const struct pmuctx__err *e, int err,
 				       char *buf, size_t len)
 {
@@ -736,9 +909,24 @@ PMUCTX_INTERNAL int pmuctx__format_err(const struct pmuctx__err *e, int err,
 		switch (err) {
 		case EPERM:
 		case EACCES:
+			if (e->ring.pages && fmt_ring_memlock(&sb, e)) {
+				pmuctx__sb_printf(&sb, "\n  (if the limit is "
+					"not the cause: monitoring the target "
+					"itself may not be allowed)");
+				break;
+			}
+			if (e->ring.pages && !(e->ring.caps_known &&
+					       e->ring.ipc_lock))
+				pmuctx__sb_printf(&sb, "\n");
 			fmt_session_perm(&sb, e);
 			break;
 		case EOPNOTSUPP:
+			if (e->ring.pages && !(e->ring.feat_known &&
+					       e->ring.feat_ring &&
+					       e->nr_culprits)) {
+				fmt_ring_notsupp(&sb, e);
+				break;
+			}
 			fmt_session_notsupp(&sb, e);
 			break;
 		case E2BIG:
@@ -768,7 +956,12 @@ PMUCTX_INTERNAL int pmuctx__format_err(const struct pmuctx__err *e, int err,
 					    e->nr_events);
 			pmuctx__sb_printf(&sb, "  the module rejected the "
 				"session attributes (target %u, flags 0x%x, "
-				"events: %s)", e->target, e->sflags, names);
+				"events: %s", e->target, e->sflags, names);
+			if (e->ring.pages)
+				pmuctx__sb_printf(&sb, "; ring: %u pages per "
+					"CPU, mode %u", e->ring.pages,
+					e->ring.mode);
+			pmuctx__sb_printf(&sb, ")");
 			if (e->detail[0])
 				pmuctx__sb_printf(&sb, ": %s", e->detail);
 			else
@@ -778,6 +971,11 @@ PMUCTX_INTERNAL int pmuctx__format_err(const struct pmuctx__err *e, int err,
 			break;
 		}
 		case ENOMEM:
+			if (e->ring.pages) {
+				fmt_ring_nomem(&sb, e);
+				break;
+			}
+			/* fall through */
 		case ENOSPC:
 			pmuctx__sb_printf(&sb, "  the module is out of memory "
 				"or at its max_tasks limit (see pmuctx info)");
@@ -785,6 +983,57 @@ PMUCTX_INTERNAL int pmuctx__format_err(const struct pmuctx__err *e, int err,
 		default:
 			fmt_generic_hint(&sb, err);
 		}
+		break;
+
+	case PMUCTX_OP_RING_MAP:
+		pmuctx__sb_printf(&sb, "cannot map the ring buffers: %s\n", es);
+		fmt_ring_map(&sb, e, err);
+		break;
+
+	case PMUCTX_OP_RING_DATA:
+		pmuctx__sb_printf(&sb, "bad ring buffer data: %s\n", es);
+		pmuctx__sb_printf(&sb, "  %s\n", e->detail);
+		if (err == EBADMSG)
+			pmuctx__sb_printf(&sb, "  the buffer does not follow "
+				"the pmuctx ring ABI: library and module do "
+				"not match, or the module has a bug%s",
+				e->ring.mode == PMUCTX_RING_OVERWRITE ?
+				" (or the overwrite-mode buffer was read "
+				"without a snapshot)" : "");
+		else
+			fmt_generic_hint(&sb, err);
+		break;
+
+	case PMUCTX_OP_RECORD:
+		pmuctx__sb_printf(&sb, "bad pmuctx record: %s", e->detail);
+		break;
+
+	case PMUCTX_OP_SNAPSHOT:
+	case PMUCTX_OP_RESUME:
+	case PMUCTX_OP_CONSUME:
+	case PMUCTX_OP_WRITE:
+	case PMUCTX_OP_POLL:
+		pmuctx__sb_printf(&sb, "cannot %s: %s\n", op_verb(e->op), es);
+		if (err == EINVAL && e->detail[0] && e->op != PMUCTX_OP_CONSUME)
+			pmuctx__sb_printf(&sb, "  %s", e->detail);
+		else if (err == EINVAL && e->op == PMUCTX_OP_CONSUME)
+			pmuctx__sb_printf(&sb, "  %s: the module refused the "
+				"position (outside [data_tail, data_head], or "
+				"not a normal-mode buffer)", e->detail[0] ?
+				e->detail : "RING_CONSUME");
+		else if (err == EINVAL || err == ENOTTY)
+			pmuctx__sb_printf(&sb, "  the session has no ring "
+				"buffer (create it with .ring_pages > 0), or "
+				"the loaded module does not know this request");
+		else if (err == ENOSPC && e->op == PMUCTX_OP_WRITE)
+			pmuctx__sb_printf(&sb, "  this CPU's buffer is full "
+				"(normal mode): the record was dropped and "
+				"counted in lost; read and consume the buffer "
+				"sooner, or use a bigger one");
+		else if (e->detail[0])
+			pmuctx__sb_printf(&sb, "  %s", e->detail);
+		else
+			fmt_generic_hint(&sb, err);
 		break;
 
 	case PMUCTX_OP_INFO:

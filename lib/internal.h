@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <poll.h>
 #include <sys/types.h>
 
 #include "pmuctx.h"
@@ -50,10 +51,24 @@ struct pmuctx__sys {
 	const char *paranoid_path;
 	/* where /proc/PID lives (to learn a target's owner) */
 	const char *proc_root;
+	/* ring buffers: store the address in *out, return 0 or -errno */
+	int (*mmap)(void **out, size_t len, int prot, int flags, int fd,
+		    off_t off);
+	int (*munmap)(void *addr, size_t len);		/* 0 or -errno */
+	ssize_t (*write)(int fd, const void *buf, size_t len); /* or -errno */
+	int (*poll)(struct pollfd *fds, nfds_t n, int timeout); /* or -errno */
+	/* the module parameter that caps ring_pages (error messages) */
+	const char *max_ring_pages_path;
 };
 PMUCTX_INTERNAL extern struct pmuctx__sys pmuctx__sys;
 PMUCTX_INTERNAL int pmuctx__sys_open(const char *path, int flags);
 PMUCTX_INTERNAL int pmuctx__sys_ioctl(int fd, unsigned long req, void *arg);
+PMUCTX_INTERNAL int pmuctx__sys_mmap(void **out, size_t len, int prot,
+				     int flags, int fd, off_t off);
+PMUCTX_INTERNAL int pmuctx__sys_munmap(void *addr, size_t len);
+PMUCTX_INTERNAL ssize_t pmuctx__sys_write(int fd, const void *buf, size_t len);
+PMUCTX_INTERNAL int pmuctx__sys_poll(struct pollfd *fds, nfds_t n,
+				     int timeout);
 
 /* ---- error records ---------------------------------------------------- */
 
@@ -72,6 +87,14 @@ enum pmuctx__op {
 	PMUCTX_OP_RESET,
 	PMUCTX_OP_READ,
 	PMUCTX_OP_ALLOC,
+	PMUCTX_OP_RING_MAP,	/* mmap of the ring buffers */
+	PMUCTX_OP_RING_DATA,	/* corrupt data in a mapped ring */
+	PMUCTX_OP_RECORD,	/* pmuctx_record_check() on a buffer */
+	PMUCTX_OP_SNAPSHOT,
+	PMUCTX_OP_RESUME,
+	PMUCTX_OP_CONSUME,
+	PMUCTX_OP_WRITE,	/* write(2) of a USER record */
+	PMUCTX_OP_POLL,
 };
 
 #define PMUCTX__NAME_LEN	64
@@ -131,6 +154,22 @@ struct pmuctx__err {
 
 	bool have_facts;
 	struct pmuctx__perm_facts facts;
+
+	/* ring buffers (session create, map) */
+	struct pmuctx__ring_facts {
+		__u32 pages;		/* ring_pages requested; 0: no ring */
+		__u32 mode;
+		__u32 nr_cpus;		/* 0 unknown */
+		__u32 page_size;
+		long long max_pages;	/* module parameter, -1 unknown */
+		bool memlock_known;
+		unsigned long long memlock_cur;	/* bytes; RLIM_INFINITY */
+		unsigned long long memlock_max;
+		bool caps_known;
+		bool ipc_lock;		/* CAP_IPC_LOCK effective */
+		bool feat_known;	/* the module's INFO was read */
+		bool feat_ring;		/* ... and has PMUCTX_FEAT_RING */
+	} ring;
 };
 
 PMUCTX_INTERNAL void pmuctx__gather_facts(struct pmuctx__perm_facts *f,
@@ -169,8 +208,26 @@ struct pmuctx {
 	struct pmuctx_task_values *tasks;	/* per-task read buffer */
 	size_t tasks_cap;
 
+	/* ring buffers of the session */
+	__u32 ring_pages;
+	__u32 ring_mode;
+	__u32 ring_records;
+	struct pmuctx_ring *ring;	/* mapped by pmuctx_ring_map() */
+
 	struct pmuctx__err err;		/* last failure on this handle */
 };
+
+/* ---- ring buffers ----------------------------------------------------- */
+
+/* fill @f for a ring of @pages pages per CPU (messages) */
+PMUCTX_INTERNAL void pmuctx__ring_facts(struct pmuctx *h,
+					struct pmuctx__ring_facts *f,
+					__u32 pages, __u32 mode);
+/* unmap and free the handle's ring (pmuctx_close()) */
+PMUCTX_INTERNAL void pmuctx__ring_free(struct pmuctx_ring *r);
+/* check one record; on failure write why to @why and return -EBADMSG */
+PMUCTX_INTERNAL int pmuctx__record_check(const void *buf, size_t len,
+					 char *why, size_t why_len);
 
 /* ---- events ----------------------------------------------------------- */
 

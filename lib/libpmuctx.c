@@ -25,6 +25,11 @@ PMUCTX_INTERNAL struct pmuctx__sys pmuctx__sys = {
 	.ioctl = pmuctx__sys_ioctl,
 	.paranoid_path = "/proc/sys/kernel/perf_event_paranoid",
 	.proc_root = "/proc",
+	.mmap = pmuctx__sys_mmap,
+	.munmap = pmuctx__sys_munmap,
+	.write = pmuctx__sys_write,
+	.poll = pmuctx__sys_poll,
+	.max_ring_pages_path = "/sys/module/pmuctx/parameters/max_ring_pages",
 };
 
 PMUCTX_API const char *pmuctx_version(void)
@@ -170,6 +175,8 @@ PMUCTX_API void pmuctx_close(struct pmuctx *h)
 {
 	if (!h)
 		return;
+	pmuctx__ring_free(h->ring);	/* unmap before the fd goes */
+	h->ring = NULL;
 	if (h->fd >= 0)
 		close(h->fd);
 	free(h->tasks);
@@ -226,6 +233,63 @@ static void find_culprits(struct pmuctx *h, struct pmuctx__err *e,
 			 "support this combination (target %u, flags 0x%x, "
 			 "backend %u, data_size %u)", orig->target,
 			 orig->flags, orig->backend, orig->data_size);
+}
+
+/*
+ * The ring fields: what the ABI says outright is checked here, with a
+ * message naming the field; the module checks the rest.  A ring without a
+ * mode gets the normal mode.
+ */
+static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
+{
+	if (!a->ring_pages) {
+		if (a->ring_mode || a->ring_records || a->wakeup_bytes ||
+		    a->trigger_event || a->trigger_threshold)
+			return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+				"pmuctx_session_opts: ring_mode, ring_records, "
+				"wakeup_bytes and the trigger need a ring "
+				"buffer: set .ring_pages (a power of two)");
+		return 0;
+	}
+	if (a->ring_pages & (a->ring_pages - 1))
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: ring_pages is %u; it must be a "
+			"power of two (e.g. %u)", a->ring_pages,
+			1U << (31 - __builtin_clz(a->ring_pages)));
+	if (!a->ring_mode)
+		a->ring_mode = PMUCTX_RING_NORMAL;
+	if (a->ring_mode != PMUCTX_RING_NORMAL &&
+	    a->ring_mode != PMUCTX_RING_OVERWRITE)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: ring_mode %u is neither "
+			"PMUCTX_RING_NORMAL (%d) nor PMUCTX_RING_OVERWRITE (%d)",
+			a->ring_mode, PMUCTX_RING_NORMAL,
+			PMUCTX_RING_OVERWRITE);
+	if (a->trigger_event && a->ring_mode != PMUCTX_RING_OVERWRITE)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: a trigger (trigger_event %u) "
+			"freezes an overwrite-mode buffer: set .ring_mode = "
+			"PMUCTX_RING_OVERWRITE", a->trigger_event);
+	if (a->trigger_event > a->nr_events)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: trigger_event %u is 1 + an index "
+			"into the session's %u event(s): 1..%u", a->trigger_event,
+			a->nr_events, a->nr_events);
+	if (a->trigger_event && !a->trigger_threshold)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: trigger_threshold is 0; the "
+			"trigger fires when a slice's delta is above it, so "
+			"it must be at least 1");
+	if (!a->trigger_event && a->trigger_threshold)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: trigger_threshold without "
+			"trigger_event");
+	if (a->wakeup_bytes && a->ring_mode != PMUCTX_RING_NORMAL)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: wakeup_bytes applies to the "
+			"normal mode only (overwrite-mode buffers wake the "
+			"reader when they are frozen)");
+	return 0;
 }
 
 PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
@@ -325,6 +389,18 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 	attr.backend = (__u32)OPTS_GET(opts, backend, PMUCTX_BACKEND_NONE);
 	attr.data_size = OPTS_GET(opts, data_size, 0);
 	attr.max_exited = OPTS_GET(opts, max_exited, 0);
+	attr.ring_pages = OPTS_GET(opts, ring_pages, 0);
+	attr.ring_mode = OPTS_GET(opts, ring_mode, 0);
+	attr.ring_records = OPTS_GET(opts, ring_records, 0);
+	attr.wakeup_bytes = OPTS_GET(opts, wakeup_bytes, 0);
+	attr.trigger_event = OPTS_GET(opts, trigger_event, 0);
+	attr.trigger_threshold = OPTS_GET(opts, trigger_threshold, 0);
+	err = check_ring_opts(h, &attr);
+	if (err) {
+		if (own_fd >= 0)
+			close(own_fd);
+		return err;
+	}
 
 	err = pmuctx__sys.ioctl(h->fd, PMUCTX_IOC_SESSION_CREATE, &attr);
 	if (own_fd >= 0)
@@ -349,13 +425,22 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 			e->struct_name = "pmuctx_session_attr";
 			e->lib_size = sizeof(attr);
 			e->kernel_size = attr.size;
-		} else if (err == -EOPNOTSUPP) {
+		} else if (err == -EOPNOTSUPP && (!attr.ring_pages ||
+			   (h->probed &&
+			    (h->info.features & PMUCTX_FEAT_RING)))) {
 			find_culprits(h, e, &attr);
+		}
+		if (attr.ring_pages) {
+			pmuctx__ring_facts(h, &e->ring, attr.ring_pages,
+					   attr.ring_mode);
 		}
 		pmuctx__err_commit(h);
 		return err;
 	}
 
+	h->ring_pages = attr.ring_pages;
+	h->ring_mode = attr.ring_mode;
+	h->ring_records = attr.ring_records;
 	h->has_session = true;
 	h->target = (__u32)target;
 	h->pid = attr.pid;

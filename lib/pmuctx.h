@@ -288,6 +288,24 @@ PMUCTX_API const char *pmuctx_task_flag_name(unsigned int bit);
  *                SELFTEST: 8..PMUCTX_MAX_DATA_SIZE)
  * @max_exited:   with KEEP_EXITED, exited tasks kept for per-task reads
  *                (0: the module's default, 4096)
+ *
+ * Ring buffers (libpmuctx 0.2 and later; see "Ring buffers" below):
+ * @ring_pages:   data pages per CPU buffer, a power of two; 0 (default): no
+ *                ring buffer.  The module caps it (module parameter
+ *                max_ring_pages, -ENOMEM) and charges the buffers to
+ *                RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK (-EPERM).
+ * @ring_mode:    PMUCTX_RING_NORMAL (the default with @ring_pages) or
+ *                PMUCTX_RING_OVERWRITE (flight recorder)
+ * @ring_records: PMUCTX_REC_MASK_* bits: records the scheduler hooks
+ *                write.  0: none (USER records from pmuctx_ring_write()
+ *                are always accepted).
+ * @wakeup_bytes: normal mode: pmuctx_ring_poll() reports data once a CPU's
+ *                buffer holds this many bytes (0: one record)
+ * @trigger_event: overwrite mode: 1 + index into the session's events of
+ *                the event whose delta over one slice (switch-in to
+ *                switch-out of a task) freezes the buffers when it is above
+ *                @trigger_threshold; 0: no trigger
+ * @trigger_threshold: see @trigger_event (task-clock: ns)
  */
 struct pmuctx_session_opts {
 	size_t sz;
@@ -302,9 +320,16 @@ struct pmuctx_session_opts {
 	int backend;
 	__u32 data_size;
 	__u32 max_exited;
+	/* libpmuctx 0.2 */
+	__u32 ring_pages;
+	__u32 ring_mode;
+	__u32 ring_records;
+	__u32 wakeup_bytes;
+	__u32 trigger_event;
+	__u64 trigger_threshold;
 	size_t :0;
 };
-#define pmuctx_session_opts__last_field max_exited
+#define pmuctx_session_opts__last_field trigger_threshold
 
 /**
  * pmuctx_session_create() - turn a handle into a counting session
@@ -316,9 +341,11 @@ struct pmuctx_session_opts {
  *
  * Return: 0, or a negative errno: -EINVAL (bad opts or attributes),
  * -EBUSY (the handle already has a session), -ESRCH (no such pid),
- * -EPERM / -EACCES (not allowed to monitor that target), -EOPNOTSUPP (a
- * hardware event without a hardware PMU; pmuctx_errmsg() names the
- * event(s)), -E2BIG (library newer than the module), or an error opening
+ * -EPERM / -EACCES (not allowed to monitor that target, or the ring
+ * buffers exceed RLIMIT_MEMLOCK), -ENOMEM (ring_pages above the module's
+ * max_ring_pages), -EOPNOTSUPP (a hardware event without a hardware PMU,
+ * or a ring buffer the module does not support; pmuctx_errmsg() says
+ * which), -E2BIG (library newer than the module), or an error opening
  * @cgroup_path.
  */
 PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
@@ -412,6 +439,283 @@ struct pmuctx_counts {
  */
 PMUCTX_API int pmuctx_read(struct pmuctx *h, struct pmuctx_counts *out,
 			   const struct pmuctx_read_opts *opts);
+
+/* --------------------------------------------------------------------- */
+/* Ring buffers (libpmuctx 0.2)                                           */
+/*
+ * A session created with .ring_pages > 0 has one buffer per CPU id.  The
+ * kernel writes records into them (<linux/pmuctx.h> describes the layout
+ * and the records); pmuctx_ring_map() maps them all read-only and the
+ * functions below read them:
+ *
+ *   normal mode:    loop { pmuctx_ring_poll(); pmuctx_ring_begin();
+ *                          while (pmuctx_ring_next(r, &rec) > 0) use(rec);
+ *                          pmuctx_ring_consume(); }
+ *   overwrite mode: pmuctx_ring_snapshot();   (freezes every CPU)
+ *                   while (pmuctx_ring_next(r, &rec) > 0) use(rec);
+ *                   pmuctx_ring_resume();
+ *
+ * Every record handed out has been checked against the ABI (size, type,
+ * type-specific lengths) and copied out of the shared mapping, so nothing
+ * the kernel (or a corrupt buffer) does later can make the caller read
+ * outside the record.  A buffer that breaks the rules gives -EBADMSG and
+ * pmuctx_errmsg() says where and how.
+ */
+
+struct pmuctx_ring;
+
+/**
+ * pmuctx_ring_map() - map the session's ring buffers
+ * @h:   handle with a session created with .ring_pages > 0
+ * @out: where to store the ring (set to NULL on failure)
+ *
+ * One read-only shared mmap() of nr_cpus * (1 + ring_pages) pages
+ * (nr_cpus from PMUCTX_IOC_INFO).  Each CPU's control page is checked
+ * (version, cpu, mode, data offset and size); an all-zero one (a CPU id
+ * that is not possible) is a CPU without records.  A handle has at most
+ * one ring; pmuctx_close() unmaps it if pmuctx_ring_unmap() was not
+ * called.
+ *
+ * Return: 0, or -EINVAL (no session or no ring), -EBUSY (already mapped),
+ * -EPERM (RLIMIT_MEMLOCK), -ENOMEM, -EPROTO (control pages that do not
+ * follow the ABI), or another mmap() error.
+ */
+PMUCTX_API int pmuctx_ring_map(struct pmuctx *h, struct pmuctx_ring **out);
+
+/**
+ * pmuctx_ring_unmap() - unmap the ring buffers and free @r
+ * @r: ring, may be NULL
+ */
+PMUCTX_API void pmuctx_ring_unmap(struct pmuctx_ring *r);
+
+/**
+ * pmuctx_ring_nr_cpus() - number of CPU buffers (CPU ids 0..n-1)
+ * @r: ring
+ *
+ * Return: the count, or 0 if @r is NULL.
+ */
+PMUCTX_API unsigned int pmuctx_ring_nr_cpus(const struct pmuctx_ring *r);
+
+/**
+ * pmuctx_ring_data_size() - bytes of data area per CPU buffer
+ * @r: ring
+ *
+ * Return: ring_pages * page size, or 0 if @r is NULL.
+ */
+PMUCTX_API size_t pmuctx_ring_data_size(const struct pmuctx_ring *r);
+
+/**
+ * struct pmuctx_ring_cpu_stats - one CPU buffer's control page, read
+ * consistently (retried while the kernel changes it)
+ * @data_head, @data_tail, @lost, @records, @overwritten, @flags, @mode:
+ *	the fields of struct pmuctx_ring_ctl
+ */
+struct pmuctx_ring_cpu_stats {
+	__u64 data_head;
+	__u64 data_tail;
+	__u64 lost;
+	__u64 records;
+	__u64 overwritten;
+	__u32 flags;
+	__u32 mode;
+};
+
+/**
+ * pmuctx_ring_stats() - read one CPU buffer's counters
+ * @r:   ring
+ * @cpu: CPU id, below pmuctx_ring_nr_cpus()
+ * @out: filled on success
+ *
+ * Return: 0, -EINVAL (bad arguments), -EAGAIN (the control page kept
+ * changing).
+ */
+PMUCTX_API int pmuctx_ring_stats(struct pmuctx_ring *r, unsigned int cpu,
+				 struct pmuctx_ring_cpu_stats *out);
+
+/**
+ * pmuctx_ring_flags() - PMUCTX_RING_F_* bits set on any CPU buffer
+ * @r: ring
+ *
+ * PMUCTX_RING_F_FROZEN after pmuctx_ring_snapshot(), plus
+ * PMUCTX_RING_F_TRIGGERED when the kernel trigger had frozen the buffers.
+ * The module sets these in the control pages at SNAPSHOT (once the writers
+ * in flight are done), not at the trigger itself: after pmuctx_ring_poll()
+ * reports a freeze, call pmuctx_ring_snapshot() and then look at the flags.
+ *
+ * Return: the bits, or -EINVAL if @r is NULL.
+ */
+PMUCTX_API int pmuctx_ring_flags(struct pmuctx_ring *r);
+
+/**
+ * struct pmuctx_record - one record handed out by pmuctx_ring_next()
+ * @hdr:    the whole record (@size bytes, 8-byte aligned): a private copy,
+ *          valid until the next call on the ring.  Cast it to the
+ *          struct pmuctx_rec_* of @type; the lengths in it were checked.
+ * @type:   enum pmuctx_rec_type (unknown types are handed out too)
+ * @size:   bytes of the record
+ * @cpu:    the CPU buffer it came from
+ * @time:   c.time, CLOCK_MONOTONIC ns
+ * @pos:    its position in the buffer (free-running byte count)
+ */
+struct pmuctx_record {
+	const struct pmuctx_rec_header *hdr;
+	__u32 type;
+	__u32 size;
+	__u32 cpu;
+	__u32 __pad;
+	__u64 time;
+	__u64 pos;
+};
+
+/**
+ * pmuctx_ring_begin() - open a read window on every CPU buffer
+ * @r: ring
+ *
+ * The window of each CPU is [data_tail, data_head) as of now (data_head
+ * read with acquire semantics).  Normal mode: records stay in the buffer
+ * until pmuctx_ring_consume(), so a new window starts where the last
+ * consumed one ended.  Overwrite mode: read only between
+ * pmuctx_ring_snapshot() (which calls this) and pmuctx_ring_resume(): a
+ * running writer overwrites records under the reader (that gives -EBADMSG
+ * or stale records, never an out-of-bounds read).
+ *
+ * Return: 0, -EBADMSG if a control page holds an impossible window (the
+ * other CPUs are still read).
+ */
+PMUCTX_API int pmuctx_ring_begin(struct pmuctx_ring *r);
+
+/**
+ * pmuctx_ring_next() - next record of the window, in time order across
+ * CPUs
+ * @r:   ring
+ * @rec: filled with the record
+ *
+ * A k-way merge on c.time of the CPU windows (equal times: lower CPU
+ * first).  PAD records are skipped.
+ *
+ * Return: 1 with a record, 0 at the end of the window, -EBADMSG for a
+ * record that breaks the ABI: that CPU's window is closed (the others go
+ * on with the next call) and pmuctx_errmsg() says where.
+ */
+PMUCTX_API int pmuctx_ring_next(struct pmuctx_ring *r,
+				struct pmuctx_record *rec);
+
+/**
+ * pmuctx_ring_next_cpu() - next record of one CPU's window, in buffer order
+ * @r:   ring
+ * @cpu: CPU id
+ * @rec: filled with the record
+ *
+ * Return: as pmuctx_ring_next(); -EINVAL for a bad @cpu.
+ */
+PMUCTX_API int pmuctx_ring_next_cpu(struct pmuctx_ring *r, unsigned int cpu,
+				    struct pmuctx_record *rec);
+
+/**
+ * pmuctx_ring_skip() - drop the rest of a window closed by an error
+ * @r:   ring
+ * @cpu: CPU id, or -1 for every CPU
+ *
+ * For a CPU whose window pmuctx_ring_next() or pmuctx_ring_begin() closed
+ * with -EBADMSG: the window now ends where it began at data_head, so that
+ * in normal mode the next pmuctx_ring_consume() frees the corrupt data
+ * (and what follows it in that window).  Windows without an error are
+ * left alone.
+ *
+ * Return: 0 or -EINVAL.
+ */
+PMUCTX_API int pmuctx_ring_skip(struct pmuctx_ring *r, int cpu);
+
+/**
+ * pmuctx_ring_consume() - normal mode: free what was read
+ * @r: ring
+ *
+ * PMUCTX_IOC_RING_CONSUME with the position reached on every CPU whose
+ * window advanced.  The window stays open: pmuctx_ring_next() goes on
+ * where it was.
+ *
+ * Return: 0, -EINVAL (overwrite mode), or the ioctl's error.
+ */
+PMUCTX_API int pmuctx_ring_consume(struct pmuctx_ring *r);
+
+/**
+ * pmuctx_ring_snapshot() - freeze every CPU buffer and open a window
+ * @r: ring
+ *
+ * PMUCTX_IOC_SNAPSHOT (the kernel freezes the buffers and waits for the
+ * writers in flight), then pmuctx_ring_begin().  Records arriving while
+ * frozen are counted in lost.  Also use it after a kernel trigger froze
+ * the buffers, to wait for the writers.  Call pmuctx_ring_resume() when
+ * done.
+ *
+ * Return: 0, or the ioctl's or pmuctx_ring_begin()'s error.
+ */
+PMUCTX_API int pmuctx_ring_snapshot(struct pmuctx_ring *r);
+
+/**
+ * pmuctx_ring_resume() - unfreeze the buffers (after a snapshot or a
+ * trigger)
+ * @r: ring
+ *
+ * Return: 0 or the ioctl's error.
+ */
+PMUCTX_API int pmuctx_ring_resume(struct pmuctx_ring *r);
+
+/**
+ * pmuctx_ring_poll() - wait for ring data or a freeze
+ * @h:          handle with a ring session
+ * @timeout_ms: as poll(2): -1 waits forever, 0 does not wait
+ *
+ * poll(2) of the session fd for POLLIN, which the module reports when a
+ * CPU buffer holds wakeup_bytes (normal mode) or the buffers are frozen
+ * (overwrite mode: snapshot or trigger).  For an event loop of your own,
+ * poll pmuctx_fd(h) instead.
+ *
+ * Return: the revents bits (> 0: POLLIN, POLLERR, ...), 0 on timeout, or
+ * a negative errno (-EINTR when a signal arrived).
+ */
+PMUCTX_API int pmuctx_ring_poll(struct pmuctx *h, int timeout_ms);
+
+/**
+ * pmuctx_ring_write() - write a USER record into the current CPU's buffer
+ * @h:   handle with a ring session
+ * @buf: payload
+ * @len: 1..PMUCTX_USER_MAX bytes
+ *
+ * write(2) on the session fd; the record carries @buf, its length, the
+ * time, CPU, pid and tid.
+ *
+ * Return: @len, or -EINVAL (bad length, no ring), -ENOSPC (normal mode,
+ * buffer full: the record was dropped and counted in lost), or another
+ * write(2) error.
+ */
+PMUCTX_API int pmuctx_ring_write(struct pmuctx *h, const void *buf,
+				 size_t len);
+
+/**
+ * pmuctx_record_check() - check one record in a buffer against the ABI
+ * @buf: start of the record
+ * @len: bytes available at @buf
+ *
+ * The checks pmuctx_ring_next() makes: a size that is a multiple of 8, at
+ * least the type's minimum and at most @len; type-specific lengths
+ * (SWITCH and EXIT nr <= PMUCTX_MAX_EVENTS, USER len, EXEC filename NUL
+ * terminated, SAMPLE and USER_CALLCHAIN frames inside the record).  Use it
+ * on records read from a file.
+ *
+ * Return: the record's size, or -EBADMSG (pmuctx_errmsg(NULL, ...) says
+ * why), -EINVAL if @buf is NULL.
+ */
+PMUCTX_API int pmuctx_record_check(const void *buf, size_t len);
+
+/**
+ * pmuctx_record_type_name() - name of a record type
+ * @type: enum pmuctx_rec_type
+ *
+ * Return: "pad", "lost", "switch", "fork", "exec", "exit", "comm",
+ * "sample", "user-callchain", "throttle", "user", or NULL.
+ */
+PMUCTX_API const char *pmuctx_record_type_name(unsigned int type);
 
 #ifdef __cplusplus
 }

@@ -140,6 +140,8 @@ struct pmuctx_sess_cpu {
 	u64			dropped;
 	struct hrtimer		timer;		/* sampling */
 	u64			last_tick;	/* local_clock() of the last tick */
+	u64			cur_period;	/* throttled period, ns */
+	u64			avg_took;	/* interrupt cost, ns (EWMA) */
 };
 
 enum pmuctx_sess_state {
@@ -359,6 +361,8 @@ void pmuctx_ring_sample(struct pmuctx_session *s, u16 misc, u64 ip,
 			unsigned int nk, const u64 *ust, unsigned int nu);
 void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
 				const u64 *ips, unsigned int n, bool trunc);
+void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
+			  u64 avg);
 
 /* session.c */
 void pmuctx_session_put(struct pmuctx_session *s);

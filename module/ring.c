@@ -530,6 +530,23 @@ void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
 	preempt_enable();
 }
 
+/* THROTTLE record (sampling interrupt). */
+void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
+			  u64 avg)
+{
+	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rec_throttle *w;
+
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_THROTTLE, sizeof(*w));
+	if (!w)
+		return;
+	w->hdr.misc = on ? PMUCTX_THROTTLE_ON : 0;
+	pmuctx_ring_common(s, &w->c, NULL);
+	w->period_ns = period;
+	w->avg_ns = avg;
+	pmuctx_ring_commit(s, r);
+}
+
 /* ---- freezing ------------------------------------------------------------ */
 
 static void pmuctx_ring_set_flags(struct pmuctx_session *s, u32 set, u32 clear)

@@ -306,6 +306,31 @@ static void pmuctx_sample(struct pmuctx_session *s, struct pmuctx_entry *e,
 	pmuctx_ring_sample(s, misc, ip, weight, cookie, kst, nk, ubuf, nu);
 }
 
+/* Longest period throttling may stretch a CPU's sampling to (10 Hz). */
+#define PMUCTX_THROTTLE_MAX_NS	(NSEC_PER_SEC / 10)
+
+/*
+ * Keep the interrupt under a quarter of the period (perf's default
+ * perf_cpu_time_max_percent): under load, or emulated, a 1 kHz sampler
+ * with two stack walks can otherwise eat a whole CPU.  Doubles this CPU's
+ * period while the average cost is above 25 % of it, halves it back while
+ * below 1/16, and says so in a THROTTLE record.
+ */
+static void pmuctx_sample_throttle(struct pmuctx_session *s,
+				   struct pmuctx_sess_cpu *sc, u64 took)
+{
+	u64 p = sc->cur_period;
+
+	sc->avg_took = sc->avg_took ? (sc->avg_took * 7 + took) / 8 : took;
+	if (sc->avg_took > p / 4 && p < PMUCTX_THROTTLE_MAX_NS) {
+		sc->cur_period = min_t(u64, p * 2, PMUCTX_THROTTLE_MAX_NS);
+		pmuctx_ring_throttle(s, true, sc->cur_period, sc->avg_took);
+	} else if (p > s->sample_period_ns && sc->avg_took < p / 16) {
+		sc->cur_period = max_t(u64, p / 2, s->sample_period_ns);
+		pmuctx_ring_throttle(s, false, sc->cur_period, sc->avg_took);
+	}
+}
+
 static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 {
 	struct pmuctx_sess_cpu *sc = container_of(t, struct pmuctx_sess_cpu,
@@ -322,17 +347,19 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
 	    sc != this_cpu_ptr(s->cpu))
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, ns_to_ktime(s->sample_period_ns));
 	now = local_clock();
 	if (!is_idle_task(current)) {
 		rcu_read_lock();
 		e = pmuctx_current_entry(s);
-		if (e)
+		if (e) {
 			pmuctx_sample(s, e, get_irq_regs(),
 				      pmuctx_sample_weight(sc, e, now));
+			pmuctx_sample_throttle(s, sc, local_clock() - now);
+		}
 		rcu_read_unlock();
 	}
 	sc->last_tick = now;
+	hrtimer_forward_now(t, ns_to_ktime(sc->cur_period));
 	return HRTIMER_RESTART;
 }
 
@@ -364,7 +391,9 @@ void pmuctx_sample_start_cpu(void *info)
 
 	if (s->sample_freq && !hrtimer_active(&sc->timer)) {
 		sc->last_tick = local_clock();
-		hrtimer_start(&sc->timer, ns_to_ktime(s->sample_period_ns),
+		sc->cur_period = s->sample_period_ns;
+		sc->avg_took = 0;
+		hrtimer_start(&sc->timer, ns_to_ktime(sc->cur_period),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
 }

@@ -18,6 +18,9 @@
 #   P/lib/libpmuctx.a                   static library
 #   P/lib/pkgconfig/libpmuctx.pc        pkg-config file
 #   U/rules.d/60-pmuctx.rules           udev rule
+#   P/share/man/manN/PAGE               every page `make -C man list` names
+#                                       (man/*.[1-8] and the .so aliases)
+#   P/share/bash-completion/completions/pmuctx   bash completion
 # Anything else installed is an error: add it here when a sub-makefile
 # installs something new on purpose.
 set -euo pipefail
@@ -44,7 +47,10 @@ expected_regexes() {
 		"$p/lib/libpmuctx\\.so" \
 		"$p/lib/libpmuctx\\.a" \
 		"$p/lib/pkgconfig/libpmuctx\\.pc" \
-		"$u/rules\\.d/60-pmuctx\\.rules"
+		"$u/rules\\.d/60-pmuctx\\.rules" \
+		"$p/share/bash-completion/completions/pmuctx"
+	# man pages: the list man/Makefile installs, dots escaped
+	$MAKE --no-print-directory -s -C man list | sed "s|\\.|\\\\.|g; s|^|$p/share/man/|"
 }
 
 # run_case NAME PREFIX-or-empty

@@ -8,6 +8,11 @@
 #   all                 make all WERROR=1 (module W=1 -Werror, lib, tools, progs)
 #   check-unit          make -C tests/unit check        (a test suite)
 #   check-install       scripts/check-install.sh
+#   check-examples      scripts/check-examples.sh (examples vs the installed library)
+#   check-man           scripts/check-man.sh (groff -ww on every page)
+#   check-packages      scripts/check-packages.sh (Debian packages, installed
+#                       here for the VM; before check-dkms-prepare, which
+#                       re-adds the same DKMS pmuctx/VERSION from the tree)
 #   check-dkms-prepare  tests/dkms.sh (dkms-installs the module for the VM)
 #   check-vm            tests/vm/check --kernel /boot/vmlinuz-$KVER  (a test suite)
 #
@@ -41,13 +46,16 @@ CHECK_FAIL_FAST=${CHECK_FAIL_FAST:-0}
 logdir=${CHECK_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/pmuctx-check.XXXXXX")}
 mkdir -p "$logdir"
 
-steps=(style sparse all check-unit check-install check-dkms-prepare check-vm)
+steps=(style sparse all check-unit check-install check-examples check-man check-packages check-dkms-prepare check-vm)
 declare -A cmd=(
 	[style]="$MAKE --no-print-directory style"
 	[sparse]="$MAKE --no-print-directory sparse"
 	[all]="$MAKE --no-print-directory all WERROR=1"
 	[check-unit]="$MAKE --no-print-directory check-unit WERROR=1"
 	[check-install]="$MAKE --no-print-directory check-install"
+	[check-examples]="$MAKE --no-print-directory check-examples"
+	[check-man]="$MAKE --no-print-directory check-man"
+	[check-packages]="$MAKE --no-print-directory check-packages"
 	[check-dkms-prepare]="$MAKE --no-print-directory check-dkms-prepare"
 	[check-vm]="$MAKE --no-print-directory check-vm"
 )
@@ -55,6 +63,7 @@ declare -A is_suite=([check-unit]=1 [check-vm]=1)
 # step -> steps that must have passed for it to make sense
 declare -A needs=(
 	[check-install]="all"
+	[check-examples]="all"
 	[check-dkms-prepare]="all"
 	[check-vm]="all check-dkms-prepare"
 )

@@ -32,6 +32,13 @@ packages=(
 	xz-utils		# unpacking linux-source-6.1.tar.xz
 	file			# tests: binary checks
 	util-linux		# setpriv (tests: unprivileged runs)
+	debhelper		# make check-packages: dpkg-buildpackage
+	dh-dkms			# make check-packages: pmuctx-dkms
+	lintian			# make check-packages
+	fakeroot		# make check-packages
+	man-db			# make check-man: man --warnings
+	groff			# make check-man: groff -ww
+	python3			# tests: JSON output checks
 )
 # shellcheck disable=SC2206
 extra=(${PMUCTX_EXTRA_PACKAGES:-})

@@ -6,10 +6,14 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "pmfile.h"	/* cmd_record, cmd_snapshot, cmd_report */
 
 static const struct cmd *const commands[] = {
 	&cmd_info,
 	&cmd_stat,
+	&cmd_record,
+	&cmd_snapshot,
+	&cmd_report,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -64,7 +68,7 @@ static void print_main_help(FILE *f)
 "is missing, load the module: sudo modprobe pmuctx.\n"
 "\n"
 "Exit status: 0 on success, 1 on a runtime error, 2 on a usage error;\n"
-"'pmuctx stat -- CMD' exits with CMD's status.\n");
+"'pmuctx stat -- CMD' and 'pmuctx record -- CMD' exit with CMD's status.\n");
 }
 
 static int cmd_help(int argc, char **argv)

@@ -113,6 +113,8 @@ static void load_kallsyms(void)
 
 /* ---- sessions and records ------------------------------------------------ */
 
+static unsigned int max_stack = 32;
+
 static int session(pid_t pid, unsigned int flags, unsigned int freq)
 {
 	struct pmuctx_session_attr a = {
@@ -121,7 +123,7 @@ static int session(pid_t pid, unsigned int flags, unsigned int freq)
 		.events = { PMUCTX_EV_TASK_CLOCK },
 		.ring_pages = 256, .ring_mode = PMUCTX_RING_NORMAL,
 		.sample_freq = freq, .sample_flags = flags,
-		.sample_max_stack = 32,
+		.sample_max_stack = max_stack,
 	};
 	int fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 
@@ -138,7 +140,7 @@ static int session(pid_t pid, unsigned int flags, unsigned int freq)
 struct stats {
 	long samples, deferred, user_records, chains, kstack_syscall;
 	long kernel_mode, kaddr_hidden, kernel_nonzero, resolved, unresolved;
-	long shared, cross_cpu;
+	long shared, cross_cpu, throttle_on, throttle_off;
 	uint64_t period_sum, task_clock;
 };
 
@@ -193,6 +195,11 @@ static void drain(int fd, pid_t tid, struct stats *st)
 						    s->nr_user)) {
 					st->chains++;
 				}
+			} else if (h->type == PMUCTX_REC_THROTTLE) {
+				if (h->misc & PMUCTX_THROTTLE_ON)
+					st->throttle_on++;
+				else
+					st->throttle_off++;
 			} else if (h->type == PMUCTX_REC_USER_CALLCHAIN) {
 				struct pmuctx_rec_user_callchain *u = (void *)h;
 
@@ -228,6 +235,8 @@ next:
 }
 
 /* Start `chain N FLIP`, learn its function addresses, count it, go. */
+static unsigned int chain_freq = 999;
+
 static pid_t run_chain(long n, int *fdp, unsigned int flags, int flip)
 {
 	char arg_n[32], arg_f[8], line[256];
@@ -260,7 +269,7 @@ static pid_t run_chain(long n, int *fdp, unsigned int flags, int flip)
 		return pid;
 	}
 	fclose(f);
-	*fdp = session(pid, flags, 999);
+	*fdp = session(pid, flags, chain_freq);
 	if (write(in[1], "x", 1) != 1)
 		exit(2);
 	close(in[1]);
@@ -398,6 +407,36 @@ static void test_killed(void)
 	       (unsigned long long)i.tasks_tracked);
 }
 
+/* 10 kHz with deep stacks costs more than a quarter of the period here. */
+static void test_throttle(void)
+{
+	struct stats d;
+	pid_t pid;
+	int fd, st;
+
+	chain_freq = 10000;
+	max_stack = PMUCTX_MAX_STACK;
+	pid = run_chain(100, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
+			PMUCTX_SAMPLE_USER_STACK, 0);
+	chain_freq = 999;
+	max_stack = 32;
+	if (fd < 0) {
+		result(0, "throttle: sampling session at 10 kHz");
+		return;
+	}
+	waitpid(pid, &st, 0);
+	drain(fd, pid, &d);
+	close(fd);
+	diag("throttle: %ld samples, %ld throttle / %ld unthrottle records, periods %llu ns, task-clock %llu ns",
+	     d.samples, d.throttle_on, d.throttle_off,
+	     (unsigned long long)d.period_sum,
+	     (unsigned long long)d.task_clock);
+	result(d.throttle_on > 0, "throttle: the sampler throttled itself and said so");
+	result(d.period_sum >= d.task_clock * 7 / 10 &&
+	       d.period_sum <= d.task_clock * 13 / 10,
+	       "throttle: periods still cover the task's CPU time");
+}
+
 static void test_unpriv(void)
 {
 	struct stats d;
@@ -441,5 +480,6 @@ int main(int argc, char **argv)
 	test_deferred();
 	test_migrate();
 	test_killed();
+	test_throttle();
 	return !!failures;
 }

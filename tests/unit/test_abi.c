@@ -51,8 +51,11 @@ void test_abi(void)
 
 	/* struct pmuctx_session_attr */
 	CHECK_EQ(sizeof(struct pmuctx_session_attr),
-		 PMUCTX_SESSION_ATTR_SIZE_VER1,
-		 "sizeof(struct pmuctx_session_attr) == _SIZE_VER1 (104)");
+		 PMUCTX_SESSION_ATTR_SIZE_VER2,
+		 "sizeof(struct pmuctx_session_attr) == _SIZE_VER2 (120)");
+	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER2, 120,
+		 "PMUCTX_SESSION_ATTR_SIZE_VER2 == 120");
+	OFF(pmuctx_session_attr, sample_freq, PMUCTX_SESSION_ATTR_SIZE_VER1);
 	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER1, 104,
 		 "PMUCTX_SESSION_ATTR_SIZE_VER1 == 104");
 	OFF(pmuctx_session_attr, ring_pages, PMUCTX_SESSION_ATTR_SIZE_VER0);

@@ -411,7 +411,7 @@ enum pmuctx_rec_type {
 	PMUCTX_REC_COMM		= 7,
 	PMUCTX_REC_SAMPLE	= 8,
 	PMUCTX_REC_USER_CALLCHAIN = 9,
-	PMUCTX_REC_THROTTLE	= 10,	/* reserved */
+	PMUCTX_REC_THROTTLE	= 10,
 	PMUCTX_REC_USER		= 11,	/* write(2) on the session fd */
 	PMUCTX_REC_MAX		= 11,
 };
@@ -536,6 +536,21 @@ struct pmuctx_rec_user_callchain {
 	__u32				nr;
 	__u32				__pad;
 	__u64				ips[];
+};
+
+/*
+ * THROTTLE: the sampling interrupt took more than a quarter of the period
+ * on this CPU (like perf's perf_cpu_time_max_percent), so this CPU now
+ * samples every @period_ns (misc 1), or relaxed back towards the asked
+ * rate (misc 0).  @avg_ns: the interrupt's average cost.  Sample periods
+ * stay exact (each is the time the task really ran).
+ */
+#define PMUCTX_THROTTLE_ON	1
+struct pmuctx_rec_throttle {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__u64				period_ns;
+	__u64				avg_ns;
 };
 
 /* USER: @len bytes written with write(2) on the session fd. */

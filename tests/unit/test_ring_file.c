@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The record file format (tools/pmfile.c), pmuctx report, and pmuctx
+ * record / snapshot in-process against the fake module and fake ring of
+ * test_ring.c: round trips, every truncation and every single-byte
+ * corruption of a file (an error or a valid reading, never a crash), the
+ * report formats, the option parsers, and the snapshot handshake between
+ * a recorder in a child process and pmuctx snapshot.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <pmuctx.h>
+
+#include "../../lib/internal.h"
+#include "../../tools/builtin.h"
+#include "../../tools/pmfile.h"
+#include "fake_kernel.h"
+#include "test.h"
+
+/* test_ring.c: the fake ring */
+struct pmuctx_ring_ctl *fring_ctl(unsigned int cpu);
+void fring_reset(unsigned int cpu, __u64 pos);
+void fring_put(unsigned int cpu, const void *rec);
+void fring_user(unsigned int cpu, __u64 time, __u64 seq);
+void fring_install(unsigned int pages, __u32 mode);
+void fring_remove(void);
+
+static char dir[64];
+static char path[128], path2[128];
+static char *cap_out, *cap_err;
+static char msg[4096];
+
+static char *slurp(const char *p)
+{
+	FILE *f = fopen(p, "re");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int c;
+
+	m = open_memstream(&buf, &len);
+	if (f) {
+		while ((c = fgetc(f)) != EOF)
+			fputc(c, m);
+		fclose(f);
+	}
+	fclose(m);
+	return buf;
+}
+
+/* run @cmd in-process, stdout/stderr captured; NULL-terminated args */
+static int run(const struct cmd *cmd, ...)
+{
+	char so_path[128], se_path[128];
+	char *argv[64];
+	int argc = 0, so, se, fo, fe, ret;
+	va_list ap;
+
+	argv[argc++] = (char *)cmd->name;
+	va_start(ap, cmd);
+	while (argc < 63 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	snprintf(so_path, sizeof(so_path), "%s/stdout", dir);
+	snprintf(se_path, sizeof(se_path), "%s/stderr", dir);
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	fo = open(so_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fe = open(se_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	ret = cmd->run(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	free(cap_out);
+	free(cap_err);
+	cap_out = slurp(so_path);
+	cap_err = slurp(se_path);
+	return ret;
+}
+
+/* ---- records for files ------------------------------------------------ */
+
+static size_t mk_switch(void *buf, __u64 time, __u32 cpu, __s32 tid,
+			__s32 next, __u32 state, bool preempt, __u64 tc)
+{
+	struct {
+		struct pmuctx_rec_switch s;
+		__u64 d[2];
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = PMUCTX_REC_SWITCH;
+	r.s.hdr.size = sizeof(r);
+	r.s.hdr.misc = preempt ? PMUCTX_SWITCH_PREEMPT : 0;
+	r.s.c.time = time;
+	r.s.c.cpu = cpu;
+	r.s.c.pid = tid;
+	r.s.c.tid = tid;
+	r.s.next_pid = next;
+	r.s.next_tid = next;
+	r.s.prev_state = state;
+	r.s.nr = 2;
+	r.d[0] = tc;
+	r.d[1] = 1;
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+static size_t mk_comm(void *buf, __u64 time, __u32 cpu, __s32 tid,
+		      const char *comm)
+{
+	struct pmuctx_rec_comm r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = PMUCTX_REC_COMM;
+	r.hdr.size = sizeof(r);
+	r.c.time = time;
+	r.c.cpu = cpu;
+	r.c.pid = tid;
+	r.c.tid = tid;
+	strncpy(r.comm, comm, sizeof(r.comm));
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+static size_t mk_exit(void *buf, __u64 time, __u32 cpu, __s32 tid, __u64 tc)
+{
+	struct {
+		struct pmuctx_rec_exit e;
+		__u64 v[2];
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.e.hdr.type = PMUCTX_REC_EXIT;
+	r.e.hdr.size = sizeof(r);
+	r.e.c.time = time;
+	r.e.c.cpu = cpu;
+	r.e.c.pid = tid;
+	r.e.c.tid = tid;
+	r.e.nr = 2;
+	r.v[0] = tc;
+	r.v[1] = 7;
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+static void meta_init(struct pmf_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->info.abi_version = PMUCTX_ABI_VERSION;
+	m->info.module_abi = 1;
+	m->info.nr_cpus = 2;
+	m->info.ring_mode = PMUCTX_RING_OVERWRITE;
+	m->info.ring_pages = 64;
+	m->info.page_size = 4096;
+	m->info.ring_records = PMUCTX_REC_MASK_ALL;
+	m->info.target = PMUCTX_TARGET_PID;
+	m->info.pid = 4242;
+	m->info.nr_events = 2;
+	m->info.events[0] = PMUCTX_EV_TASK_CLOCK;
+	m->info.events[1] = PMUCTX_EV_CONTEXT_SWITCHES;
+	m->info.trigger_event = 1;
+	m->info.trigger_threshold = 5000000;
+	m->info.start_mono_ns = 1000000000ULL;
+	m->info.start_real_ns = 1700000000ULL * 1000000000ULL;
+	m->command = "burn --ms 20";
+	m->hostname = "testhost";
+	m->release = "6.1.0-test";
+	m->tool_version = "pmuctx test";
+	m->module_version = "0.1.0-fake";
+}
+
+/* a file with two windows; returns 0 */
+static int write_sample(const char *p, bool close_it)
+{
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	struct pmf_cpu_stats st[2];
+	unsigned char b[128];
+	size_t n;
+	int err;
+
+	meta_init(&m);
+	err = pmf_create(&w, p, &m, msg, sizeof(msg));
+	if (err)
+		return err;
+	memset(st, 0, sizeof(st));
+	st[1].lost = st[1].lost_window = 3;
+	pmf_window_begin(w, PMF_WIN_REQUEST, 5000000000ULL, 77);
+	n = mk_comm(b, 1100000000ULL, 0, 300, "burn");
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 1200000000ULL, 1, 300, 0, 0, true, 21000000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 1150000000ULL, 0, 301, 300, 1, false, 2000);
+	pmf_add_record(w, b, n);
+	pmf_window_end(w, st, 2, 5000000100ULL);
+	pmf_window_begin(w, PMF_WIN_TRIGGER, 6000000000ULL, 0);
+	/* the same switch again (overlapping windows) and an exit */
+	n = mk_switch(b, 1200000000ULL, 1, 300, 0, 0, true, 21000000);
+	pmf_add_record(w, b, n);
+	n = mk_exit(b, 1300000000ULL, 1, 300, 25000000);
+	pmf_add_record(w, b, n);
+	st[1].lost_window = 0;
+	pmf_window_end(w, st, 2, 6000000100ULL);
+	if (!close_it)
+		return pmf_flush(w) ? -EIO : (pmf_close(w, 3, NULL, 0), 0);
+	return pmf_close(w, 3, msg, sizeof(msg));
+}
+
+static bool write_bytes(const char *p, const void *buf, size_t len)
+{
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, buf, len) == (ssize_t)len;
+	close(fd);
+	return ok;
+}
+
+static void test_roundtrip(void)
+{
+	struct pmf_reader *r = NULL;
+	int err;
+
+	t_section("pmfile: round trip");
+	snprintf(path, sizeof(path), "%s/a.pmu", dir);
+	CHECK_EQ(write_sample(path, true), 0, "write a file with two windows");
+	err = pmf_read(path, 0, &r, msg, sizeof(msg));
+	CHECK_EQ(err, 0, "read it back");
+	if (err) {
+		t_diag("%s", msg);
+		return;
+	}
+	CHECK(r->version == PMF_VERSION && r->have_end && !r->cut_short,
+	      "version, end marker");
+	CHECK(!strcmp(r->meta.command, "burn --ms 20") &&
+	      !strcmp(r->meta.hostname, "testhost") &&
+	      !strcmp(r->meta.release, "6.1.0-test") &&
+	      !strcmp(r->meta.module_version, "0.1.0-fake"),
+	      "the strings of INFO");
+	CHECK(r->meta.info.nr_cpus == 2 && r->meta.info.ring_pages == 64 &&
+	      r->meta.info.trigger_threshold == 5000000 &&
+	      r->meta.info.clock == PMF_CLOCK_MONOTONIC &&
+	      r->meta.info.events[1] == PMUCTX_EV_CONTEXT_SWITCHES,
+	      "the numbers of INFO");
+	CHECK_EQ(r->nr_wins, 2, "two windows");
+	CHECK_EQ(r->nr_recs, 5, "five records");
+	CHECK(r->wins[0].hdr.reason == PMF_WIN_REQUEST &&
+	      r->wins[0].hdr.requester == 77 && r->wins[0].nr == 3 &&
+	      r->wins[0].have_end && r->wins[0].cpus[1].lost_window == 3,
+	      "window 0: reason, requester, records, lost");
+	CHECK(r->wins[1].hdr.reason == PMF_WIN_TRIGGER &&
+	      r->wins[1].first == 3 && r->wins[1].nr == 2,
+	      "window 1");
+	CHECK(r->end.exit_status == 3 && r->end.windows == 2 &&
+	      r->end.records == 5 && !(r->end.flags & PMF_END_OPEN),
+	      "END: exit status, counts, closed");
+	pmf_free(r);
+}
+
+static void test_bad_files(void)
+{
+	struct pmf_reader *r = NULL;
+	unsigned char *good;
+	size_t len, i;
+	int err, rejected = 0, partial_ok = 0, crashes = 0;
+	char *s;
+	struct stat st;
+
+	t_section("pmfile: bad files");
+	snprintf(path, sizeof(path), "%s/a.pmu", dir);
+	snprintf(path2, sizeof(path2), "%s/b.pmu", dir);
+	write_sample(path, true);
+	s = slurp(path);
+	if (stat(path, &st))
+		return;
+	len = (size_t)st.st_size;
+	good = malloc(len);
+	memcpy(good, s, len);
+	free(s);
+
+	/* every truncation */
+	for (i = 0; i < len; i++) {
+		write_bytes(path2, good, i);
+		err = pmf_read(path2, 0, &r, msg, sizeof(msg));
+		if (err)
+			rejected++;
+		else
+			pmf_free(r);
+		err = pmf_read(path2, PMF_READ_PARTIAL, &r, msg, sizeof(msg));
+		if (!err) {
+			partial_ok += r->cut_short || i == len;
+			pmf_free(r);
+		}
+	}
+	CHECK_EQ(rejected, (long long)len, "each of the %zu truncations is "
+		 "rejected", len);
+	CHECK(partial_ok > 0, "--partial reads the complete part of "
+	      "truncated files (%d)", partial_ok);
+	write_bytes(path2, good, len - 10);
+	err = pmf_read(path2, 0, &r, msg, sizeof(msg));
+	CHECK_HAS(msg, "truncated", "the truncation message");
+	CHECK_HAS(msg, "--partial", "points at --partial");
+	write_bytes(path2, good, 10);
+	pmf_read(path2, 0, &r, msg, sizeof(msg));
+	CHECK_HAS(msg, "too short", "a 10-byte file: too short");
+
+	/* every single-byte corruption: an error or a valid file */
+	for (i = 0; i < len; i++) {
+		good[i] ^= 0xa5;
+		write_bytes(path2, good, len);
+		msg[0] = '\0';
+		err = pmf_read(path2, 0, &r, msg, sizeof(msg));
+		if (!err)
+			pmf_free(r);
+		else if (!msg[0])
+			crashes++;	/* an error without a message */
+		good[i] ^= 0xa5;
+	}
+	CHECK_EQ(crashes, 0, "%zu one-byte corruptions: no crash, every "
+		 "error has a message", len);
+
+	memcpy(good, "PMUCTXRX", 8);
+	write_bytes(path2, good, len);
+	CHECK(pmf_read(path2, 0, &r, msg, sizeof(msg)) < 0, "bad magic");
+	CHECK_HAS(msg, "not a pmuctx recording (bad magic", "magic message");
+	memcpy(good, PMF_MAGIC, 8);
+	((struct pmf_file_header *)good)->version = 2;
+	write_bytes(path2, good, len);
+	CHECK_EQ(pmf_read(path2, 0, &r, msg, sizeof(msg)), -EPROTO,
+		 "format version 2 -> -EPROTO");
+	CHECK_HAS(msg, "file format version 2", "version message");
+	CHECK_HAS(msg, "upgrade pmuctx", "what to do");
+	((struct pmf_file_header *)good)->version = PMF_VERSION;
+	((struct pmf_file_header *)good)->byte_order = 0x04030201;
+	write_bytes(path2, good, len);
+	CHECK_EQ(pmf_read(path2, 0, &r, msg, sizeof(msg)), -EPROTO,
+		 "other byte order -> -EPROTO");
+	CHECK_HAS(msg, "other byte order", "byte order message");
+	((struct pmf_file_header *)good)->byte_order = PMF_BYTE_ORDER;
+
+	/* garbage after the end marker */
+	{
+		unsigned char *g = malloc(len + 16);
+
+		memcpy(g, good, len);
+		memset(g + len, 0, 16);
+		write_bytes(path2, g, len + 16);
+		CHECK(pmf_read(path2, 0, &r, msg, sizeof(msg)) < 0,
+		      "bytes after the end marker -> error");
+		CHECK_HAS(msg, "after the end marker", "message");
+		free(g);
+	}
+	/* a bad record inside a RECORDS section: the comm (first record) */
+	{
+		size_t off = sizeof(struct pmf_file_header);
+		struct pmf_section sec;
+
+		memcpy(&sec, good + off, sizeof(sec));	/* INFO */
+		off += sizeof(sec) + sec.size;
+		memcpy(&sec, good + off, sizeof(sec));	/* WINDOW */
+		off += sizeof(sec) + sec.size;
+		memcpy(&sec, good + off, sizeof(sec));	/* RECORDS */
+		CHECK_EQ(sec.type, PMF_SEC_RECORDS, "found the RECORDS");
+		off += sizeof(sec);
+		((struct pmuctx_rec_header *)(good + off))->size = 12;
+		write_bytes(path2, good, len);
+		CHECK_EQ(pmf_read(path2, 0, &r, msg, sizeof(msg)), -EBADMSG,
+			 "a record of size 12 -> -EBADMSG");
+		CHECK_HAS(msg, "bad record at offset", "message");
+		CHECK_HAS(msg, "not a multiple of 8", "message says why");
+	}
+	free(good);
+
+	/* not there; empty */
+	CHECK(pmf_read("/nonexistent/x.pmu", 0, &r, msg, sizeof(msg)) ==
+	      -ENOENT, "missing file -> -ENOENT");
+	CHECK_HAS(msg, "cannot open", "message");
+	write_bytes(path2, "", 0);
+	CHECK(pmf_read(path2, 0, &r, msg, sizeof(msg)) < 0, "empty file");
+}
+
+static void test_report(void)
+{
+	const char *err_at = NULL;
+	int ret;
+
+	t_section("pmuctx report");
+	snprintf(path, sizeof(path), "%s/a.pmu", dir);
+	write_sample(path, true);
+	ret = run(&cmd_report, "-i", path, NULL);
+	CHECK_EQ(ret, 0, "report (text) exits 0");
+	CHECK_HAS(cap_out, "# command:  burn --ms 20", "text: command");
+	CHECK_HAS(cap_out, "testhost, kernel 6.1.0-test", "text: host");
+	CHECK_HAS(cap_out, "overwrite (flight recorder) mode", "text: mode");
+	CHECK_HAS(cap_out, "# trigger:  task-clock > 5.000 ms",
+		  "text: trigger");
+	CHECK_HAS(cap_out, "# window 0 (request from pid 77)",
+		  "text: window 0 and its reason");
+	CHECK_HAS(cap_out, "3 lost (cpu1: 3)", "text: lost per CPU");
+	CHECK_HAS(cap_out, "# window 1 (trigger)", "text: window 1");
+	CHECK_HAS(cap_out, "state=R+ => 0/0 swapper/1: task-clock=21.000 ms",
+		  "text: a switch record");
+	CHECK_HAS(cap_out, "command exit status 3", "text: exit status");
+	CHECK_HAS(cap_out, "slices 1", "summary: the duplicate switch is "
+		  "counted once");
+	CHECK_HAS(cap_out, "| exit: task-clock=25.000 ms",
+		  "summary: exit totals");
+	{
+		const char *a = strstr(cap_out, "1.150000000");
+		const char *b = strstr(cap_out, "1.200000000");
+
+		CHECK(a && b && a < b, "records in time order within a window");
+	}
+
+	ret = run(&cmd_report, "-i", path, "--format", "perf-script", NULL);
+	CHECK_EQ(ret, 0, "perf-script exits 0");
+	CHECK_HAS(cap_out, "            burn    300 [001]     1.200000: "
+		  "pmuctx:sched_switch: prev_comm=burn prev_pid=300 "
+		  "prev_state=R+ ==> next_comm=swapper/1 next_pid=0\n",
+		  "perf-script: a sched_switch line in perf's shape");
+	CHECK_HAS(cap_out, "prev_comm=:301 prev_pid=301 prev_state=S ==> "
+		  "next_comm=burn next_pid=300",
+		  "perf-script: unknown comm as :TID, state S");
+	CHECK_HAS(cap_out, "pmuctx:sched_process_exit: comm=burn pid=300",
+		  "perf-script: exit");
+	{
+		int n = 0;
+		const char *p;
+
+		for (p = cap_out; (p = strstr(p, "sched_switch")); p++)
+			n++;
+		CHECK_EQ(n, 2, "perf-script: the duplicate switch once");
+	}
+
+	ret = run(&cmd_report, "-i", path, "--format", "json", NULL);
+	CHECK_EQ(ret, 0, "json exits 0");
+	CHECK_EQ(json_validate(cap_out, &err_at), 0, "json is valid");
+	CHECK_HAS(cap_out, "\"reason\":\"request\"", "json: reason");
+	CHECK_HAS(cap_out, "\"prev_state_str\":\"R+\"", "json: state");
+	CHECK_HAS(cap_out, "\"exit_status\":3", "json: exit status");
+	CHECK_HAS(cap_out, "\"trigger\":{\"event\":\"task-clock\","
+		  "\"threshold\":5000000}", "json: trigger");
+
+	ret = run(&cmd_report, "-i", path, "--summary", NULL);
+	CHECK(ret == 0 && !strstr(cap_out, "pmuctx:") &&
+	      !strstr(cap_out, "state=R+") && strstr(cap_out, "slices 1"),
+	      "--summary: no records, the summary");
+
+	ret = run(&cmd_report, "-i", "/nonexistent.pmu", NULL);
+	CHECK_EQ(ret, EXIT_RUNTIME, "missing file: exit 1");
+	CHECK_HAS(cap_err, "cannot open", "message");
+	{
+		char *s = slurp(path);
+		struct stat st;
+
+		stat(path, &st);
+		snprintf(path2, sizeof(path2), "%s/cut.pmu", dir);
+		write_bytes(path2, s, (size_t)st.st_size - 40);
+		free(s);
+	}
+	ret = run(&cmd_report, "-i", path2, NULL);
+	CHECK_EQ(ret, EXIT_RUNTIME, "truncated file: exit 1");
+	CHECK_HAS(cap_err, "truncated", "truncated: message");
+	ret = run(&cmd_report, "-i", path2, "--partial", NULL);
+	CHECK_EQ(ret, 0, "truncated file with --partial: exit 0");
+	CHECK_HAS(cap_err, "warning:", "--partial warns");
+	CHECK_HAS(cap_out, "# window 0", "--partial shows the complete window");
+	ret = run(&cmd_report, "--format", "xml", NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "--format xml: usage error");
+}
+
+static void test_parsers(void)
+{
+	uint64_t v = 0;
+	__u32 mask = 0;
+	int id = 0;
+	char why[256];
+
+	t_section("pmuctx record: option parsers");
+	CHECK(!record_parse_size("512K", &v) && v == 524288, "512K");
+	CHECK(!record_parse_size("4M", &v) && v == 4 << 20, "4M");
+	CHECK(!record_parse_size("1GiB", &v) && v == 1 << 30, "1GiB");
+	CHECK(!record_parse_size("65536", &v) && v == 65536, "65536");
+	CHECK(record_parse_size("0", &v) && record_parse_size("-1K", &v) &&
+	      record_parse_size("1T", &v) && record_parse_size("", &v) &&
+	      record_parse_size("K", &v), "bad sizes are refused");
+	CHECK(!record_parse_mask("switch,exit", &mask) &&
+	      mask == (PMUCTX_REC_MASK_SWITCH | PMUCTX_REC_MASK_EXIT),
+	      "--records switch,exit");
+	CHECK(!record_parse_mask("all", &mask) && mask == PMUCTX_REC_MASK_ALL,
+	      "--records all");
+	CHECK(record_parse_mask("switch,", &mask) &&
+	      record_parse_mask("bogus", &mask) &&
+	      record_parse_mask("", &mask), "bad --records are refused");
+	CHECK(!record_parse_trigger("task-clock>5ms", &id, &v, why,
+				    sizeof(why)) &&
+	      id == PMUCTX_EV_TASK_CLOCK && v == 5000000, "task-clock>5ms");
+	CHECK(!record_parse_trigger("task-clock>1.5us", &id, &v, why,
+				    sizeof(why)) && v == 1500,
+	      "task-clock>1.5us");
+	CHECK(!record_parse_trigger("cs>3k", &id, &v, why, sizeof(why)) &&
+	      id == PMUCTX_EV_CONTEXT_SWITCHES && v == 3000, "cs>3k");
+	CHECK(record_parse_trigger("task-clock>=5ms", &id, &v, why,
+				   sizeof(why)) && strstr(why, "'>'"),
+	      "'>=' is refused with a hint");
+	CHECK(record_parse_trigger("task-clock>5xs", &id, &v, why,
+				   sizeof(why)) && strstr(why, "unit"),
+	      "a bad unit is refused");
+	CHECK(record_parse_trigger("task-clock>0", &id, &v, why,
+				   sizeof(why)) && strstr(why, "at least 1"),
+	      "0 is refused");
+	CHECK(record_parse_trigger("nope>5", &id, &v, why, sizeof(why)),
+	      "an unknown event is refused");
+	CHECK(record_parse_trigger("task-clock", &id, &v, why, sizeof(why)),
+	      "no '>' is refused");
+	{
+		char st[8];
+
+		report_state_str(0, true, st, sizeof(st));
+		CHECK(!strcmp(st, "R+"), "state: preempted R+");
+		report_state_str(0, false, st, sizeof(st));
+		CHECK(!strcmp(st, "R"), "state: 0 R");
+		report_state_str(1, false, st, sizeof(st));
+		CHECK(!strcmp(st, "S"), "state: 1 S");
+		report_state_str(2, false, st, sizeof(st));
+		CHECK(!strcmp(st, "D"), "state: 2 D");
+		report_state_str(0x402, false, st, sizeof(st));
+		CHECK(!strcmp(st, "I"), "state: TASK_IDLE I");
+		report_state_str(0x80, false, st, sizeof(st));
+		CHECK(!strcmp(st, "X"), "state: TASK_DEAD X");
+	}
+}
+
+static void test_record_usage(void)
+{
+	int ret;
+
+	t_section("pmuctx record / snapshot: usage");
+#define USAGE(desc, needle, ...) do {					\
+		ret = run(&cmd_record, __VA_ARGS__, NULL);		\
+		CHECK_EQ(ret, EXIT_USAGE, desc);			\
+		CHECK_HAS(cap_err, needle, desc ": message");		\
+	} while (0)
+	USAGE("-F", "sampling is not supported by pmuctx record yet",
+	      "-F", "99", "--", "true");
+	USAGE("-g", "not supported by pmuctx record yet", "-g", "--", "true");
+	USAGE("--call-graph=dwarf", "not supported", "--call-graph=dwarf",
+	      "--", "true");
+	USAGE("--buffer-size abc", "--buffer-size 'abc'", "--buffer-size",
+	      "abc", "--", "true");
+	USAGE("--trigger nope>1", "--trigger 'nope>1'", "--trigger",
+	      "nope>1", "--", "true");
+	USAGE("--records bogus", "--records 'bogus'", "--records", "bogus",
+	      "--", "true");
+	USAGE("nothing to record", "nothing to record", "-o", "x");
+	USAGE("-p with -a", "cannot be combined", "-p", "1", "-a");
+	USAGE("--duration with a command", "--duration", "--duration", "1",
+	      "--", "true");
+#undef USAGE
+	ret = run(&cmd_record, "--help", NULL);
+	CHECK(ret == 0 && strstr(cap_out, "pmuctx record - record") &&
+	      strstr(cap_out, "--overwrite") && strstr(cap_out, "SIGUSR2"),
+	      "record --help");
+	ret = run(&cmd_snapshot, NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "snapshot without --pid: usage error");
+	CHECK_HAS(cap_err, "--pid RECORDER_PID", "message");
+	ret = run(&cmd_snapshot, "--pid", "abc", NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "snapshot --pid abc: usage error");
+	ret = run(&cmd_snapshot, "--pid", "999999999", NULL);
+	CHECK_EQ(ret, EXIT_RUNTIME, "snapshot of no process: exit 1");
+	CHECK_HAS(cap_err, "there is no process", "message");
+	ret = run(&cmd_snapshot, "--help", NULL);
+	CHECK(ret == 0 && strstr(cap_out, "sigqueue"), "snapshot --help");
+	ret = run(&cmd_report, "--help", NULL);
+	CHECK(ret == 0 && strstr(cap_out, "perf-script"), "report --help");
+}
+
+static char dev_env[] = "PMUCTX_DEVICE=" FAKE_PATH;
+
+static void test_record_run(void)
+{
+	struct pmf_reader *r = NULL;
+	unsigned int cpu;
+	int ret, i, ok;
+
+	t_section("pmuctx record against the fake ring");
+	putenv(dev_env);
+	snprintf(path, sizeof(path), "%s/rec.pmu", dir);
+
+	/* normal mode: everything in the buffers ends up in the file */
+	fring_install(128, PMUCTX_RING_NORMAL);	/* 512K of 4K pages */
+	for (i = 0; i < 50; i++)
+		for (cpu = 0; cpu < 4; cpu++)
+			fring_user(cpu, 1000 + (__u64)i * 4 + (3 - cpu),
+				   (__u64)i);
+	ret = run(&cmd_record, "-q", "--switch-events", "-o", path, "--",
+		  "sh", "-c", "exit 3", NULL);
+	CHECK_EQ(ret, 3, "record -- sh -c 'exit 3' exits 3");
+	CHECK(fake.last_attr.ring_pages == 128 &&
+	      fake.last_attr.ring_mode == PMUCTX_RING_NORMAL &&
+	      fake.last_attr.wakeup_bytes == 128 * 4096 / 4 &&
+	      fake.last_attr.ring_records == (PMUCTX_REC_MASK_ALL) &&
+	      (fake.last_attr.flags & PMUCTX_SESSION_INHERIT),
+	      "session: 128 pages, normal, wakeup 1/4, all records, inherit");
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0, "the file reads");
+	if (r) {
+		const struct pmuctx_rec_common *prev = NULL;
+
+		CHECK(r->nr_wins == 1 && r->wins[0].hdr.reason ==
+		      PMF_WIN_STREAM && r->wins[0].have_end,
+		      "one stream window, closed");
+		CHECK_EQ(r->nr_recs, 200, "the 200 records");
+		for (i = 0, ok = 1; i < (int)r->nr_recs; i++) {
+			const struct pmuctx_rec_common *c =
+				(const void *)(r->recs[i] + 1);
+
+			if (prev && c->time < prev->time)
+				ok = 0;
+			prev = c;
+		}
+		CHECK(ok, "written in time order across CPUs");
+		CHECK(r->end.exit_status == 3 && !(r->end.flags & PMF_END_OPEN),
+		      "END: exit status 3");
+		CHECK(strstr(r->meta.command, "sh -c exit 3") != NULL,
+		      "INFO: the command");
+		pmf_free(r);
+		r = NULL;
+	}
+	for (cpu = 0, ok = 1; cpu < 4; cpu++)
+		ok &= fring_ctl(cpu)->data_tail == fring_ctl(cpu)->data_head;
+	CHECK(ok, "every buffer was consumed");
+
+	/* overwrite mode: the final window holds the newest records */
+	fring_install(128, PMUCTX_RING_OVERWRITE);
+	for (i = 0; i < 50 * 128 * 4096 / 48; i++)
+		fring_user(2, 10 + (__u64)i, (__u64)i);
+	ret = run(&cmd_record, "-q", "--overwrite", "-o", path, "--", "true",
+		  NULL);
+	CHECK_EQ(ret, 0, "record --overwrite -- true exits 0");
+	CHECK_EQ(fake.last_attr.ring_mode, PMUCTX_RING_OVERWRITE,
+		 "overwrite mode");
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0, "the file reads");
+	if (r) {
+		__u64 expect = 0;
+
+		CHECK(r->nr_wins >= 1 && r->wins[r->nr_wins - 1].hdr.reason ==
+		      PMF_WIN_EXIT, "the last window is the exit window");
+		for (i = 0, ok = 1; i < (int)r->nr_recs; i++) {
+			const struct pmuctx_rec_user *u =
+				(const void *)r->recs[i];
+			__u64 seq;
+
+			memcpy(&seq, u->data, sizeof(seq));
+			if (!i)
+				expect = seq;
+			ok &= seq == expect++;
+		}
+		CHECK(ok && expect == (__u64)(50 * 128 * 4096 / 48) &&
+		      r->nr_recs * 48 >= 128 * 4096 / 2,
+		      "the newest records, contiguous, at least half the "
+		      "buffer (%zu)", r->nr_recs);
+		pmf_free(r);
+		r = NULL;
+	}
+
+	/* a trigger */
+	fring_install(128, PMUCTX_RING_OVERWRITE);
+	ret = run(&cmd_record, "-q", "-e", "cs", "--trigger",
+		  "task-clock>5ms", "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "record --trigger exits 0");
+	CHECK(fake.last_attr.ring_mode == PMUCTX_RING_OVERWRITE &&
+	      fake.last_attr.nr_events == 2 &&
+	      fake.last_attr.events[1] == PMUCTX_EV_TASK_CLOCK &&
+	      fake.last_attr.trigger_event == 2 &&
+	      fake.last_attr.trigger_threshold == 5000000,
+	      "--trigger: implies overwrite, adds task-clock, 1 + its index");
+
+	/* not executable */
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-o", path, "--",
+		  "/nonexistent/cmd", NULL);
+	CHECK_EQ(ret, 127, "a missing command: 127");
+	CHECK_HAS(cap_err, "cannot run '/nonexistent/cmd'", "message");
+
+	/* module errors reach the user */
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.create_err = -ENOMEM;
+	ret = run(&cmd_record, "-o", path, "--buffer-size", "300K", "--",
+		  "true", NULL);
+	CHECK_EQ(ret, EXIT_RUNTIME, "ENOMEM: exit 1");
+	CHECK_HAS(cap_err, "max_ring_pages", "ENOMEM: names the parameter");
+	CHECK_HAS(cap_err, "--buffer-size 307200 bytes: 128 pages",
+		  "ENOMEM: the buffer size as pages");
+	fring_remove();
+}
+
+/* the snapshot handshake: a recorder child, pmuctx snapshot here */
+static void test_snapshot_handshake(void)
+{
+	struct pmf_reader *r = NULL;
+	struct timespec ts = { 0, 20000000 };
+	char sleeper_pid[32], rec_pid[32];
+	pid_t rec, sleeper;
+	int i, ret, st;
+
+	t_section("pmuctx snapshot <-> pmuctx record");
+	putenv(dev_env);
+	snprintf(path, sizeof(path), "%s/snap.pmu", dir);
+	unlink(path);
+	fring_install(128, PMUCTX_RING_OVERWRITE);
+	for (i = 0; i < 100; i++)
+		fring_user(1, 10 + (__u64)i, (__u64)i);
+
+	fflush(NULL);
+	rec = fork();
+	if (rec == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		_exit(cmd_record.run(8, (char *[]){ "record", "-q",
+			"--overwrite", "-o", path, "--", "sleep", "3",
+			NULL }));
+	}
+	/* the file exists once the recorder is set up */
+	for (i = 0; i < 250 && access(path, F_OK); i++)
+		nanosleep(&ts, NULL);
+	CHECK(!access(path, F_OK), "the recorder started");
+	snprintf(rec_pid, sizeof(rec_pid), "%d", (int)rec);
+
+	/* a process that is not a recorder is refused */
+	sleeper = fork();
+	if (sleeper == 0) {
+		execlp("sleep", "sleep", "5", (char *)NULL);
+		_exit(127);
+	}
+	nanosleep(&ts, NULL);
+	snprintf(sleeper_pid, sizeof(sleeper_pid), "%d", (int)sleeper);
+	ret = run(&cmd_snapshot, "--pid", sleeper_pid, NULL);
+	CHECK_EQ(ret, EXIT_RUNTIME, "snapshot of a sleep: refused");
+	CHECK_HAS(cap_err, "is not 'pmuctx record'", "message");
+	CHECK(!kill(sleeper, 0), "and the sleep was not signalled");
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+
+	/* the unit-test binary's cmdline is not pmuctx: --force */
+	ret = run(&cmd_snapshot, "--pid", rec_pid, "--force", "--timeout",
+		  "20", NULL);
+	CHECK_EQ(ret, 0, "snapshot --pid RECORDER: exit 0");
+	CHECK_HAS(cap_out, "wrote window 0", "it says which window");
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0,
+		 "the file reads while the recorder goes on");
+	if (r) {
+		CHECK(r->nr_wins == 1 &&
+		      r->wins[0].hdr.reason == PMF_WIN_REQUEST &&
+		      r->wins[0].hdr.requester == getpid() &&
+		      r->wins[0].nr == 100 && r->have_end &&
+		      (r->end.flags & PMF_END_OPEN),
+		      "window 0: request from us, the 100 records; END says "
+		      "the recording goes on");
+		pmf_free(r);
+		r = NULL;
+	} else {
+		t_diag("%s", msg);
+	}
+	ret = run(&cmd_snapshot, "-q", "--pid", rec_pid, "--force", NULL);
+	CHECK(ret == 0 && !cap_out[0], "a second snapshot, -q: silent");
+	kill(rec, SIGUSR2);	/* plain kill: a window, no answer */
+	for (i = 0; i < 300; i++) {
+		if (waitpid(rec, &st, WNOHANG) == rec)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (i == 300) {
+		kill(rec, SIGKILL);
+		waitpid(rec, &st, 0);
+	}
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the recorder ends with its command (status 0)");
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0, "final file");
+	if (r) {
+		CHECK(r->nr_wins == 4 &&
+		      r->wins[2].hdr.reason == PMF_WIN_SIGNAL &&
+		      r->wins[3].hdr.reason == PMF_WIN_EXIT &&
+		      !(r->end.flags & PMF_END_OPEN),
+		      "windows: request, request, signal, exit (%zu)",
+		      r->nr_wins);
+		pmf_free(r);
+	}
+	ret = run(&cmd_snapshot, "--pid", rec_pid, "--force", NULL);
+	CHECK_EQ(ret, EXIT_RUNTIME, "snapshot of a finished recorder: 1");
+	fring_remove();
+}
+
+void test_ring_file(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/pmuctx-ringtest.XXXXXX");
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	test_roundtrip();
+	test_bad_files();
+	test_report();
+	test_parsers();
+	test_record_usage();
+	test_record_run();
+	test_snapshot_handshake();
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			t_diag("could not remove %s", dir);
+	}
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 600
+#
+# Sampling and deferred user callchains, kernel side (tests/sample): the
+# chain main -> f1 -> f2 -> f3 in a syscall loop stitches back to exactly
+# that user chain with the syscall entry in the kernel part, deferred user
+# stacks are shared by several samples and carry no period, stitching
+# works across CPUs when the task migrates before returning to user
+# space, a task killed in a long syscall leaves its cookie unresolved, and
+# an unprivileged session never sees a kernel address.
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+T=tests/sample/t_sample
+need_exec "$T" || exit 1
+need_exec tests/sample/chain || exit 1
+mod_load 2>/dev/null || true
+rc=0
+"$T" || rc=1
+
+# Unprivileged: own child allowed at paranoid 2, kernel addresses hidden.
+GID=4242
+chgrp "$GID" "$DEV"
+chmod 0660 "$DEV"
+old=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+mkdir -p /tmp/pmuctx-sample
+cp tests/sample/t_sample tests/sample/chain /tmp/pmuctx-sample/
+chmod 0755 /tmp/pmuctx-sample /tmp/pmuctx-sample/*
+as_user 65534 65534 "$GID" /tmp/pmuctx-sample/t_sample unpriv || rc=1
+echo "$old" > /proc/sys/kernel/perf_event_paranoid
+exit "$rc"

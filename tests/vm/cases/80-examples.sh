@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The C examples of examples/ (built by `make all` against an installed
+# libpmuctx in examples/.stage) run against the module and print what
+# they should:
+#   raw-ioctl        INFO, a session on itself, counts, and the ring part
+#                    (USER record parsed by hand) when the module has rings
+#   lib-stat         the same counts through libpmuctx
+#   compat-check     old binaries (VER0 sizes) and new ones (larger sizes,
+#                    E2BIG with the module's size written back); relayed
+#   flight-recorder  overwrite rings, trigger, poll, the last records
+#                    (exit 77 = the module has no rings: skipped)
+# vm-timeout: 240
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+EX=$PMUCTX_TOP/examples
+for p in raw-ioctl lib-stat compat-check flight-recorder; do
+	need_exec "$EX/$p" || exit 1
+done
+mod_loaded || mod_load
+require is_misc_dev "$DEV" -- "$DEV exists"
+
+# value NAME TEXT: the number after "count: NAME" (raw-ioctl) or at the
+# start of lib-stat's "NAME VALUE UNIT" line.
+value() {
+	printf '%s\n' "$2" | awk -v n="$1" '
+		$1 == "count:" && $2 == n { print $3; exit }
+		$1 == n { print $2; exit }'
+}
+positive() { [ -n "$1" ] && [ "$1" -gt 0 ] 2>/dev/null; }
+
+# ---- raw-ioctl
+check "$EX/raw-ioctl" -- "raw-ioctl runs"
+out=$CHECK_OUT
+last_ok || diag_out "$out"
+if printf '%s\n' "$out" | grep -q '^module: version [^,]*, ABI [0-9]'; then
+	ok "raw-ioctl prints the module version and ABI from PMUCTX_IOC_INFO"
+else
+	not_ok "raw-ioctl prints the module version and ABI from PMUCTX_IOC_INFO"
+fi
+tc=$(value task-clock "$out") pf=$(value page-faults "$out")
+# 20M additions take milliseconds even natively.  Touching 8 MiB faults at
+# least once (fewer than 2048 times with transparent huge pages).
+if positive "$tc" && [ "$tc" -gt 1000000 ]; then
+	ok "raw-ioctl: task-clock counted ($tc ns)"
+else
+	not_ok "raw-ioctl: task-clock counted (> 1 ms; got '$tc')"
+fi
+if positive "$pf"; then
+	ok "raw-ioctl: page-faults counted ($pf)"
+else
+	not_ok "raw-ioctl: page-faults counted (> 0; got '$pf')"
+fi
+# PMUCTX_FEAT_RING is bit 6 of features_mask.
+mask=$("$CLI" info --json 2>/dev/null | sed -n 's/.*"features_mask": *\([0-9]*\).*/\1/p')
+has_ring=$(( (${mask:-0} >> 6) & 1 ))
+if printf '%s\n' "$out" | grep -q '^ring: not supported'; then
+	if [ "$has_ring" = 1 ]; then
+		not_ok "raw-ioctl uses the ring buffers of a module that has them"
+	else
+		skip "raw-ioctl parses its ring buffers by hand" "the module has no ring buffers (PMUCTX_FEAT_RING) yet"
+	fi
+elif printf '%s\n' "$out" | grep -q '^ring: cpu [0-9]*: user record from pid [0-9]*: "hello from raw-ioctl"'; then
+	ok "raw-ioctl: the USER record it wrote comes back from the mapped ring"
+	n=$(printf '%s\n' "$out" | sed -n 's/^ring: \([0-9]*\) records parsed.*/\1/p')
+	if positive "$n"; then ok "raw-ioctl: $n records parsed"; else not_ok "raw-ioctl: records parsed ('$n')"; fi
+else
+	not_ok "raw-ioctl: the USER record it wrote comes back from the mapped ring"
+fi
+
+# ---- lib-stat
+check "$EX/lib-stat" -- "lib-stat runs"
+out=$CHECK_OUT
+last_ok || diag_out "$out"
+tc=$(value task-clock "$out") cs=$(value context-switches "$out") pf=$(value page-faults "$out")
+if positive "$tc" && [ "$tc" -gt 1000000 ] && [ -n "$cs" ] && positive "$pf"; then
+	ok "lib-stat: task-clock $tc ns, context-switches $cs, page-faults $pf"
+else
+	not_ok "lib-stat prints the three counts (task-clock '$tc', cs '$cs', faults '$pf')"
+	diag_out "$out"
+fi
+if printf '%s\n' "$out" | grep -qE '^task-clock +[0-9]+ ns$'; then
+	ok "lib-stat prints the unit from pmuctx_event_unit()"
+else
+	not_ok "lib-stat prints the unit from pmuctx_event_unit()"
+fi
+# As an unprivileged user without access to the device, the library's
+# message says what to do.
+u=$(user_exec "$EX/lib-stat")
+rc=0
+msg=$(as_user 65534 65534 - "$u" 2>&1) || rc=$?
+if [ "$rc" = 1 ] && printf '%s\n' "$msg" | grep -q '^lib-stat: open: '; then
+	ok "lib-stat without access to $DEV fails with pmuctx_errmsg()'s explanation"
+else
+	not_ok "lib-stat without access to $DEV fails with pmuctx_errmsg()'s explanation (exit $rc)"
+	diag_out "$msg"
+fi
+
+# ---- compat-check: relay its results
+rc=0
+out=$("$EX/compat-check" 2>&1) || rc=$?
+printf '%s\n' "$out" | grep -E '^(ok|not ok) - ' | sed 's/^\(ok\|not ok\) - /\1 - compat: /' || true
+printf '%s\n' "$out" | grep -E '^#' || true
+if [ "$rc" = 0 ]; then
+	ok "compat-check exits 0"
+else
+	not_ok "compat-check exits 0 (exit $rc)"
+	diag_out "$out"
+fi
+
+# ---- flight-recorder
+rc=0
+out=$("$EX/flight-recorder" -n 15 -t 40 -w 30 2>&1) || rc=$?
+if [ "$rc" = 77 ]; then
+	if [ "$has_ring" = 1 ]; then
+		not_ok "flight-recorder finds the ring of a module that has one"
+	else
+		skip "flight-recorder: trigger, poll, last records" "the module has no ring buffers (PMUCTX_FEAT_RING) yet"
+	fi
+elif [ "$rc" = 0 ]; then
+	ok "flight-recorder runs"
+	if printf '%s\n' "$out" | grep -q '^flight-recorder: frozen by the trigger'; then
+		ok "flight-recorder: the task-clock trigger froze the buffers (poll woke up)"
+	else
+		not_ok "flight-recorder: the task-clock trigger froze the buffers (poll woke up)"
+		diag_out "$out"
+	fi
+	n=$(printf '%s\n' "$out" | grep -cE '^ +[0-9]+\.[0-9]+ cpu[0-9]+ +[A-Z]+ +pid ' || true)
+	if [ "$n" -ge 1 ] && [ "$n" -le 15 ]; then
+		ok "flight-recorder prints the last records ($n of at most 15)"
+	else
+		not_ok "flight-recorder prints the last records (1..15 lines, got $n)"
+		diag_out "$out"
+	fi
+	if printf '%s\n' "$out" | grep -qE ' SWITCH .*ran [0-9.]+ ms'; then
+		ok "flight-recorder: SWITCH records carry the slice's task-clock"
+	else
+		not_ok "flight-recorder: SWITCH records carry the slice's task-clock"
+	fi
+	# The glitch (80 ms of CPU in one slice, threshold 40 ms) is recorded.
+	if printf '%s\n' "$out" | awk '/ SWITCH .*ran [0-9.]+ ms/ {
+		for (i = 1; i < NF; i++) if ($i == "ran" && $(i + 1) + 0 >= 40) f = 1
+	} END { exit !f }'; then
+		ok "flight-recorder: the slice that crossed the threshold is among the records"
+	else
+		not_ok "flight-recorder: the slice that crossed the threshold is among the records"
+	fi
+else
+	not_ok "flight-recorder runs (exit $rc)"
+	diag_out "$out"
+fi

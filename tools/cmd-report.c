@@ -1,0 +1,1183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx report: print a file written by pmuctx record: the records in
+ * time order, lost counts and per-task summaries, as text, JSON or lines
+ * in the shape of perf script's.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "builtin.h"
+#include "json.h"
+#include "pmfile.h"
+
+#define CMD "report"
+
+static const char report_help[] =
+"NAME\n"
+"    pmuctx report - print a recording made by pmuctx record\n"
+"\n"
+"SYNOPSIS\n"
+"    pmuctx report [-i FILE] [--format text|json|perf-script] [--partial]\n"
+"                  [--summary]\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads FILE (written by pmuctx record; docs/FILE-FORMAT.md) and checks\n"
+"    it: a file that is not a pmuctx recording, has an unknown format\n"
+"    version or is truncated is refused with a message saying what is\n"
+"    wrong. Then it prints:\n"
+"\n"
+"      - the recording's header: command, host, kernel, start time, mode,\n"
+"        buffer size, records, events, trigger;\n"
+"      - every window (one per snapshot in flight-recorder mode, one\n"
+"        stream in normal mode): why it was taken, its records in time\n"
+"        order across CPUs, and what was lost (per CPU);\n"
+"      - a per-task summary: for each task, the time slices seen in\n"
+"        switch records and the sum of their per-slice counts, and the\n"
+"        totals of its exit record. Records present in several\n"
+"        (overlapping) windows are counted once.\n"
+"\n"
+"OPTIONS\n"
+"    -i, --input FILE\n"
+"        The recording; '-' reads standard input. Default: pmuctx.data.\n"
+"\n"
+"    --format text|json|perf-script\n"
+"        text (default): the above, for people.\n"
+"        json: one JSON object: {\"file\", \"format_version\", \"command\",\n"
+"          \"hostname\", \"kernel\", \"tool\", \"module\", \"nr_cpus\", \"mode\",\n"
+"          \"ring_pages\", \"page_size\", \"records_mask\": [...], \"events\":\n"
+"          [...], \"trigger\": {\"event\", \"threshold\"} or null,\n"
+"          \"start_monotonic_ns\", \"start_realtime_ns\", \"complete\",\n"
+"          \"exit_status\", \"windows\": [{\"index\", \"reason\", \"time_ns\",\n"
+"          \"requester\", \"complete\", \"lost\", \"lost_per_cpu\": [...],\n"
+"          \"records\": [{\"type\", \"time_ns\", \"cpu\", \"pid\", \"tid\", ...}]}],\n"
+"          \"tasks\": [{\"pid\", \"tid\", \"comm\", \"slices\", \"values\": {EV: N},\n"
+"          \"exit\": {EV: N} or null}]}\n"
+"        perf-script: one line per record of all windows merged in time\n"
+"          order (duplicates dropped), in the shape of 'perf script'\n"
+"          output, e.g.\n"
+"            burn  1234 [001] 5678.123456: pmuctx:sched_switch: \\\n"
+"              prev_comm=burn prev_pid=1234 prev_state=R+ ==> \\\n"
+"              next_comm=swapper/1 next_pid=0\n"
+"          and pmuctx:sched_process_fork, pmuctx:sched_process_exec,\n"
+"          pmuctx:sched_process_exit and pmuctx:user lines; lost records\n"
+"          are counted on standard error.\n"
+"\n"
+"    --partial\n"
+"        Read a file cut short (the recorder was killed, the disk filled\n"
+"        up): use its complete sections and say on standard error what\n"
+"        was dropped.\n"
+"\n"
+"    --summary\n"
+"        text: the header, the windows' counts and the per-task summary,\n"
+"        without the records.\n"
+"\n"
+"    -h, --help\n"
+"        Print this help.\n"
+"\n"
+"TIMES\n"
+"    Record times are CLOCK_MONOTONIC seconds (comparable with\n"
+"    clock_gettime(CLOCK_MONOTONIC) and with perf's default clock on\n"
+"    most systems). Process states are the kernel's letters: R running\n"
+"    (R+ preempted), S sleeping, D uninterruptible, T stopped, t traced,\n"
+"    X dead, Z zombie, P parked, I idle.\n"
+"\n"
+"EXAMPLES\n"
+"    pmuctx report -i fr.pmu\n"
+"    pmuctx report -i fr.pmu --format perf-script > fr.txt\n"
+"    pmuctx report -i fr.pmu --format json | jq '.tasks[0]'\n"
+"\n"
+"EXIT STATUS\n"
+"    0 on success, 1 when the file cannot be read or is not a valid\n"
+"    recording, 2 on a usage error.\n"
+"\n"
+"SEE ALSO\n"
+"    pmuctx record --help, pmuctx snapshot --help, perf-script(1)\n";
+
+enum fmt { FMT_TEXT, FMT_JSON, FMT_PERF };
+
+/* ---- tasks --------------------------------------------------------------- */
+
+struct task {
+	__s32 tid;
+	__s32 pid;
+	bool used;
+	bool have_comm;
+	char comm[PMUCTX_COMM_LEN + 1];	/* latest known */
+	char first[PMUCTX_COMM_LEN + 1];	/* first known in the file */
+	bool have_first;
+	__u64 slices;
+	__u64 sum[PMUCTX_MAX_EVENTS];
+	bool exited;
+	__u32 exit_nr;
+	__u64 exitv[PMUCTX_MAX_EVENTS];
+};
+
+struct report {
+	const struct pmf_reader *r;
+	const struct pmf_info *info;
+	enum fmt fmt;
+	FILE *out;
+	struct task *tasks;
+	size_t cap;		/* power of two */
+	size_t used;
+	__u64 lost_records;	/* LOST records' counts, deduplicated */
+};
+
+static struct task *task_get(struct report *R, __s32 tid, bool create)
+{
+	size_t i, mask;
+
+	if (R->used * 2 >= R->cap && create) {
+		size_t ncap = R->cap ? R->cap * 2 : 256, j;
+		struct task *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (j = 0; j < R->cap; j++) {
+			struct task *t = &R->tasks[j];
+
+			if (!t->used)
+				continue;
+			for (i = (size_t)(__u32)t->tid * 2654435761U &
+				 (ncap - 1);
+			     n[i].used; i = (i + 1) & (ncap - 1))
+				;
+			n[i] = *t;
+		}
+		free(R->tasks);
+		R->tasks = n;
+		R->cap = ncap;
+	}
+	if (!R->cap)
+		return NULL;
+	mask = R->cap - 1;
+	for (i = (size_t)(__u32)tid * 2654435761U & mask; R->tasks[i].used;
+	     i = (i + 1) & mask)
+		if (R->tasks[i].tid == tid)
+			return &R->tasks[i];
+	if (!create)
+		return NULL;
+	memset(&R->tasks[i], 0, sizeof(R->tasks[i]));
+	R->tasks[i].used = true;
+	R->tasks[i].tid = tid;
+	R->used++;
+	return &R->tasks[i];
+}
+
+static void set_comm(char *dst, const char *src)
+{
+	memcpy(dst, src, PMUCTX_COMM_LEN);
+	dst[PMUCTX_COMM_LEN] = '\0';
+}
+
+/* the name of @tid at this point of the time-ordered walk */
+static const char *comm_of(struct report *R, __s32 pid, __s32 tid, __u32 cpu,
+			   char *buf, size_t len)
+{
+	struct task *t;
+
+	if (!tid && !pid) {
+		snprintf(buf, len, "swapper/%u", cpu);
+		return buf;
+	}
+	t = task_get(R, tid, false);
+	if (t && t->have_comm)
+		return t->comm;
+	if (t && t->have_first)
+		return t->first;
+	snprintf(buf, len, ":%d", (int)tid);	/* as perf does */
+	return buf;
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+void report_state_str(__u32 state, bool preempt, char *buf, size_t len)
+{
+	static const char letters[] = "SDTtXZP";
+	unsigned int s, bit;
+
+	if (preempt) {
+		snprintf(buf, len, "R+");
+		return;
+	}
+	if ((state & 0x402) == 0x402) {		/* TASK_IDLE */
+		snprintf(buf, len, "I");
+		return;
+	}
+	if (state & 0x1000)			/* TASK_RTLOCK_WAIT */
+		state |= 0x2;
+	s = state & 0x7f;			/* TASK_REPORT */
+	if (!s) {
+		snprintf(buf, len, "%s", state & 0x80 ? "X" : "R");
+		return;
+	}
+	bit = 31 - (unsigned int)__builtin_clz(s);	/* the highest, as fls */
+	snprintf(buf, len, "%c", letters[bit]);
+}
+
+static const char *event_label(const struct pmf_info *info, unsigned int i,
+			       char *buf, size_t len)
+{
+	const char *n = i < info->nr_events ?
+			pmuctx_event_name((int)info->events[i]) : NULL;
+
+	if (n)
+		return n;
+	snprintf(buf, len, "event%u", i);
+	return buf;
+}
+
+static bool is_ns(const struct pmf_info *info, unsigned int i)
+{
+	const char *u = i < info->nr_events ?
+			pmuctx_event_unit((int)info->events[i]) : NULL;
+
+	return u && !strcmp(u, "ns");
+}
+
+static void print_value(FILE *f, const struct pmf_info *info, unsigned int i,
+			__u64 v)
+{
+	if (is_ns(info, i))
+		fprintf(f, "%.3f ms", (double)v / 1e6);
+	else
+		fprintf(f, "%" PRIu64, (uint64_t)v);
+}
+
+static void print_escaped(FILE *f, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '"' || p[i] == '\\')
+			fprintf(f, "\\%c", p[i]);
+		else if (p[i] >= 0x20 && p[i] < 0x7f)
+			fputc(p[i], f);
+		else
+			fprintf(f, "\\x%02x", p[i]);
+	}
+}
+
+static const struct pmuctx_rec_common *common(const struct pmuctx_rec_header *h)
+{
+	return (const struct pmuctx_rec_common *)(h + 1);
+}
+
+/* ---- record order ------------------------------------------------------------ */
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct pmuctx_rec_header *x = *(const void *const *)a;
+	const struct pmuctx_rec_header *y = *(const void *const *)b;
+	const struct pmuctx_rec_common *cx = common(x), *cy = common(y);
+
+	if (cx->time != cy->time)
+		return cx->time < cy->time ? -1 : 1;
+	if (cx->cpu != cy->cpu)
+		return cx->cpu < cy->cpu ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if (cx->tid != cy->tid)
+		return cx->tid < cy->tid ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x != y) {
+		int m = memcmp(x, y, x->size);
+
+		if (m)
+			return m;
+	}
+	/* identical contents: keep file order (stable) */
+	return x < y ? -1 : x > y;
+}
+
+static bool same_rec(const struct pmuctx_rec_header *x,
+		     const struct pmuctx_rec_header *y)
+{
+	return x->size == y->size && !memcmp(x, y, x->size);
+}
+
+/* all records of the file, in time order, each distinct one once */
+static const struct pmuctx_rec_header **merged(const struct pmf_reader *r,
+					       size_t *n)
+{
+	const struct pmuctx_rec_header **a;
+	size_t i, k = 0;
+
+	*n = 0;
+	a = malloc((r->nr_recs ? r->nr_recs : 1) * sizeof(*a));
+	if (!a)
+		return NULL;
+	memcpy(a, r->recs, r->nr_recs * sizeof(*a));
+	qsort(a, r->nr_recs, sizeof(*a), cmp_rec);
+	for (i = 0; i < r->nr_recs; i++)
+		if (!k || !same_rec(a[k - 1], a[i]))
+			a[k++] = a[i];
+	*n = k;
+	return a;
+}
+
+/* ---- tasks from the records ---------------------------------------------- */
+
+/* the first name of every task in the file (for records before a COMM) */
+static int first_comms(struct report *R, const struct pmuctx_rec_header **a,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct pmuctx_rec_header *h = a[i];
+		const char *comm = NULL;
+		struct task *t;
+
+		if (h->type == PMUCTX_REC_COMM)
+			comm = ((const struct pmuctx_rec_comm *)h)->comm;
+		else if (h->type == PMUCTX_REC_EXEC)
+			comm = ((const struct pmuctx_rec_exec *)h)->comm;
+		else
+			continue;
+		t = task_get(R, common(h)->tid, true);
+		if (!t)
+			return -ENOMEM;
+		if (!t->have_first) {
+			set_comm(t->first, comm);
+			t->have_first = true;
+		}
+		t->pid = common(h)->pid;
+	}
+	return 0;
+}
+
+/* the walk in time order: names, slices, exit values */
+static int account(struct report *R, const struct pmuctx_rec_header *h,
+		   bool sums)
+{
+	const struct pmuctx_rec_common *c = common(h);
+	struct task *t;
+	__u32 i, nr;
+
+	switch (h->type) {
+	case PMUCTX_REC_COMM:
+	case PMUCTX_REC_EXEC:
+		t = task_get(R, c->tid, true);
+		if (!t)
+			return -ENOMEM;
+		set_comm(t->comm, h->type == PMUCTX_REC_COMM ?
+			 ((const struct pmuctx_rec_comm *)h)->comm :
+			 ((const struct pmuctx_rec_exec *)h)->comm);
+		t->have_comm = true;
+		t->pid = c->pid;
+		break;
+	case PMUCTX_REC_SWITCH: {
+		const struct pmuctx_rec_switch *s = (const void *)h;
+
+		if (!sums || (!c->tid && !c->pid))
+			break;
+		t = task_get(R, c->tid, true);
+		if (!t)
+			return -ENOMEM;
+		t->pid = c->pid;
+		t->slices++;
+		nr = s->nr < PMUCTX_MAX_EVENTS ? s->nr : PMUCTX_MAX_EVENTS;
+		for (i = 0; i < nr; i++)
+			t->sum[i] += s->delta[i];
+		break;
+	}
+	case PMUCTX_REC_EXIT: {
+		const struct pmuctx_rec_exit *e = (const void *)h;
+
+		if (!sums)
+			break;
+		t = task_get(R, c->tid, true);
+		if (!t)
+			return -ENOMEM;
+		t->pid = c->pid;
+		t->exited = true;
+		t->exit_nr = e->nr < PMUCTX_MAX_EVENTS ? e->nr :
+			     PMUCTX_MAX_EVENTS;
+		for (i = 0; i < t->exit_nr; i++)
+			t->exitv[i] = e->values[i];
+		break;
+	}
+	case PMUCTX_REC_LOST:
+		if (sums)
+			R->lost_records +=
+				((const struct pmuctx_rec_lost *)h)->lost;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct task *x = *(const struct task *const *)a;
+	const struct task *y = *(const struct task *const *)b;
+	__u64 vx = x->sum[0] ? x->sum[0] : x->exitv[0];
+	__u64 vy = y->sum[0] ? y->sum[0] : y->exitv[0];
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static struct task **sorted_tasks(struct report *R, size_t *n)
+{
+	struct task **v;
+	size_t i, k = 0;
+
+	*n = 0;
+	v = malloc((R->used ? R->used : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < R->cap; i++)
+		if (R->tasks[i].used && (R->tasks[i].slices ||
+					 R->tasks[i].exited))
+			v[k++] = &R->tasks[i];
+	qsort(v, k, sizeof(*v), cmp_task);
+	*n = k;
+	return v;
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+static void text_header(struct report *R, const char *path)
+{
+	const struct pmf_reader *r = R->r;
+	const struct pmf_info *in = R->info;
+	FILE *f = R->out;
+	char tbuf[64], lb[32];
+	time_t secs = (time_t)(in->start_real_ns / 1000000000ULL);
+	struct tm tm;
+	unsigned int i;
+	__u64 lost = 0;
+	size_t w;
+
+	if (localtime_r(&secs, &tm))
+		strftime(tbuf, sizeof(tbuf), "%Y-%m-%d %H:%M:%S %z", &tm);
+	else
+		snprintf(tbuf, sizeof(tbuf), "?");
+	fprintf(f, "# pmuctx recording %s (format %u)\n", path, r->version);
+	fprintf(f, "# command:  %s\n", *r->meta.command ? r->meta.command :
+		"(none)");
+	fprintf(f, "# host:     %s, kernel %s, %u CPU buffer(s)\n",
+		r->meta.hostname, r->meta.release, in->nr_cpus);
+	fprintf(f, "# recorded: by %s, module %s\n", r->meta.tool_version,
+		r->meta.module_version);
+	fprintf(f, "# started:  %s (CLOCK_MONOTONIC %" PRIu64 ".%09" PRIu64
+		")\n", tbuf, (uint64_t)(in->start_mono_ns / 1000000000ULL),
+		(uint64_t)(in->start_mono_ns % 1000000000ULL));
+	fprintf(f, "# session:  %s mode, %u pages of %u bytes per CPU, "
+		"records:", in->ring_mode == PMUCTX_RING_OVERWRITE ?
+		"overwrite (flight recorder)" : "normal (stream)",
+		in->ring_pages, in->page_size);
+	for (i = 0; i < 5; i++)
+		if (in->ring_records & (1U << i))
+			fprintf(f, " %s", pmuctx_record_type_name(
+				i == 0 ? PMUCTX_REC_SWITCH :
+				i == 1 ? PMUCTX_REC_FORK :
+				i == 2 ? PMUCTX_REC_EXEC :
+				i == 3 ? PMUCTX_REC_EXIT : PMUCTX_REC_COMM));
+	fprintf(f, "\n# events:  ");
+	for (i = 0; i < in->nr_events; i++)
+		fprintf(f, " %s", event_label(in, i, lb, sizeof(lb)));
+	fprintf(f, "\n");
+	if (in->trigger_event && in->trigger_event <= in->nr_events) {
+		fprintf(f, "# trigger:  %s > ", event_label(in,
+			in->trigger_event - 1, lb, sizeof(lb)));
+		print_value(f, in, in->trigger_event - 1,
+			    in->trigger_threshold);
+		fprintf(f, " in one slice\n");
+	}
+	for (w = 0; w < r->nr_wins; w++)
+		if (r->wins[w].have_end)
+			for (i = 0; i < r->wins[w].end.nr_cpus; i++)
+				lost += r->wins[w].cpus[i].lost_window;
+	fprintf(f, "# windows:  %zu, %zu records, %llu lost", r->nr_wins,
+		r->nr_recs, (unsigned long long)lost);
+	if (r->have_end && !(r->end.flags & PMF_END_OPEN))
+		fprintf(f, ", command exit status %d", r->end.exit_status);
+	else
+		fprintf(f, " (the recording was still going on)");
+	fprintf(f, "\n");
+}
+
+static void text_record(struct report *R, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_common *c = common(h);
+	const struct pmf_info *in = R->info;
+	FILE *f = R->out;
+	char cb[32], cb2[32], st[8], lb[32];
+	const char *tn = pmuctx_record_type_name(h->type);
+	unsigned int i, nr;
+
+	fprintf(f, "  %6" PRIu64 ".%09" PRIu64 " [%03u] %7d/%-7d %-16s %-6s",
+		(uint64_t)(c->time / 1000000000ULL),
+		(uint64_t)(c->time % 1000000000ULL), c->cpu, (int)c->pid,
+		(int)c->tid, comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb)),
+		tn ? tn : "?");
+	switch (h->type) {
+	case PMUCTX_REC_LOST:
+		fprintf(f, " %llu record(s) lost on this CPU",
+			(unsigned long long)((const struct pmuctx_rec_lost *)
+					     h)->lost);
+		break;
+	case PMUCTX_REC_SWITCH: {
+		const struct pmuctx_rec_switch *s = (const void *)h;
+
+		report_state_str(s->prev_state,
+				 h->misc & PMUCTX_SWITCH_PREEMPT, st,
+				 sizeof(st));
+		fprintf(f, " state=%s => %d/%d %s:", st, (int)s->next_pid,
+			(int)s->next_tid, comm_of(R, s->next_pid, s->next_tid,
+						  c->cpu, cb2, sizeof(cb2)));
+		nr = s->nr < PMUCTX_MAX_EVENTS ? s->nr : PMUCTX_MAX_EVENTS;
+		for (i = 0; i < nr; i++) {
+			fprintf(f, " %s=", event_label(in, i, lb, sizeof(lb)));
+			print_value(f, in, i, s->delta[i]);
+		}
+		break;
+	}
+	case PMUCTX_REC_FORK: {
+		const struct pmuctx_rec_fork *k = (const void *)h;
+
+		fprintf(f, " child %d/%d", (int)k->child_pid,
+			(int)k->child_tid);
+		break;
+	}
+	case PMUCTX_REC_EXEC: {
+		const struct pmuctx_rec_exec *e = (const void *)h;
+
+		fprintf(f, " comm=%.16s filename=", e->comm);
+		if (h->size > sizeof(*e))
+			print_escaped(f, (const unsigned char *)e->filename,
+				      strlen(e->filename));
+		break;
+	}
+	case PMUCTX_REC_EXIT: {
+		const struct pmuctx_rec_exit *e = (const void *)h;
+
+		fprintf(f, " totals:");
+		nr = e->nr < PMUCTX_MAX_EVENTS ? e->nr : PMUCTX_MAX_EVENTS;
+		for (i = 0; i < nr; i++) {
+			fprintf(f, " %s=", event_label(in, i, lb, sizeof(lb)));
+			print_value(f, in, i, e->values[i]);
+		}
+		break;
+	}
+	case PMUCTX_REC_COMM:
+		fprintf(f, " comm=%.16s",
+			((const struct pmuctx_rec_comm *)h)->comm);
+		break;
+	case PMUCTX_REC_USER: {
+		const struct pmuctx_rec_user *u = (const void *)h;
+
+		fprintf(f, " %u byte(s): \"", u->len);
+		print_escaped(f, u->data, u->len > 64 ? 64 : u->len);
+		fprintf(f, "%s\"", u->len > 64 ? "..." : "");
+		break;
+	}
+	case PMUCTX_REC_SAMPLE: {
+		const struct pmuctx_rec_sample *sm = (const void *)h;
+
+		fprintf(f, " ip=0x%llx period=%llu ns, %u kernel + %u user "
+			"frame(s)%s", (unsigned long long)sm->ip,
+			(unsigned long long)sm->period, sm->nr_kernel,
+			sm->nr_user, h->misc & PMUCTX_SAMPLE_M_USER_DEFERRED ?
+			", user stack deferred" : "");
+		break;
+	}
+	case PMUCTX_REC_USER_CALLCHAIN: {
+		const struct pmuctx_rec_user_callchain *uc = (const void *)h;
+
+		fprintf(f, " cookie=%llu, %u frame(s)",
+			(unsigned long long)uc->cookie, uc->nr);
+		break;
+	}
+	default:
+		fprintf(f, " type %u, %u bytes", h->type, h->size);
+	}
+	fputc('\n', f);
+}
+
+static void text_window(struct report *R, const struct pmf_win *w,
+			bool summary)
+{
+	const struct pmf_reader *r = R->r;
+	const struct pmuctx_rec_header **a;
+	FILE *f = R->out;
+	__u64 lost = 0;
+	unsigned int i;
+	size_t k;
+
+	fprintf(f, "\n# window %u (%s", w->hdr.index,
+		pmf_reason_name(w->hdr.reason));
+	if (w->hdr.requester > 0)
+		fprintf(f, " from pid %d", (int)w->hdr.requester);
+	fprintf(f, ") at %" PRIu64 ".%09" PRIu64 ": %zu records",
+		(uint64_t)(w->hdr.time / 1000000000ULL),
+		(uint64_t)(w->hdr.time % 1000000000ULL), w->nr);
+	if (w->have_end) {
+		for (i = 0; i < w->end.nr_cpus; i++)
+			lost += w->cpus[i].lost_window;
+		fprintf(f, ", %llu lost", (unsigned long long)lost);
+		if (lost) {
+			const char *sep = "";
+
+			fprintf(f, " (");
+			for (i = 0; i < w->end.nr_cpus; i++) {
+				if (!w->cpus[i].lost_window)
+					continue;
+				fprintf(f, "%scpu%u: %llu", sep, i,
+					(unsigned long long)
+					w->cpus[i].lost_window);
+				sep = ", ";
+			}
+			fprintf(f, ")");
+		}
+	} else {
+		fprintf(f, " (window not finished: recording went on)");
+	}
+	fprintf(f, "\n");
+	if (summary || !w->nr)
+		return;
+	a = malloc(w->nr * sizeof(*a));
+	if (!a)
+		return;
+	memcpy(a, r->recs + w->first, w->nr * sizeof(*a));
+	qsort(a, w->nr, sizeof(*a), cmp_rec);
+	fprintf(f, "#  %16s  CPU %15s %-16s %-6s DETAILS\n", "TIME (s)",
+		"PID/TID", "COMM", "RECORD");
+	for (k = 0; k < w->nr; k++) {
+		account(R, a[k], false);
+		text_record(R, a[k]);
+	}
+	free(a);
+}
+
+static void text_tasks(struct report *R)
+{
+	const struct pmf_info *in = R->info;
+	struct task **v;
+	FILE *f = R->out;
+	char lb[32];
+	size_t n, k;
+	unsigned int i;
+
+	v = sorted_tasks(R, &n);
+	if (!v)
+		return;
+	fprintf(f, "\n# per-task summary: %zu task(s) (slices and sums from "
+		"switch records, totals from exit records)\n", n);
+	if (R->lost_records)
+		fprintf(f, "# LOST records report %llu record(s) dropped: the "
+			"sums may be short\n",
+			(unsigned long long)R->lost_records);
+	if (!n) {
+		fprintf(f, "#   (no switch or exit records: record with "
+			"--switch-events)\n");
+		free(v);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		struct task *t = v[k];
+
+		fprintf(f, "  %7d/%-7d %-16s slices %-6llu", (int)t->pid,
+			(int)t->tid, t->have_comm ? t->comm : t->have_first ?
+			t->first : "?", (unsigned long long)t->slices);
+		for (i = 0; i < in->nr_events && t->slices; i++) {
+			fprintf(f, " %s=", event_label(in, i, lb, sizeof(lb)));
+			print_value(f, in, i, t->sum[i]);
+		}
+		if (t->exited) {
+			fprintf(f, " | exit:");
+			for (i = 0; i < t->exit_nr; i++) {
+				fprintf(f, " %s=", event_label(in, i, lb,
+							      sizeof(lb)));
+				print_value(f, in, i, t->exitv[i]);
+			}
+		}
+		fputc('\n', f);
+	}
+	free(v);
+}
+
+/* ---- json ------------------------------------------------------------------- */
+
+static void json_record(struct report *R, struct json *j,
+			const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_common *c = common(h);
+	const struct pmf_info *in = R->info;
+	const char *tn = pmuctx_record_type_name(h->type);
+	char lb[32], st[8];
+	unsigned int i, nr;
+
+	json_begin_object(j);
+	if (tn)
+		json_kv_string(j, "type", tn);
+	else
+		json_kv_u64(j, "type", h->type);
+	json_kv_u64(j, "time_ns", c->time);
+	json_kv_u64(j, "cpu", c->cpu);
+	json_kv_i64(j, "pid", c->pid);
+	json_kv_i64(j, "tid", c->tid);
+	switch (h->type) {
+	case PMUCTX_REC_LOST:
+		json_kv_u64(j, "lost",
+			    ((const struct pmuctx_rec_lost *)h)->lost);
+		break;
+	case PMUCTX_REC_SWITCH: {
+		const struct pmuctx_rec_switch *s = (const void *)h;
+
+		report_state_str(s->prev_state,
+				 h->misc & PMUCTX_SWITCH_PREEMPT, st,
+				 sizeof(st));
+		json_kv_i64(j, "next_pid", s->next_pid);
+		json_kv_i64(j, "next_tid", s->next_tid);
+		json_kv_u64(j, "prev_state", s->prev_state);
+		json_kv_string(j, "prev_state_str", st);
+		json_kv_bool(j, "preempt", h->misc & PMUCTX_SWITCH_PREEMPT);
+		json_key(j, "delta");
+		json_begin_object(j);
+		nr = s->nr < PMUCTX_MAX_EVENTS ? s->nr : PMUCTX_MAX_EVENTS;
+		for (i = 0; i < nr; i++)
+			json_kv_u64(j, event_label(in, i, lb, sizeof(lb)),
+				    s->delta[i]);
+		json_end_object(j);
+		break;
+	}
+	case PMUCTX_REC_FORK: {
+		const struct pmuctx_rec_fork *k = (const void *)h;
+
+		json_kv_i64(j, "child_pid", k->child_pid);
+		json_kv_i64(j, "child_tid", k->child_tid);
+		break;
+	}
+	case PMUCTX_REC_EXEC: {
+		const struct pmuctx_rec_exec *e = (const void *)h;
+
+		json_key(j, "comm");
+		json_string_n(j, e->comm, PMUCTX_COMM_LEN);
+		json_kv_string(j, "filename", h->size > sizeof(*e) ?
+			       e->filename : "");
+		break;
+	}
+	case PMUCTX_REC_EXIT: {
+		const struct pmuctx_rec_exit *e = (const void *)h;
+
+		json_key(j, "values");
+		json_begin_object(j);
+		nr = e->nr < PMUCTX_MAX_EVENTS ? e->nr : PMUCTX_MAX_EVENTS;
+		for (i = 0; i < nr; i++)
+			json_kv_u64(j, event_label(in, i, lb, sizeof(lb)),
+				    e->values[i]);
+		json_end_object(j);
+		break;
+	}
+	case PMUCTX_REC_COMM:
+		json_key(j, "comm");
+		json_string_n(j, ((const struct pmuctx_rec_comm *)h)->comm,
+			      PMUCTX_COMM_LEN);
+		break;
+	case PMUCTX_REC_USER: {
+		const struct pmuctx_rec_user *u = (const void *)h;
+
+		json_kv_u64(j, "len", u->len);
+		json_key(j, "data");
+		json_begin_array(j);
+		for (i = 0; i < u->len; i++)
+			json_u64(j, u->data[i]);
+		json_end_array(j);
+		break;
+	}
+	case PMUCTX_REC_SAMPLE: {
+		const struct pmuctx_rec_sample *sm = (const void *)h;
+
+		json_kv_u64(j, "ip", sm->ip);
+		json_kv_u64(j, "period", sm->period);
+		json_kv_u64(j, "cookie", sm->cookie);
+		json_kv_u64(j, "misc", h->misc);
+		json_key(j, "kernel_ips");
+		json_begin_array(j);
+		for (i = 0; i < sm->nr_kernel; i++)
+			json_u64(j, sm->ips[i]);
+		json_end_array(j);
+		json_key(j, "user_ips");
+		json_begin_array(j);
+		for (i = 0; i < sm->nr_user; i++)
+			json_u64(j, sm->ips[sm->nr_kernel + i]);
+		json_end_array(j);
+		break;
+	}
+	case PMUCTX_REC_USER_CALLCHAIN: {
+		const struct pmuctx_rec_user_callchain *uc = (const void *)h;
+
+		json_kv_u64(j, "cookie", uc->cookie);
+		json_key(j, "ips");
+		json_begin_array(j);
+		for (i = 0; i < uc->nr; i++)
+			json_u64(j, uc->ips[i]);
+		json_end_array(j);
+		break;
+	}
+	default:
+		json_kv_u64(j, "size", h->size);
+	}
+	json_end_object(j);
+}
+
+static void json_report(struct report *R, const char *path)
+{
+	const struct pmf_reader *r = R->r;
+	const struct pmf_info *in = R->info;
+	struct json j;
+	struct task **v;
+	char lb[32];
+	size_t w, k, n;
+	unsigned int i;
+
+	json_init(&j, R->out);
+	json_begin_object(&j);
+	json_kv_string(&j, "file", path);
+	json_kv_u64(&j, "format_version", r->version);
+	json_kv_string(&j, "command", r->meta.command);
+	json_kv_string(&j, "hostname", r->meta.hostname);
+	json_kv_string(&j, "kernel", r->meta.release);
+	json_kv_string(&j, "tool", r->meta.tool_version);
+	json_kv_string(&j, "module", r->meta.module_version);
+	json_kv_u64(&j, "nr_cpus", in->nr_cpus);
+	json_kv_string(&j, "mode", in->ring_mode == PMUCTX_RING_OVERWRITE ?
+		       "overwrite" : "normal");
+	json_kv_u64(&j, "ring_pages", in->ring_pages);
+	json_kv_u64(&j, "page_size", in->page_size);
+	json_key(&j, "records_mask");
+	json_begin_array(&j);
+	{
+		static const char *const names[] = {
+			"switch", "fork", "exec", "exit", "comm",
+		};
+
+		for (i = 0; i < 5; i++)
+			if (in->ring_records & (1U << i))
+				json_string(&j, names[i]);
+	}
+	json_end_array(&j);
+	json_key(&j, "events");
+	json_begin_array(&j);
+	for (i = 0; i < in->nr_events; i++)
+		json_string(&j, event_label(in, i, lb, sizeof(lb)));
+	json_end_array(&j);
+	json_key(&j, "trigger");
+	if (in->trigger_event && in->trigger_event <= in->nr_events) {
+		json_begin_object(&j);
+		json_kv_string(&j, "event", event_label(in,
+			in->trigger_event - 1, lb, sizeof(lb)));
+		json_kv_u64(&j, "threshold", in->trigger_threshold);
+		json_end_object(&j);
+	} else {
+		json_null(&j);
+	}
+	json_kv_u64(&j, "start_monotonic_ns", in->start_mono_ns);
+	json_kv_u64(&j, "start_realtime_ns", in->start_real_ns);
+	json_kv_bool(&j, "complete", r->have_end &&
+		     !(r->end.flags & PMF_END_OPEN) && !r->cut_short);
+	json_key(&j, "exit_status");
+	if (r->have_end && !(r->end.flags & PMF_END_OPEN))
+		json_i64(&j, r->end.exit_status);
+	else
+		json_null(&j);
+	json_key(&j, "windows");
+	json_begin_array(&j);
+	for (w = 0; w < r->nr_wins; w++) {
+		const struct pmf_win *win = &r->wins[w];
+		const struct pmuctx_rec_header **a;
+		__u64 lost = 0;
+
+		json_begin_object(&j);
+		json_kv_u64(&j, "index", win->hdr.index);
+		json_kv_string(&j, "reason", pmf_reason_name(win->hdr.reason));
+		json_kv_u64(&j, "time_ns", win->hdr.time);
+		json_kv_i64(&j, "requester", win->hdr.requester);
+		json_kv_bool(&j, "complete", win->have_end);
+		json_key(&j, "lost_per_cpu");
+		json_begin_array(&j);
+		for (i = 0; win->have_end && i < win->end.nr_cpus; i++) {
+			json_u64(&j, win->cpus[i].lost_window);
+			lost += win->cpus[i].lost_window;
+		}
+		json_end_array(&j);
+		json_kv_u64(&j, "lost", lost);
+		json_key(&j, "records");
+		json_begin_array(&j);
+		a = malloc((win->nr ? win->nr : 1) * sizeof(*a));
+		if (a) {
+			memcpy(a, r->recs + win->first, win->nr * sizeof(*a));
+			qsort(a, win->nr, sizeof(*a), cmp_rec);
+			for (k = 0; k < win->nr; k++)
+				json_record(R, &j, a[k]);
+			free(a);
+		}
+		json_end_array(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_key(&j, "tasks");
+	json_begin_array(&j);
+	v = sorted_tasks(R, &n);
+	for (k = 0; v && k < n; k++) {
+		struct task *t = v[k];
+
+		json_begin_object(&j);
+		json_kv_i64(&j, "pid", t->pid);
+		json_kv_i64(&j, "tid", t->tid);
+		json_key(&j, "comm");
+		if (t->have_comm || t->have_first)
+			json_string_n(&j, t->have_comm ? t->comm : t->first,
+				      PMUCTX_COMM_LEN);
+		else
+			json_null(&j);
+		json_kv_u64(&j, "slices", t->slices);
+		json_key(&j, "values");
+		json_begin_object(&j);
+		for (i = 0; i < in->nr_events; i++)
+			json_kv_u64(&j, event_label(in, i, lb, sizeof(lb)),
+				    t->sum[i]);
+		json_end_object(&j);
+		json_key(&j, "exit");
+		if (t->exited) {
+			json_begin_object(&j);
+			for (i = 0; i < t->exit_nr; i++)
+				json_kv_u64(&j, event_label(in, i, lb,
+							     sizeof(lb)),
+					    t->exitv[i]);
+			json_end_object(&j);
+		} else {
+			json_null(&j);
+		}
+		json_end_object(&j);
+	}
+	free(v);
+	json_end_array(&j);
+	json_end_object(&j);
+	fputc('\n', R->out);
+}
+
+/* ---- perf script -------------------------------------------------------------- */
+
+static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_common *c = common(h);
+	FILE *f = R->out;
+	char cb[32], cb2[32], st[8];
+	const char *comm = !c->tid && !c->pid ? "swapper" :
+			   comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb));
+
+	switch (h->type) {
+	case PMUCTX_REC_SWITCH:
+	case PMUCTX_REC_FORK:
+	case PMUCTX_REC_EXEC:
+	case PMUCTX_REC_EXIT:
+	case PMUCTX_REC_USER:
+		break;
+	default:
+		return;
+	}
+	fprintf(f, "%16s %6d [%03u] %5" PRIu64 ".%06" PRIu64 ": ", comm,
+		(int)c->tid, c->cpu, (uint64_t)(c->time / 1000000000ULL),
+		(uint64_t)(c->time % 1000000000ULL / 1000ULL));
+	switch (h->type) {
+	case PMUCTX_REC_SWITCH: {
+		const struct pmuctx_rec_switch *s = (const void *)h;
+
+		report_state_str(s->prev_state,
+				 h->misc & PMUCTX_SWITCH_PREEMPT, st,
+				 sizeof(st));
+		fprintf(f, "pmuctx:sched_switch: prev_comm=%s prev_pid=%d "
+			"prev_state=%s ==> next_comm=%s next_pid=%d\n",
+			comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb)),
+			(int)c->tid, st,
+			comm_of(R, s->next_pid, s->next_tid, c->cpu, cb2,
+				sizeof(cb2)), (int)s->next_tid);
+		break;
+	}
+	case PMUCTX_REC_FORK: {
+		const struct pmuctx_rec_fork *k = (const void *)h;
+
+		fprintf(f, "pmuctx:sched_process_fork: comm=%s pid=%d "
+			"child_comm=%s child_pid=%d\n", comm, (int)c->tid,
+			comm, (int)k->child_tid);
+		break;
+	}
+	case PMUCTX_REC_EXEC: {
+		const struct pmuctx_rec_exec *e = (const void *)h;
+
+		fprintf(f, "pmuctx:sched_process_exec: filename=%s pid=%d "
+			"old_pid=%d\n", h->size > sizeof(*e) ? e->filename :
+			"", (int)c->tid, (int)c->tid);
+		break;
+	}
+	case PMUCTX_REC_EXIT:
+		fprintf(f, "pmuctx:sched_process_exit: comm=%s pid=%d\n",
+			comm, (int)c->tid);
+		break;
+	case PMUCTX_REC_USER: {
+		const struct pmuctx_rec_user *u = (const void *)h;
+
+		fprintf(f, "pmuctx:user: len=%u data=\"", u->len);
+		print_escaped(f, u->data, u->len);
+		fprintf(f, "\"\n");
+		break;
+	}
+	}
+}
+
+/* ---- entry ----------------------------------------------------------------- */
+
+static int report_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "partial", no_argument, NULL, 'P' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = "pmuctx.data";
+	struct report R = { .fmt = FMT_TEXT, .out = stdout };
+	const struct pmuctx_rec_header **all = NULL;
+	struct pmf_reader *r = NULL;
+	unsigned int flags = 0;
+	bool summary = false;
+	char err[1024];
+	size_t n = 0, k;
+	int c, ret;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			path = optarg;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "text"))
+				R.fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				R.fmt = FMT_JSON;
+			else if (!strcmp(optarg, "perf-script"))
+				R.fmt = FMT_PERF;
+			else
+				return usage_error(CMD, "--format '%s': "
+					"expected text, json or perf-script",
+					optarg);
+			break;
+		case 'P':
+			flags |= PMF_READ_PARTIAL;
+			break;
+		case 'S':
+			summary = true;
+			break;
+		case 'h':
+			print_cmd_help(&cmd_report, stdout);
+			return 0;
+		case ':':
+			return usage_error(CMD, "option '%s' needs an argument",
+					   argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256 && optopt != '?')
+				return usage_error(CMD, "unknown option '-%c'",
+						   optopt);
+			return usage_error(CMD, "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error(CMD, "unexpected argument '%s' (the file "
+				   "goes after -i)", argv[optind]);
+
+	ret = pmf_read(path, flags, &r, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "pmuctx report: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	if (r->cut_short)
+		fprintf(stderr, "pmuctx report: warning: %s\n", r->warning);
+	R.r = r;
+	R.info = &r->meta.info;
+
+	/* names first seen, then sums over the distinct records */
+	all = merged(r, &n);
+	if (!all || first_comms(&R, all, n)) {
+		fprintf(stderr, "pmuctx report: out of memory\n");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	for (k = 0; k < n; k++)
+		account(&R, all[k], true);
+
+	switch (R.fmt) {
+	case FMT_TEXT: {
+		size_t w, i;
+
+		text_header(&R, path);
+		/* the walk restarts for the windows' names */
+		for (i = 0; i < R.cap; i++)
+			R.tasks[i].have_comm = false;
+		for (w = 0; w < r->nr_wins; w++)
+			text_window(&R, &r->wins[w], summary);
+		if (!r->nr_wins)
+			fprintf(R.out, "\n# no windows: nothing was written "
+				"(an overwrite-mode recording writes at "
+				"SIGUSR2, pmuctx snapshot, a trigger or "
+				"the end)\n");
+		text_tasks(&R);
+		break;
+	}
+	case FMT_JSON:
+		json_report(&R, path);
+		break;
+	case FMT_PERF: {
+		size_t i;
+
+		for (i = 0; i < R.cap; i++)
+			R.tasks[i].have_comm = false;
+		for (k = 0; k < n; k++) {
+			account(&R, all[k], false);
+			perf_line(&R, all[k]);
+		}
+		if (R.lost_records)
+			fprintf(stderr, "pmuctx report: %llu record(s) were "
+				"lost while recording\n",
+				(unsigned long long)R.lost_records);
+		break;
+	}
+	}
+	ret = 0;
+	if (fflush(R.out) || ferror(R.out)) {
+		fprintf(stderr, "pmuctx report: cannot write the output: "
+			"%s\n", strerror(errno));
+		ret = EXIT_RUNTIME;
+	}
+out:
+	free(all);
+	free(R.tasks);
+	pmf_free(r);
+	return ret;
+}
+
+const struct cmd cmd_report = {
+	.name = "report",
+	.summary = "print a recording made by pmuctx record",
+	.help = report_help,
+	.run = report_run,
+};

@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmfile: writing and reading pmuctx record files (docs/FILE-FORMAT.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <pmuctx.h>
+
+#include "pmfile.h"
+
+_Static_assert(sizeof(struct pmf_file_header) == 32, "file header");
+_Static_assert(sizeof(struct pmf_section) == 16, "section");
+_Static_assert(sizeof(struct pmf_info) == 112, "info");
+_Static_assert(sizeof(struct pmf_window) == 24, "window");
+_Static_assert(sizeof(struct pmf_cpu_stats) == 56, "cpu stats");
+_Static_assert(sizeof(struct pmf_window_end) == 24, "window end");
+_Static_assert(sizeof(struct pmf_end) == 32, "end");
+
+#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
+/* a RECORDS section is closed at this size and a new one begun */
+#define RECORDS_MAX	(1U << 20)
+/* pending bytes that make pmf_add_record() flush */
+#define FLUSH_AT	(4U << 20)
+
+const char *pmf_reason_name(__u32 reason)
+{
+	switch (reason) {
+	case PMF_WIN_STREAM:	return "stream";
+	case PMF_WIN_SIGNAL:	return "signal";
+	case PMF_WIN_REQUEST:	return "request";
+	case PMF_WIN_TRIGGER:	return "trigger";
+	case PMF_WIN_EXIT:	return "exit";
+	default:		return "unknown";
+	}
+}
+
+/* ---- writer ----------------------------------------------------------- */
+
+struct pmf_writer {
+	int fd;
+	char *path;
+	__u64 end_off;		/* where the END section goes */
+	unsigned char *pend;	/* sections not written yet */
+	size_t pend_len, pend_cap;
+	size_t rec_sec;		/* offset in pend of the open RECORDS
+				 * section header, or SIZE_MAX */
+	bool in_window;
+	__u32 window;		/* index of the open (or next) window */
+	__u64 win_records;
+	__u64 records;
+	__u64 last_time;
+	int err;
+	char msg[512];
+};
+
+static int wfail(struct pmf_writer *w, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int wfail(struct pmf_writer *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+	va_end(ap);
+	if (!w->err)
+		w->err = err;
+	return -err;
+}
+
+static int reserve(struct pmf_writer *w, size_t more)
+{
+	unsigned char *n;
+	size_t cap = w->pend_cap ? w->pend_cap : 65536;
+
+	if (w->pend_len + more <= w->pend_cap)
+		return 0;
+	while (cap < w->pend_len + more)
+		cap *= 2;
+	n = realloc(w->pend, cap);
+	if (!n)
+		return wfail(w, ENOMEM, "out of memory");
+	w->pend = n;
+	w->pend_cap = cap;
+	return 0;
+}
+
+/* append a section with @len payload bytes (zero padded to 8) */
+static int add_section(struct pmf_writer *w, __u32 type, const void *a,
+		       size_t alen, const void *b, size_t blen)
+{
+	struct pmf_section s = { .type = type };
+	size_t len = ALIGN8(alen + blen);
+
+	if (reserve(w, sizeof(s) + len))
+		return -ENOMEM;
+	s.size = len;
+	memcpy(w->pend + w->pend_len, &s, sizeof(s));
+	w->pend_len += sizeof(s);
+	if (alen)
+		memcpy(w->pend + w->pend_len, a, alen);
+	if (blen)
+		memcpy(w->pend + w->pend_len + alen, b, blen);
+	memset(w->pend + w->pend_len + alen + blen, 0, len - alen - blen);
+	w->pend_len += len;
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, __u64 off)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (__u64)n;
+	}
+	return 0;
+}
+
+static int write_out(struct pmf_writer *w, bool open, int exit_status)
+{
+	struct pmf_end end = {
+		.windows = w->window,
+		.records = w->records,
+		.time = w->last_time,
+		.exit_status = exit_status,
+		.flags = open ? PMF_END_OPEN : 0,
+	};
+	size_t data;
+	int err;
+
+	if (w->err)
+		return -w->err;
+	w->rec_sec = SIZE_MAX;	/* a new RECORDS section after this */
+	data = w->pend_len;
+	if (add_section(w, PMF_SEC_END, &end, sizeof(end), NULL, 0))
+		return -ENOMEM;
+	/* one write: the new sections and the END that closes them */
+	err = pwrite_all(w->fd, w->pend, w->pend_len, w->end_off);
+	if (err)
+		return wfail(w, -err, "cannot write %s: %s", w->path,
+			     strerror(-err));
+	w->end_off += data;
+	w->pend_len = 0;
+	return 0;
+}
+
+int pmf_create(struct pmf_writer **out, const char *path,
+	       const struct pmf_meta *meta, char *errbuf, size_t errlen)
+{
+	struct pmf_file_header fh;
+	struct pmf_info info;
+	struct pmf_writer *w;
+	const char *strs[PMF_NR_STRINGS];
+	char *s;
+	size_t slen = 0, i;
+	int err;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		snprintf(errbuf, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	w->rec_sec = SIZE_MAX;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = -errno;
+		snprintf(errbuf, errlen, "cannot create %s: %s", path,
+			 strerror(errno));
+		free(w->path);
+		free(w);
+		return err;
+	}
+	memset(&fh, 0, sizeof(fh));
+	memcpy(fh.magic, PMF_MAGIC, sizeof(fh.magic));
+	fh.byte_order = PMF_BYTE_ORDER;
+	fh.version = PMF_VERSION;
+	fh.header_size = sizeof(fh);
+
+	info = meta->info;
+	info.fixed_size = sizeof(info);
+	info.clock = PMF_CLOCK_MONOTONIC;
+	strs[0] = meta->command;
+	strs[1] = meta->hostname;
+	strs[2] = meta->release;
+	strs[3] = meta->tool_version;
+	strs[4] = meta->module_version;
+	for (i = 0; i < PMF_NR_STRINGS; i++)
+		slen += strlen(strs[i] ? strs[i] : "") + 1;
+	s = malloc(slen);
+	if (!s) {
+		snprintf(errbuf, errlen, "out of memory");
+		close(w->fd);
+		free(w->path);
+		free(w);
+		return -ENOMEM;
+	}
+	slen = 0;
+	for (i = 0; i < PMF_NR_STRINGS; i++) {
+		const char *t = strs[i] ? strs[i] : "";
+
+		memcpy(s + slen, t, strlen(t) + 1);
+		slen += strlen(t) + 1;
+	}
+	w->last_time = info.start_mono_ns;
+	if (reserve(w, sizeof(fh)) ) {
+		err = -ENOMEM;
+	} else {
+		memcpy(w->pend, &fh, sizeof(fh));
+		w->pend_len = sizeof(fh);
+		err = add_section(w, PMF_SEC_INFO, &info, sizeof(info), s,
+				  slen);
+		if (!err)
+			err = write_out(w, true, -1);
+	}
+	free(s);
+	if (err) {
+		snprintf(errbuf, errlen, "%s", w->msg[0] ? w->msg :
+			 strerror(-err));
+		close(w->fd);
+		free(w->pend);
+		free(w->path);
+		free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+int pmf_window_begin(struct pmf_writer *w, __u32 reason, __u64 time,
+		     __s32 requester)
+{
+	struct pmf_window win = {
+		.index = w->window,
+		.reason = reason,
+		.time = time,
+		.requester = requester,
+	};
+
+	if (w->in_window)
+		return wfail(w, EINVAL, "window %u is still open", w->window);
+	w->rec_sec = SIZE_MAX;
+	if (add_section(w, PMF_SEC_WINDOW, &win, sizeof(win), NULL, 0))
+		return -ENOMEM;
+	w->in_window = true;
+	w->win_records = 0;
+	if (time > w->last_time)
+		w->last_time = time;
+	return 0;
+}
+
+int pmf_add_record(struct pmf_writer *w, const void *rec, size_t size)
+{
+	struct pmf_section s;
+	int err;
+
+	if (!w->in_window)
+		return wfail(w, EINVAL, "a record outside a window");
+	if (size < 8 || size % 8)
+		return wfail(w, EINVAL, "a record of %zu bytes", size);
+	if (w->rec_sec != SIZE_MAX) {
+		memcpy(&s, w->pend + w->rec_sec, sizeof(s));
+		if (s.size + size > RECORDS_MAX)
+			w->rec_sec = SIZE_MAX;
+	}
+	if (w->rec_sec == SIZE_MAX) {
+		if (w->pend_len >= FLUSH_AT) {
+			err = write_out(w, true, -1);
+			if (err)
+				return err;
+		}
+		if (add_section(w, PMF_SEC_RECORDS, NULL, 0, NULL, 0))
+			return -ENOMEM;
+		w->rec_sec = w->pend_len - sizeof(s);
+	}
+	if (reserve(w, size))
+		return -ENOMEM;
+	memcpy(w->pend + w->pend_len, rec, size);
+	w->pend_len += size;
+	memcpy(&s, w->pend + w->rec_sec, sizeof(s));
+	s.size += size;
+	memcpy(w->pend + w->rec_sec, &s, sizeof(s));
+	w->records++;
+	w->win_records++;
+	return 0;
+}
+
+int pmf_window_end(struct pmf_writer *w, const struct pmf_cpu_stats *cpus,
+		   __u32 nr_cpus, __u64 time)
+{
+	struct pmf_window_end e = {
+		.index = w->window,
+		.nr_cpus = nr_cpus,
+		.records = w->win_records,
+		.time = time,
+	};
+
+	if (!w->in_window)
+		return wfail(w, EINVAL, "no window is open");
+	w->rec_sec = SIZE_MAX;
+	if (add_section(w, PMF_SEC_WINDOW_END, &e, sizeof(e), cpus,
+			(size_t)nr_cpus * sizeof(*cpus)))
+		return -ENOMEM;
+	w->in_window = false;
+	w->window++;
+	if (time > w->last_time)
+		w->last_time = time;
+	return 0;
+}
+
+int pmf_flush(struct pmf_writer *w)
+{
+	return write_out(w, true, -1);
+}
+
+int pmf_close(struct pmf_writer *w, int exit_status, char *errbuf,
+	      size_t errlen)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = write_out(w, false, exit_status);
+	if (!err) {
+		/* a file that shrank (overwritten with a shorter one) */
+		struct pmf_section s = { 0 };
+		__u64 size = w->end_off + sizeof(s) + sizeof(struct pmf_end);
+
+		if (ftruncate(w->fd, (off_t)size))
+			err = wfail(w, errno, "cannot truncate %s: %s",
+				    w->path, strerror(errno));
+	}
+	if (close(w->fd) && !err)
+		err = wfail(w, errno, "cannot write %s: %s", w->path,
+			    strerror(errno));
+	if (err && errbuf)
+		snprintf(errbuf, errlen, "%s", w->msg);
+	free(w->pend);
+	free(w->path);
+	free(w);
+	return err;
+}
+
+__u64 pmf_bytes(const struct pmf_writer *w)
+{
+	return w->end_off + w->pend_len;
+}
+
+__u64 pmf_records(const struct pmf_writer *w)
+{
+	return w->records;
+}
+
+__u32 pmf_windows(const struct pmf_writer *w)
+{
+	return w->window;
+}
+
+const char *pmf_writer_error(const struct pmf_writer *w)
+{
+	return w->msg;
+}
+
+/* ---- reader ----------------------------------------------------------- */
+
+struct rd {
+	struct pmf_reader *r;
+	const char *path;
+	char *err;
+	size_t errlen;
+	unsigned int flags;
+	size_t recs_cap;
+};
+
+static int rfail(struct rd *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int rfail(struct rd *d, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(d->err, d->errlen, "%s: ", d->path);
+	if (n < 0 || (size_t)n >= d->errlen)
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+/* the file ends badly at @off: an error, or with PMF_READ_PARTIAL a cut */
+static int cut(struct rd *d, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int cut(struct rd *d, size_t off, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (d->flags & PMF_READ_PARTIAL) {
+		snprintf(d->r->warning, sizeof(d->r->warning), "%s: %s at "
+			 "offset %zu; the rest of the file (%zu bytes) is "
+			 "ignored", d->path, what, off, d->r->len - off);
+		d->r->cut_short = true;
+		return 1;
+	}
+	return rfail(d, EBADMSG, "%s at offset %zu: the file is truncated or "
+		     "damaged (the recorder was killed, the disk filled up, "
+		     "or the file is being written right now; "
+		     "'pmuctx report --partial' reads the complete windows)",
+		     what, off);
+}
+
+static int read_all(struct rd *d)
+{
+	struct pmf_reader *r = d->r;
+	size_t cap = 1 << 16;
+	int fd;
+
+	if (!strcmp(d->path, "-")) {
+		fd = 0;
+	} else {
+		struct stat st;
+
+		fd = open(d->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return rfail(d, errno, "cannot open: %s",
+				     strerror(errno));
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+			cap = (size_t)st.st_size + 1;
+	}
+	if (posix_memalign((void **)&r->buf, 8, cap)) {
+		r->buf = NULL;
+		if (fd)
+			close(fd);
+		return rfail(d, ENOMEM, "out of memory for %zu bytes", cap);
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (r->len == cap) {
+			unsigned char *nb;
+
+			if (posix_memalign((void **)&nb, 8, cap * 2)) {
+				if (fd)
+					close(fd);
+				return rfail(d, ENOMEM, "out of memory");
+			}
+			memcpy(nb, r->buf, r->len);
+			free(r->buf);
+			r->buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, r->buf + r->len, cap - r->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			if (fd)
+				close(fd);
+			return rfail(d, e, "read error: %s", strerror(e));
+		}
+		if (!n)
+			break;
+		r->len += (size_t)n;
+	}
+	if (fd)
+		close(fd);
+	return 0;
+}
+
+static int parse_info(struct rd *d, const unsigned char *p, size_t len)
+{
+	struct pmf_reader *r = d->r;
+	const char **strs[PMF_NR_STRINGS] = {
+		&r->meta.command, &r->meta.hostname, &r->meta.release,
+		&r->meta.tool_version, &r->meta.module_version,
+	};
+	__u32 fixed, i;
+	size_t off;
+
+	if (len < sizeof(r->meta.info))
+		return rfail(d, EBADMSG, "the INFO section has %zu bytes, "
+			     "fewer than its %zu-byte fixed part", len,
+			     sizeof(r->meta.info));
+	memcpy(&fixed, p, sizeof(fixed));
+	if (fixed < sizeof(r->meta.info) || fixed > len || fixed % 8)
+		return rfail(d, EBADMSG, "the INFO section's fixed part has "
+			     "%u bytes (section: %zu)", fixed, len);
+	memcpy(&r->meta.info, p, sizeof(r->meta.info));
+	if (r->meta.info.clock != PMF_CLOCK_MONOTONIC)
+		return rfail(d, EBADMSG, "clock %u, this pmuctx knows only "
+			     "CLOCK_MONOTONIC (%d)", r->meta.info.clock,
+			     PMF_CLOCK_MONOTONIC);
+	if (r->meta.info.nr_events > PMUCTX_MAX_EVENTS)
+		return rfail(d, EBADMSG, "%u events in INFO, at most %d",
+			     r->meta.info.nr_events, PMUCTX_MAX_EVENTS);
+	if (!r->meta.info.nr_cpus || r->meta.info.nr_cpus > 65536)
+		return rfail(d, EBADMSG, "%u CPUs in INFO",
+			     r->meta.info.nr_cpus);
+	off = fixed;
+	for (i = 0; i < PMF_NR_STRINGS; i++) {
+		const unsigned char *z;
+
+		if (off >= len)
+			return rfail(d, EBADMSG, "INFO string %u is missing",
+				     i);
+		z = memchr(p + off, 0, len - off);
+		if (!z)
+			return rfail(d, EBADMSG, "INFO string %u is not "
+				     "NUL-terminated", i);
+		*strs[i] = (const char *)p + off;
+		off = (size_t)(z - p) + 1;
+	}
+	return 0;
+}
+
+static int add_rec(struct rd *d, const struct pmuctx_rec_header *h)
+{
+	struct pmf_reader *r = d->r;
+
+	if (r->nr_recs == d->recs_cap) {
+		size_t cap = d->recs_cap ? d->recs_cap * 2 : 4096;
+		const struct pmuctx_rec_header **n;
+
+		n = realloc(r->recs, cap * sizeof(*n));
+		if (!n)
+			return rfail(d, ENOMEM, "out of memory");
+		r->recs = n;
+		d->recs_cap = cap;
+	}
+	r->recs[r->nr_recs++] = h;
+	return 0;
+}
+
+static int parse_records(struct rd *d, size_t base, size_t len)
+{
+	struct pmf_reader *r = d->r;
+	struct pmf_win *w = &r->wins[r->nr_wins - 1];
+	size_t off = 0;
+	int n, err;
+
+	while (off < len) {
+		char msg[512];
+
+		n = pmuctx_record_check(r->buf + base + off, len - off);
+		if (n < 0) {
+			pmuctx_errmsg(NULL, n, msg, sizeof(msg));
+			return rfail(d, EBADMSG, "window %u: bad record at "
+				     "offset %zu: %s", w->hdr.index,
+				     base + off, msg);
+		}
+		if (((const struct pmuctx_rec_header *)
+		     (r->buf + base + off))->type != PMUCTX_REC_PAD) {
+			err = add_rec(d, (const struct pmuctx_rec_header *)
+					 (r->buf + base + off));
+			if (err)
+				return err;
+			w->nr++;
+		}
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+static int parse(struct rd *d)
+{
+	struct pmf_reader *r = d->r;
+	struct pmf_file_header fh;
+	size_t off, wins_cap = 0;
+	bool have_info = false;
+	int err;
+
+	if (r->len < sizeof(fh))
+		return rfail(d, EBADMSG, "not a pmuctx recording: %zu bytes, "
+			     "too short for the %zu-byte file header", r->len,
+			     sizeof(fh));
+	memcpy(&fh, r->buf, sizeof(fh));
+	if (memcmp(fh.magic, PMF_MAGIC, sizeof(fh.magic)))
+		return rfail(d, EBADMSG, "not a pmuctx recording (bad magic: "
+			     "expected \"%s\"; pmuctx record -o writes these "
+			     "files)", PMF_MAGIC);
+	if (fh.byte_order != PMF_BYTE_ORDER)
+		return rfail(d, EPROTO, "written on a machine of the other "
+			     "byte order (0x%08x): read it there",
+			     fh.byte_order);
+	if (!fh.version || fh.version > PMF_VERSION)
+		return rfail(d, EPROTO, "file format version %u; this pmuctx "
+			     "reads version%s up to %d: %s", fh.version,
+			     PMF_VERSION > 1 ? "s" : "", PMF_VERSION,
+			     fh.version ? "upgrade pmuctx" : "a bad file");
+	if (fh.header_size < sizeof(fh) || fh.header_size % 8 ||
+	    fh.header_size > r->len)
+		return rfail(d, EBADMSG, "file header size %u is bad",
+			     fh.header_size);
+	r->version = fh.version;
+
+	for (off = fh.header_size; off < r->len; ) {
+		struct pmf_section s;
+		const unsigned char *p;
+
+		if (r->len - off < sizeof(s))
+			return cut(d, off, "%zu byte(s) where a section header "
+				   "(%zu bytes) should be", r->len - off,
+				   sizeof(s)) > 0 ? 0 : -EBADMSG;
+		memcpy(&s, r->buf + off, sizeof(s));
+		if (s.size % 8)
+			return rfail(d, EBADMSG, "section at offset %zu (type "
+				     "%u) has size %llu, not a multiple of 8",
+				     off, s.type, (unsigned long long)s.size);
+		if (s.size > r->len - off - sizeof(s))
+			return cut(d, off, "a section (type %u) of %llu bytes "
+				   "with only %zu bytes left", s.type,
+				   (unsigned long long)s.size,
+				   r->len - off - sizeof(s)) > 0 ? 0 : -EBADMSG;
+		p = r->buf + off + sizeof(s);
+		if (!have_info && s.type != PMF_SEC_INFO)
+			return rfail(d, EBADMSG, "the first section (offset "
+				     "%zu) is type %u, not INFO", off, s.type);
+		switch (s.type) {
+		case PMF_SEC_INFO:
+			if (have_info)
+				return rfail(d, EBADMSG, "a second INFO "
+					     "section at offset %zu", off);
+			err = parse_info(d, p, (size_t)s.size);
+			if (err)
+				return err;
+			have_info = true;
+			break;
+		case PMF_SEC_WINDOW: {
+			struct pmf_win *w;
+
+			if (r->nr_wins && !r->wins[r->nr_wins - 1].have_end)
+				return rfail(d, EBADMSG, "window %u begins at "
+					     "offset %zu before window %u "
+					     "ended", (unsigned)r->nr_wins, off,
+					     (unsigned)r->nr_wins - 1);
+			if (s.size < sizeof(struct pmf_window))
+				return rfail(d, EBADMSG, "WINDOW section at "
+					     "offset %zu is too short", off);
+			if (r->nr_wins == wins_cap) {
+				size_t cap = wins_cap ? wins_cap * 2 : 16;
+				struct pmf_win *n = realloc(r->wins,
+							    cap * sizeof(*n));
+
+				if (!n)
+					return rfail(d, ENOMEM, "out of "
+						     "memory");
+				r->wins = n;
+				wins_cap = cap;
+			}
+			w = &r->wins[r->nr_wins];
+			memset(w, 0, sizeof(*w));
+			memcpy(&w->hdr, p, sizeof(w->hdr));
+			if (w->hdr.index != r->nr_wins)
+				return rfail(d, EBADMSG, "window at offset "
+					     "%zu has index %u, expected %zu",
+					     off, w->hdr.index, r->nr_wins);
+			w->first = r->nr_recs;
+			r->nr_wins++;
+			break;
+		}
+		case PMF_SEC_RECORDS:
+			if (!r->nr_wins || r->wins[r->nr_wins - 1].have_end)
+				return rfail(d, EBADMSG, "records outside a "
+					     "window at offset %zu", off);
+			err = parse_records(d, off + sizeof(s),
+					    (size_t)s.size);
+			if (err)
+				return err;
+			break;
+		case PMF_SEC_WINDOW_END: {
+			struct pmf_win *w;
+
+			if (!r->nr_wins || r->wins[r->nr_wins - 1].have_end)
+				return rfail(d, EBADMSG, "WINDOW_END without "
+					     "a window at offset %zu", off);
+			w = &r->wins[r->nr_wins - 1];
+			if (s.size < sizeof(w->end))
+				return rfail(d, EBADMSG, "WINDOW_END at offset "
+					     "%zu is too short", off);
+			memcpy(&w->end, p, sizeof(w->end));
+			if (w->end.index != w->hdr.index ||
+			    w->end.nr_cpus > 65536 ||
+			    sizeof(w->end) + (size_t)w->end.nr_cpus *
+			    sizeof(struct pmf_cpu_stats) > s.size)
+				return rfail(d, EBADMSG, "WINDOW_END at offset "
+					     "%zu does not match window %u "
+					     "(index %u, %u CPUs in %llu "
+					     "bytes)", off, w->hdr.index,
+					     w->end.index, w->end.nr_cpus,
+					     (unsigned long long)s.size);
+			w->cpus = (const struct pmf_cpu_stats *)
+				  (p + sizeof(w->end));
+			w->have_end = true;
+			break;
+		}
+		case PMF_SEC_END:
+			if (s.size < sizeof(r->end))
+				return rfail(d, EBADMSG, "END at offset %zu is "
+					     "too short", off);
+			memcpy(&r->end, p, sizeof(r->end));
+			r->have_end = true;
+			off += sizeof(s) + (size_t)s.size;
+			if (off != r->len)
+				return cut(d, off, "%zu byte(s) after the end "
+					   "marker", r->len - off) > 0 ? 0 :
+					   -EBADMSG;
+			return 0;
+		default:
+			break;	/* a newer writer's section: skipped */
+		}
+		off += sizeof(s) + (size_t)s.size;
+	}
+	if (!have_info)
+		return rfail(d, EBADMSG, "no INFO section");
+	return cut(d, off, "no end marker") > 0 ? 0 : -EBADMSG;
+}
+
+int pmf_read(const char *path, unsigned int flags, struct pmf_reader **out,
+	     char *errbuf, size_t errlen)
+{
+	struct rd d = {
+		.path = path, .err = errbuf, .errlen = errlen, .flags = flags,
+	};
+	int err;
+
+	*out = NULL;
+	d.r = calloc(1, sizeof(*d.r));
+	if (!d.r) {
+		snprintf(errbuf, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	err = read_all(&d);
+	if (!err)
+		err = parse(&d);
+	if (!err && !d.r->meta.command)
+		err = rfail(&d, EBADMSG, "no INFO section");
+	if (err) {
+		pmf_free(d.r);
+		return err;
+	}
+	*out = d.r;
+	return 0;
+}
+
+void pmf_free(struct pmf_reader *r)
+{
+	if (!r)
+		return;
+	free(r->buf);
+	free(r->wins);
+	free(r->recs);
+	free(r);
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmfile: the file format of pmuctx record (docs/FILE-FORMAT.md).
+ *
+ * A file is a fixed header, then sections: INFO first, then windows (each
+ * WINDOW, RECORDS..., WINDOW_END), then END.  Records are kept as read
+ * from the rings, so they describe themselves.  The writer keeps the file
+ * complete after every flush: it writes the new sections plus a fresh END
+ * over the previous END.
+ */
+#ifndef PMUCTX_TOOLS_PMFILE_H
+#define PMUCTX_TOOLS_PMFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/pmuctx.h>
+
+#define PMF_MAGIC		"PMUCTXRB"	/* 8 bytes, no NUL */
+#define PMF_BYTE_ORDER		0x01020304U
+#define PMF_VERSION		1
+
+/* ---- on-disk structures (host byte order, 8-byte aligned) ----------- */
+
+struct pmf_file_header {
+	char	magic[8];
+	__u32	byte_order;	/* PMF_BYTE_ORDER as the writer stored it */
+	__u32	version;	/* PMF_VERSION */
+	__u32	header_size;	/* bytes of this header: sections follow */
+	__u32	flags;		/* 0 */
+	__u64	__reserved;
+};
+
+enum pmf_section_type {
+	PMF_SEC_INFO		= 1,
+	PMF_SEC_WINDOW		= 2,
+	PMF_SEC_RECORDS		= 3,
+	PMF_SEC_WINDOW_END	= 4,
+	PMF_SEC_END		= 5,
+};
+
+struct pmf_section {
+	__u32	type;		/* enum pmf_section_type; others skipped */
+	__u32	flags;		/* 0 */
+	__u64	size;		/* payload bytes that follow, multiple of 8 */
+};
+
+#define PMF_CLOCK_MONOTONIC	1	/* = CLOCK_MONOTONIC */
+
+/* INFO: fixed part, then NUL-terminated strings, zero-padded */
+struct pmf_info {
+	__u32	fixed_size;	/* bytes of this struct: strings follow */
+	__u32	abi_version;	/* PMUCTX_ABI_VERSION of the writer */
+	__u32	module_abi;	/* pmuctx_info.abi_version of the module */
+	__u32	nr_cpus;	/* CPU buffers (pmuctx_info.nr_cpus) */
+	__u32	clock;		/* PMF_CLOCK_MONOTONIC */
+	__u32	ring_mode;	/* enum pmuctx_ring_mode */
+	__u32	ring_pages;	/* data pages per CPU */
+	__u32	page_size;
+	__u32	ring_records;	/* PMUCTX_REC_MASK_* */
+	__u32	target;		/* enum pmuctx_target */
+	__s32	pid;		/* PID target: the process (the command's) */
+	__u32	nr_events;
+	__u32	events[PMUCTX_MAX_EVENTS];
+	__u32	trigger_event;	/* as in the session attr; 0 none */
+	__u32	__pad;
+	__u64	trigger_threshold;
+	__u64	start_mono_ns;	/* CLOCK_MONOTONIC when recording began */
+	__u64	start_real_ns;	/* CLOCK_REALTIME at the same moment */
+	/* strings: command, hostname, kernel release, tool version,
+	 * module version */
+};
+
+#define PMF_NR_STRINGS	5
+
+enum pmf_window_reason {
+	PMF_WIN_STREAM	= 1,	/* normal mode: everything, as it came */
+	PMF_WIN_SIGNAL	= 2,	/* SIGUSR2 (kill) */
+	PMF_WIN_REQUEST	= 3,	/* pmuctx snapshot */
+	PMF_WIN_TRIGGER	= 4,	/* the kernel trigger froze the buffers */
+	PMF_WIN_EXIT	= 5,	/* end of the recording */
+};
+
+struct pmf_window {
+	__u32	index;		/* 0, 1, ... in file order */
+	__u32	reason;		/* enum pmf_window_reason */
+	__u64	time;		/* CLOCK_MONOTONIC when taken / begun */
+	__s32	requester;	/* pid that asked (SIGNAL, REQUEST), or 0 */
+	__u32	__reserved;	/* 0 */
+};
+
+struct pmf_cpu_stats {
+	__u64	lost;		/* the CPU's lost count (since the start) */
+	__u64	lost_window;	/* lost since the previous window */
+	__u64	records;	/* the CPU's records count (ctl) */
+	__u64	overwritten;	/* overwrite mode: dropped from the tail */
+	__u64	data_head;
+	__u64	data_tail;
+	__u32	flags;		/* PMUCTX_RING_F_* when read */
+	__u32	__pad;
+};
+
+/* WINDOW_END: fixed part, then nr_cpus struct pmf_cpu_stats */
+struct pmf_window_end {
+	__u32	index;
+	__u32	nr_cpus;
+	__u64	records;	/* records of this window in the file */
+	__u64	time;		/* CLOCK_MONOTONIC at the end */
+};
+
+struct pmf_end {
+	__u64	windows;
+	__u64	records;
+	__u64	time;		/* CLOCK_MONOTONIC of the last flush */
+	__s32	exit_status;	/* the command's status; -1 still running */
+	__u32	flags;		/* PMF_END_* */
+};
+
+#define PMF_END_OPEN	(1U << 0)  /* written while recording went on */
+
+/* ---- in memory --------------------------------------------------------- */
+
+struct pmf_meta {
+	struct pmf_info info;
+	const char *command;
+	const char *hostname;
+	const char *release;
+	const char *tool_version;
+	const char *module_version;
+};
+
+struct pmf_writer;
+
+/*
+ * pmf_create() - create (truncate) @path and write the header, INFO and END
+ * Returns 0 or -errno; @err gets a message.
+ */
+int pmf_create(struct pmf_writer **out, const char *path,
+	       const struct pmf_meta *meta, char *err, size_t errlen);
+int pmf_window_begin(struct pmf_writer *w, __u32 reason, __u64 time,
+		     __s32 requester);
+/* a record as checked by pmuctx_record_check() */
+int pmf_add_record(struct pmf_writer *w, const void *rec, size_t size);
+int pmf_window_end(struct pmf_writer *w, const struct pmf_cpu_stats *cpus,
+		   __u32 nr_cpus, __u64 time);
+/* write what is pending (and a fresh END) to the file */
+int pmf_flush(struct pmf_writer *w);
+/* final flush (END without PMF_END_OPEN); frees @w; 0 or -errno */
+int pmf_close(struct pmf_writer *w, int exit_status, char *err,
+	      size_t errlen);
+/* counters of the writer */
+__u64 pmf_bytes(const struct pmf_writer *w);
+__u64 pmf_records(const struct pmf_writer *w);
+__u32 pmf_windows(const struct pmf_writer *w);
+/* last error message of the writer */
+const char *pmf_writer_error(const struct pmf_writer *w);
+
+struct pmf_win {
+	struct pmf_window hdr;
+	bool have_end;
+	struct pmf_window_end end;
+	const struct pmf_cpu_stats *cpus;	/* end.nr_cpus of them */
+	size_t first;		/* index into pmf_reader.recs */
+	size_t nr;		/* records of the window */
+};
+
+struct pmf_reader {
+	unsigned char *buf;	/* the whole file, 8-byte aligned */
+	size_t len;
+	__u32 version;
+	struct pmf_meta meta;
+	struct pmf_win *wins;
+	size_t nr_wins;
+	const struct pmuctx_rec_header **recs;	/* file order */
+	size_t nr_recs;
+	bool have_end;
+	struct pmf_end end;
+	bool cut_short;		/* PMF_READ_PARTIAL took a damaged tail */
+	char warning[512];	/* what was cut (with PMF_READ_PARTIAL) */
+};
+
+#define PMF_READ_PARTIAL	(1U << 0)  /* accept a truncated tail */
+
+/*
+ * pmf_read() - read and check a whole file ("-": standard input)
+ * Returns 0 or a negative errno (-EBADMSG/-EPROTO for a bad file) with a
+ * message in @err.
+ */
+int pmf_read(const char *path, unsigned int flags, struct pmf_reader **out,
+	     char *err, size_t errlen);
+void pmf_free(struct pmf_reader *r);
+
+const char *pmf_reason_name(__u32 reason);
+
+/* ---- the commands that use the format ------------------------------- */
+
+/*
+ * pmuctx snapshot -> pmuctx record: SIGUSR2 sent with sigqueue() carries a
+ * nonce in bits 0-14 (non-zero).  The recorder answers with sigqueue() to
+ * the sender once the window is in the file: the nonce, RECORD_REPLY_FAILED
+ * if it could not be written, and (window index + 1) << 16 (0 in normal
+ * mode, where the answer means "flushed").
+ */
+#define RECORD_NONCE_MASK	0x7fff
+#define RECORD_REPLY_FAILED	0x8000
+
+/* tools/cmd-record.c: option parsers (unit-tested) */
+int record_parse_size(const char *s, uint64_t *out);
+int record_parse_mask(const char *list, __u32 *out);
+int record_parse_trigger(const char *s, int *event, uint64_t *threshold,
+			 char *why, size_t why_len);
+
+/* tools/cmd-report.c: "S", "D", "R+", ... as perf prints prev_state */
+void report_state_str(__u32 state, bool preempt, char *buf, size_t len);
+
+#ifndef PMUCTX_TOOLS_BUILTIN_H
+struct cmd;
+#endif
+extern const struct cmd cmd_record;
+extern const struct cmd cmd_snapshot;
+extern const struct cmd cmd_report;
+
+#endif
