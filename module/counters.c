@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/perf_event.h>
 #include <linux/smp.h>
@@ -101,9 +102,23 @@ pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu)
  */
 int pmuctx_counters_create(struct pmuctx_session *s)
 {
+	const struct cred *kcred, *old;
 	struct perf_event *ev;
 	unsigned int i;
 	int cpu, ret;
+
+	/*
+	 * perf checks CPU-wide events against the creating task
+	 * (perf_allow_cpu() in find_get_context()), kernel counters too.
+	 * These counters are internal: a session only ever sees the deltas
+	 * of tasks it was allowed to monitor (session.c), and kernel mode is
+	 * excluded for callers perf would restrict.  So they are created
+	 * with kernel credentials, after the session's own checks.
+	 */
+	kcred = prepare_kernel_cred(&init_task);
+	if (!kcred)
+		return -ENOMEM;
+	old = override_creds(kcred);
 
 	for_each_online_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
@@ -127,9 +142,13 @@ int pmuctx_counters_create(struct pmuctx_session *s)
 			sc->ev[i] = ev;
 		}
 	}
+	revert_creds(old);
+	put_cred(kcred);
 	return 0;
 
 err_destroy:
+	revert_creds(old);
+	put_cred(kcred);
 	pmuctx_counters_destroy(s);
 	return ret;
 }

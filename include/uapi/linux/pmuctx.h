@@ -326,7 +326,10 @@ struct pmuctx_read {
  * c, the control page (struct pmuctx_ring_ctl) at
  * c * (1 + ring_pages) * page size, then its ring_pages data pages.  A
  * second mmap, a writable or executable one, another offset or length
- * fail with EINVAL (EBUSY for the second); mprotect() cannot add write.
+ * fail with EINVAL, a second one while the first exists with EBUSY (after
+ * munmap() the buffers can be mapped again), a session without buffers
+ * with ENODEV; mprotect() cannot add write.  The control pages of CPU ids
+ * that are not possible stay all zero (no records).
  *
  * data_head and data_tail are free-running byte counts; a record starts at
  * data + (pos & (data_size - 1)).  Records are 8-byte aligned, never wrap:
@@ -346,6 +349,9 @@ struct pmuctx_read {
  *   newest ones.  The buffer changes under a reader: read it between
  *   PMUCTX_IOC_SNAPSHOT (all CPUs frozen, in-flight writers finished) and
  *   PMUCTX_IOC_RESUME.  Records arriving while frozen are counted in lost.
+ *   A kernel trigger freezes the writers and makes poll() report POLLIN;
+ *   the control pages show F_FROZEN | F_TRIGGERED once the reader has
+ *   called PMUCTX_IOC_SNAPSHOT, which it must do before reading anyway.
  * seq is odd while the kernel changes data_tail or flags outside the
  * writer's fast path; a reader that needs both consistently retries on an
  * odd or changed seq.
@@ -402,7 +408,8 @@ struct pmuctx_ring_ctl {
 #define PMUCTX_REC_MASK_ALL	0x1fU
 
 enum pmuctx_rec_type {
-	PMUCTX_REC_PAD		= 1,	/* header only: skip to the data end */
+	PMUCTX_REC_PAD		= 1,	/* header only; size = bytes to the
+					 * end of the data area: skip them */
 	PMUCTX_REC_LOST		= 2,
 	PMUCTX_REC_SWITCH	= 3,
 	PMUCTX_REC_FORK		= 4,
@@ -595,9 +602,10 @@ struct pmuctx_ring_consume {
  * CPU; it blocks for data unless O_NONBLOCK (EAGAIN) and never returns a
  * partial record (EINVAL if the buffer cannot hold the next one).
  * write(2) writes one USER record of 1..PMUCTX_USER_MAX bytes into the
- * current CPU's buffer; it returns the count, or ENOSPC when the record
- * was dropped (normal mode, buffer full) - the drop is also counted in
- * lost.  poll() reports POLLIN when a CPU's buffer holds wakeup_bytes
+ * current CPU's buffer; it returns the count, ENOSPC when the record was
+ * dropped (buffer full in normal mode, or frozen) - the drop is also
+ * counted in lost - or EMSGSIZE when the record would take more than half
+ * of a CPU's buffer (a 4096-byte record needs ring_pages >= 4).  poll() reports POLLIN when a CPU's buffer holds wakeup_bytes
  * (normal mode) or the buffers are frozen (overwrite mode).
  */
 #define PMUCTX_IOC_INFO		_IOWR(PMUCTX_IOC_MAGIC, 0x00, struct pmuctx_info)

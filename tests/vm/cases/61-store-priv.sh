@@ -27,6 +27,11 @@ trap 'echo "$old" > /proc/sys/kernel/perf_event_paranoid' EXIT
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 rc=0
 as_user "$NOBODY" "$NOBODY" "$GID" "$t" unpriv || rc=1
+# The default events include page-faults, a per-CPU perf kernel counter.
+if [ -x "$CLI" ]; then
+	check as_user "$NOBODY" "$NOBODY" "$GID" "$(user_exec "$CLI")" stat -x, -- true -- \
+		"unprivileged pmuctx stat with the default events (page-faults too) at paranoid 2"
+fi
 
 echo 3 > /proc/sys/kernel/perf_event_paranoid
 as_user "$NOBODY" "$NOBODY" "$GID" "$t" paranoid3 || rc=1
