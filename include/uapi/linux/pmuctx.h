@@ -408,8 +408,8 @@ struct pmuctx_ring_ctl {
 #define PMUCTX_REC_MASK_ALL	0x1fU
 
 enum pmuctx_rec_type {
-	PMUCTX_REC_PAD		= 1,	/* header only; size = bytes to the
-					 * end of the data area: skip them */
+	/* PAD: header only; its size is the rest of the data area: skip it */
+	PMUCTX_REC_PAD		= 1,
 	PMUCTX_REC_LOST		= 2,
 	PMUCTX_REC_SWITCH	= 3,
 	PMUCTX_REC_FORK		= 4,
@@ -605,8 +605,9 @@ struct pmuctx_ring_consume {
  * current CPU's buffer; it returns the count, ENOSPC when the record was
  * dropped (buffer full in normal mode, or frozen) - the drop is also
  * counted in lost - or EMSGSIZE when the record would take more than half
- * of a CPU's buffer (a 4096-byte record needs ring_pages >= 4).  poll() reports POLLIN when a CPU's buffer holds wakeup_bytes
- * (normal mode) or the buffers are frozen (overwrite mode).
+ * of a CPU's buffer (a 4096-byte record needs ring_pages >= 4).  poll()
+ * reports POLLIN when a CPU's buffer holds wakeup_bytes (normal mode) or
+ * the buffers are frozen (overwrite mode).
  */
 #define PMUCTX_IOC_INFO		_IOWR(PMUCTX_IOC_MAGIC, 0x00, struct pmuctx_info)
 #define PMUCTX_IOC_SESSION_CREATE \
