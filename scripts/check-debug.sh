@@ -50,5 +50,16 @@ make -C "/lib/modules/$kver/build" M="$build" W=1 KCFLAGS=-Werror modules >"$bui
 	exit 1
 }
 
+# The DKMS case (50-dkms) modprobes the DKMS-built module of the kernel
+# under test: install it for this kernel too.
+if [ "$(id -u)" -eq 0 ]; then
+	echo "check-debug: DKMS-installing pmuctx for $kver (tests/dkms.sh)"
+	"$top/tests/dkms.sh" -k "$kver" >"$build/dkms.log" 2>&1 || {
+		cat "$build/dkms.log" >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	}
+fi
+
 exec "$top/tests/vm/check" --kernel "/boot/vmlinuz-$kver" --bind "$build" \
 	--module "$build/module/pmuctx.ko"
