@@ -242,7 +242,27 @@ static void find_culprits(struct pmuctx *h, struct pmuctx__err *e,
  */
 static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
 {
+	if (a->sample_flags && !a->sample_freq)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: sample_flags 0x%x without "
+			"sample_freq: callchains come with samples; set "
+			".sample_freq (e.g. 999)", a->sample_flags);
+	if ((a->sample_flags & PMUCTX_SAMPLE_DEFER_USER) &&
+	    !(a->sample_flags & PMUCTX_SAMPLE_USER_STACK))
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: PMUCTX_SAMPLE_DEFER_USER defers "
+			"the user stack: add PMUCTX_SAMPLE_USER_STACK");
+	if (a->sample_max_stack > PMUCTX_MAX_STACK)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: sample_max_stack %u is above "
+			"PMUCTX_MAX_STACK (%d)", a->sample_max_stack,
+			PMUCTX_MAX_STACK);
 	if (!a->ring_pages) {
+		if (a->sample_freq)
+			return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+				"pmuctx_session_opts: sampling writes SAMPLE "
+				"records into the ring buffers: set "
+				".ring_pages (a power of two)");
 		if (a->ring_mode || a->ring_records || a->wakeup_bytes ||
 		    a->trigger_event || a->trigger_threshold)
 			return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
@@ -395,6 +415,9 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 	attr.wakeup_bytes = OPTS_GET(opts, wakeup_bytes, 0);
 	attr.trigger_event = OPTS_GET(opts, trigger_event, 0);
 	attr.trigger_threshold = OPTS_GET(opts, trigger_threshold, 0);
+	attr.sample_freq = OPTS_GET(opts, sample_freq, 0);
+	attr.sample_flags = OPTS_GET(opts, sample_flags, 0);
+	attr.sample_max_stack = OPTS_GET(opts, sample_max_stack, 0);
 	err = check_ring_opts(h, &attr);
 	if (err) {
 		if (own_fd >= 0)

@@ -306,6 +306,16 @@ PMUCTX_API const char *pmuctx_task_flag_name(unsigned int bit);
  *                switch-out of a task) freezes the buffers when it is above
  *                @trigger_threshold; 0: no trigger
  * @trigger_threshold: see @trigger_event (task-clock: ns)
+ *
+ * Sampling (libpmuctx 0.3; needs a ring buffer and PMUCTX_FEAT_SAMPLING;
+ * the records are read with the ring reader, joined with
+ * pmuctx_stitch_add() and named with pmuctx_syms_lookup()):
+ * @sample_freq:  samples per second on each CPU while a task of the
+ *                session runs (0: no sampling); at most the module
+ *                parameter max_sample_freq
+ * @sample_flags: PMUCTX_SAMPLE_KERNEL_STACK, _USER_STACK, _DEFER_USER
+ * @sample_max_stack: frames per callchain part, 1..PMUCTX_MAX_STACK (0:
+ *                64)
  */
 struct pmuctx_session_opts {
 	size_t sz;
@@ -327,9 +337,13 @@ struct pmuctx_session_opts {
 	__u32 wakeup_bytes;
 	__u32 trigger_event;
 	__u64 trigger_threshold;
+	/* libpmuctx 0.3 */
+	__u32 sample_freq;
+	__u32 sample_flags;
+	__u32 sample_max_stack;
 	size_t :0;
 };
-#define pmuctx_session_opts__last_field trigger_threshold
+#define pmuctx_session_opts__last_field sample_max_stack
 
 /**
  * pmuctx_session_create() - turn a handle into a counting session
@@ -716,6 +730,333 @@ PMUCTX_API int pmuctx_record_check(const void *buf, size_t len);
  * "sample", "user-callchain", "throttle", "user", or NULL.
  */
 PMUCTX_API const char *pmuctx_record_type_name(unsigned int type);
+
+/* --------------------------------------------------------------------- */
+/* Sampling: stitching callchains (libpmuctx 0.3)                         */
+/*
+ * A session with sample_freq and PMUCTX_SAMPLE_DEFER_USER writes the
+ * kernel part of a callchain in the SAMPLE record and the user part once,
+ * when the task returns to user space, in a USER_CALLCHAIN record shared
+ * by every sample taken since it entered the kernel (same pid, tid and
+ * cookie).  That record may come on another CPU, later in the stream, or
+ * in a later snapshot window.  A stitcher joins them:
+ *
+ *   pmuctx_stitch_new(&s, NULL);
+ *   for each record (ring or file, in any order the reader gives):
+ *           pmuctx_stitch_add(s, rec, size);
+ *           while (pmuctx_stitch_next(s, &cc) > 0) use(&cc);
+ *   pmuctx_stitch_flush(s);           (end: give up on what is waiting)
+ *   while (pmuctx_stitch_next(s, &cc) > 0) use(&cc);
+ *   pmuctx_stitch_stats(s, &st); pmuctx_stitch_free(s);
+ *
+ * Samples without a cookie (immediate user stacks, kernel threads, user
+ * stacks off) come out at once.  A deferred sample waits for its user
+ * record; one that never comes (the task exited or was killed first, the
+ * record was lost or overwritten) comes out with the kernel part only,
+ * flagged PMUCTX_CHAIN_UNRESOLVED, at pmuctx_stitch_flush(), at the EXIT
+ * record of its thread, or early when more than max_pending samples wait
+ * (PMUCTX_CHAIN_EVICTED).  User records are kept (up to max_user of
+ * them, oldest forgotten first) for samples that come after them.
+ */
+
+struct pmuctx_stitch;
+
+/**
+ * struct pmuctx_stitch_opts - options of pmuctx_stitch_new()
+ * @sz:          sizeof(struct pmuctx_stitch_opts)
+ * @max_pending: deferred samples that may wait for their user record;
+ *               beyond, the oldest is given up (PMUCTX_CHAIN_EVICTED).
+ *               0: 65536
+ * @max_user:    user callchains kept for samples that come after their
+ *               user record, and to recognise a record seen twice
+ *               (overlapping snapshot windows); 0: 16384
+ * @flags:       0
+ */
+struct pmuctx_stitch_opts {
+	size_t sz;
+	size_t max_pending;
+	size_t max_user;
+	__u32 flags;
+	size_t :0;
+};
+#define pmuctx_stitch_opts__last_field flags
+
+/* struct pmuctx_callchain.flags */
+#define PMUCTX_CHAIN_DEFERRED	(1U << 0)  /* the sample had a cookie */
+#define PMUCTX_CHAIN_STITCHED	(1U << 1)  /* user part from USER_CALLCHAIN */
+#define PMUCTX_CHAIN_UNRESOLVED	(1U << 2)  /* deferred, no user record */
+#define PMUCTX_CHAIN_EVICTED	(1U << 3)  /* unresolved: max_pending */
+#define PMUCTX_CHAIN_USER_TRUNC	(1U << 4)  /* user part cut or unreadable */
+
+/**
+ * struct pmuctx_callchain - one sample with its whole callchain
+ * @sample:    the SAMPLE record (a copy; valid until the next call on the
+ *             stitcher).  Its misc has PMUCTX_SAMPLE_M_*.
+ * @time, @cpu, @pid, @tid: the sample's common part
+ * @period:    ns of CPU time the sample stands for
+ * @ip:        interrupted instruction pointer (0 if kernel addresses are
+ *             hidden)
+ * @cookie:    the deferred cookie, 0 for none
+ * @flags:     PMUCTX_CHAIN_*
+ * @nr_kernel: kernel frames at the start of @ips, innermost first
+ * @nr_user:   user frames after them, innermost first (the sample's own,
+ *             or the USER_CALLCHAIN record's)
+ * @ips:       nr_kernel + nr_user addresses, like perf's callchains
+ *             (kernel then user), valid as @sample
+ * @user_cpu:  CPU the USER_CALLCHAIN record was written on (STITCHED)
+ * @user_time: its time (STITCHED), else 0
+ */
+struct pmuctx_callchain {
+	const struct pmuctx_rec_sample *sample;
+	__u64 time;
+	__u32 cpu;
+	__s32 pid;
+	__s32 tid;
+	__u32 flags;
+	__u64 period;
+	__u64 ip;
+	__u64 cookie;
+	__u32 nr_kernel;
+	__u32 nr_user;
+	const __u64 *ips;
+	__u32 user_cpu;
+	__u32 __pad;
+	__u64 user_time;
+};
+
+/**
+ * struct pmuctx_stitch_stats - counters of a stitcher
+ * @samples:         SAMPLE records added
+ * @immediate:       samples without a cookie (yielded at once)
+ * @deferred:        samples with a cookie
+ * @stitched:        deferred samples joined with their user record
+ * @unresolved:      deferred samples yielded without a user part
+ * @evicted:         of @unresolved: given up early (max_pending)
+ * @late:            of @stitched: samples that came after their user
+ *                   record (another CPU, a later window)
+ * @user_records:    USER_CALLCHAIN records added (distinct)
+ * @user_shared:     user records used by more than one sample
+ * @user_unused:     user records no sample used (so far)
+ * @user_duplicates: user records added again (same pid, tid, cookie and
+ *                   frames): ignored
+ * @user_forgotten:  user records dropped from the cache (max_user)
+ * @pending:         deferred samples waiting now
+ * @pending_max:     the most that ever waited at once
+ * @ignored:         other records added (not SAMPLE, USER_CALLCHAIN, EXIT)
+ */
+struct pmuctx_stitch_stats {
+	__u64 samples;
+	__u64 immediate;
+	__u64 deferred;
+	__u64 stitched;
+	__u64 unresolved;
+	__u64 evicted;
+	__u64 late;
+	__u64 user_records;
+	__u64 user_shared;
+	__u64 user_unused;
+	__u64 user_duplicates;
+	__u64 user_forgotten;
+	__u64 pending;
+	__u64 pending_max;
+	__u64 ignored;
+};
+
+/**
+ * pmuctx_stitch_new() - create a stitcher
+ * @out:  where to store it (NULL on failure)
+ * @opts: NULL for defaults
+ *
+ * Return: 0, -EINVAL (bad opts), -ENOMEM.
+ */
+PMUCTX_API int pmuctx_stitch_new(struct pmuctx_stitch **out,
+				 const struct pmuctx_stitch_opts *opts);
+
+/**
+ * pmuctx_stitch_free() - free a stitcher and everything it holds
+ * @s: stitcher, may be NULL
+ */
+PMUCTX_API void pmuctx_stitch_free(struct pmuctx_stitch *s);
+
+/**
+ * pmuctx_stitch_add() - feed one record
+ * @s:    stitcher
+ * @rec:  a ring record (struct pmuctx_record.hdr, or a record of a file)
+ * @size: bytes at @rec
+ *
+ * SAMPLE, USER_CALLCHAIN and EXIT records are used, others are counted
+ * in @ignored.  The record is checked (pmuctx_record_check()) and
+ * copied: @rec need not stay valid.
+ *
+ * Return: the number of callchains ready for pmuctx_stitch_next()
+ * (>= 0), -EBADMSG for a record that breaks the ABI (pmuctx_errmsg()
+ * says why), -ENOMEM (the record was not taken), -EINVAL.
+ */
+PMUCTX_API int pmuctx_stitch_add(struct pmuctx_stitch *s, const void *rec,
+				 size_t size);
+
+/**
+ * pmuctx_stitch_next() - take the next ready callchain
+ * @s:   stitcher
+ * @out: filled with it; its pointers stay valid until the next call on @s
+ *
+ * Callchains come out in the order they were completed, not in time
+ * order: a deferred sample comes out when its user record arrives.
+ *
+ * Return: 1 with a callchain, 0 when none is ready, -EINVAL.
+ */
+PMUCTX_API int pmuctx_stitch_next(struct pmuctx_stitch *s,
+				  struct pmuctx_callchain *out);
+
+/**
+ * pmuctx_stitch_flush() - end of the records: give up on waiting samples
+ * @s: stitcher
+ *
+ * Every sample still waiting becomes ready, unresolved.  The stitcher
+ * can be fed again afterwards.
+ *
+ * Return: the number of callchains ready (>= 0), -EINVAL.
+ */
+PMUCTX_API int pmuctx_stitch_flush(struct pmuctx_stitch *s);
+
+/**
+ * pmuctx_stitch_stats() - counters of a stitcher
+ * @s:   stitcher
+ * @out: filled
+ *
+ * Return: 0, -EINVAL.
+ */
+PMUCTX_API int pmuctx_stitch_stats(const struct pmuctx_stitch *s,
+				   struct pmuctx_stitch_stats *out);
+
+/* --------------------------------------------------------------------- */
+/* Sampling: symbols (libpmuctx 0.3)                                      */
+/*
+ * Kernel addresses are looked up in /proc/kallsyms (module symbols too;
+ * it shows zeros without CAP_SYSLOG or with kernel.kptr_restrict=2: then
+ * kernel addresses stay unknown).  User addresses are looked up in the
+ * memory map of the process as it was when recorded (the text of
+ * /proc/PID/maps, given with pmuctx_syms_add_maps()) and the ELF files it
+ * names, read with elfutils' libdwfl: executables (PIE or not), shared
+ * libraries, separate debug files.  A stripped file gives no name: the
+ * result then has the file and the address in it, as perf prints
+ * "[unknown] (libfoo.so+0x1234)".
+ */
+
+struct pmuctx_syms;
+
+/* pmuctx_syms_opts.flags */
+#define PMUCTX_SYMS_NO_KERNEL	(1U << 0)  /* do not read kallsyms */
+#define PMUCTX_SYMS_LINES	(1U << 1)  /* source file and line (DWARF) */
+#define PMUCTX_SYMS_FLAGS_ALL	0x3U
+
+/**
+ * struct pmuctx_syms_opts - options of pmuctx_syms_new()
+ * @sz:       sizeof(struct pmuctx_syms_opts)
+ * @kallsyms: file in the format of /proc/kallsyms; NULL: /proc/kallsyms
+ *            (read at the first kernel lookup)
+ * @flags:    PMUCTX_SYMS_*
+ */
+struct pmuctx_syms_opts {
+	size_t sz;
+	const char *kallsyms;
+	__u32 flags;
+	size_t :0;
+};
+#define pmuctx_syms_opts__last_field flags
+
+/* pmuctx_syms_lookup() flags, and struct pmuctx_sym.flags */
+#define PMUCTX_SYM_KERNEL	(1U << 0)  /* in: a kernel address */
+#define PMUCTX_SYM_RETADDR	(1U << 1)  /* in: a return address (look up
+					      addr - 1: the call) */
+#define PMUCTX_SYM_UNKNOWN	(1U << 8)  /* out: no symbol (name NULL) */
+#define PMUCTX_SYM_NO_MAP	(1U << 9)  /* out: no mapping/module holds it */
+#define PMUCTX_SYM_HIDDEN	(1U << 10) /* out: kernel addresses hidden */
+
+/**
+ * struct pmuctx_sym - what pmuctx_syms_lookup() found
+ * @name:     function (symbol) name, NULL if unknown
+ * @module:   "[kernel.kallsyms]", "[MODULE]" for a kernel module, the
+ *            path of the file for user addresses ("[vdso]", "[anon]",
+ *            "[unknown]" when nothing is mapped there)
+ * @file:     source file (PMUCTX_SYMS_LINES and debug information), or
+ *            NULL
+ * @line:     its line, 0 if unknown
+ * @flags:    PMUCTX_SYM_*
+ * @addr:     the address looked up (as given)
+ * @start:    the symbol's address (same address space), 0 if unknown
+ * @offset:   @addr - @start; without a symbol @addr relative to the
+ *            module: the ELF address for files (what addr2line takes),
+ *            the offset from the module's start otherwise
+ * @mod_start, @mod_end: where the module lies in the address space
+ *            (0, 0 if unknown)
+ * @mod_pgoff: file offset mapped at @mod_start
+ *
+ * The strings stay valid until pmuctx_syms_free().
+ */
+struct pmuctx_sym {
+	const char *name;
+	const char *module;
+	const char *file;
+	int line;
+	__u32 flags;
+	__u64 addr;
+	__u64 start;
+	__u64 offset;
+	__u64 mod_start;
+	__u64 mod_end;
+	__u64 mod_pgoff;
+};
+
+/**
+ * pmuctx_syms_new() - create a symbol resolver
+ * @out:  where to store it (NULL on failure)
+ * @opts: NULL for defaults
+ *
+ * Return: 0, -EINVAL (bad opts), -ENOMEM.
+ */
+PMUCTX_API int pmuctx_syms_new(struct pmuctx_syms **out,
+			       const struct pmuctx_syms_opts *opts);
+
+/**
+ * pmuctx_syms_free() - free a resolver, its files and strings
+ * @y: resolver, may be NULL
+ */
+PMUCTX_API void pmuctx_syms_free(struct pmuctx_syms *y);
+
+/**
+ * pmuctx_syms_add_maps() - the memory map of a process at some time
+ * @y:    resolver
+ * @pid:  process (thread group) id, as in the records
+ * @time: CLOCK_MONOTONIC ns when the map was read
+ * @maps: text in the format of /proc/PID/maps
+ * @len:  its length
+ *
+ * A process can have several maps (one per exec, or re-read after a
+ * dlopen()): an address of a sample at time T is looked up in the latest
+ * map read at or before T that maps it, else in the others (newest
+ * first).  Files are opened at the first lookup.
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+PMUCTX_API int pmuctx_syms_add_maps(struct pmuctx_syms *y, pid_t pid,
+				    __u64 time, const char *maps, size_t len);
+
+/**
+ * pmuctx_syms_lookup() - the symbol of an address
+ * @y:     resolver
+ * @pid:   process of a user address (ignored with PMUCTX_SYM_KERNEL)
+ * @time:  when the address was seen (chooses the map)
+ * @addr:  the address
+ * @flags: PMUCTX_SYM_KERNEL, PMUCTX_SYM_RETADDR
+ * @out:   filled in any case (an unknown address too)
+ *
+ * Return: 0 when a symbol was found, 1 when not (@out still says what is
+ * known: module, offset), -EINVAL.
+ */
+PMUCTX_API int pmuctx_syms_lookup(struct pmuctx_syms *y, pid_t pid,
+				  __u64 time, __u64 addr, __u32 flags,
+				  struct pmuctx_sym *out);
 
 #ifdef __cplusplus
 }

@@ -649,6 +649,12 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_EXEC) &&
 		    pmuctx_sess_live(s))
 			pmuctx_ring_exec(s, p, bprm->filename);
+		/*
+		 * A deferred unwind queued before the exec would walk the new
+		 * program's stack: its cookie stays unresolved instead.
+		 */
+		if (READ_ONCE(e->defer_pending))
+			WRITE_ONCE(e->defer_stale, true);
 		if (raised && s->target == PMUCTX_TARGET_PID &&
 		    !s->owner_perfmon && pmuctx_sess_live(s)) {
 			atomic64_inc(&s->priv_exec);

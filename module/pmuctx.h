@@ -110,6 +110,7 @@ struct pmuctx_entry {
 	struct callback_head	defer_work;
 	u64			defer_cookie;
 	bool			defer_pending;
+	bool			defer_stale;	/* exec since the sample */
 	u64			data[];
 };
 

@@ -18,8 +18,9 @@
  *    every sample until the task returns to user space shares it; at
  *    return the work walks the user stack once with copy_from_user (which
  *    may fault pages in) and writes one USER_CALLCHAIN record into the
- *    ring of the CPU it runs on.  A task that exits first writes nothing
- *    (the cookie stays unresolved); kernel threads never queue work.
+ *    ring of the CPU it runs on.  A task that exits, is killed or execs
+ *    first writes nothing (the cookie stays unresolved); kernel threads
+ *    never queue work.
  *
  * Lifetimes: a pending task_work holds a reference on its entry, the entry
  * on its session (struct memory only; the ring is checked live under RCU
@@ -161,10 +162,11 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	/*
 	 * A task that will not return to user space writes nothing: run by
 	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that
-	 * is being killed (it runs task_work before dying).
+	 * is being killed (it runs task_work before dying).  Neither does one
+	 * that exec'd since the sample: its stack is another program's.
 	 */
 	if (!(current->flags & PF_EXITING) && !fatal_signal_pending(current) &&
-	    pmuctx_sess_live(s)) {
+	    !READ_ONCE(e->defer_stale) && pmuctx_sess_live(s)) {
 		regs = pmuctx_user_regs(NULL);
 		ips = kmalloc_array(max, sizeof(*ips), GFP_KERNEL);
 		if (regs && ips)
@@ -179,6 +181,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 		}
 		kfree(ips);
 	}
+	WRITE_ONCE(e->defer_stale, false);
 	WRITE_ONCE(e->defer_pending, false);
 	atomic_dec(&s->defer_inflight);
 	pmuctx_entry_put(e);

@@ -70,7 +70,7 @@ for src in examples/*.c; do
 	done <<<"$deps"
 	needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 	case $name in
-	lib-stat)
+	lib-stat|profile)
 		grep -q 'libpmuctx\.so' <<<"$needed" || err "$name does not link libpmuctx ($needed)"
 		LD_LIBRARY_PATH=$libdir ldd "$bin" | grep -q "libpmuctx\.so.* => $libdir/" ||
 			err "$name does not resolve libpmuctx to the installed copy in $libdir"

@@ -39,6 +39,12 @@ packages=(
 	man-db			# make check-man: man --warnings
 	groff			# make check-man: groff -ww
 	python3			# tests: JSON output checks
+	libdw-dev		# lib: symbols (elfutils libdwfl), as perf uses
+	libelf-dev		# lib: libdw's ELF layer
+	libprotobuf-c-dev	# tools: pmuctx report --format pprof
+	protobuf-c-compiler	# tools: protoc-c generates the pprof encoder
+	zlib1g-dev		# tools: gzip of the pprof profile
+	golang-go		# tests: go tool pprof reads our pprof output
 )
 # shellcheck disable=SC2206
 extra=(${PMUCTX_EXTRA_PACKAGES:-})

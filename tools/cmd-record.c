@@ -2,7 +2,9 @@
 /*
  * pmuctx record: stream the ring buffers of a session to a file (normal
  * mode), or keep them in memory as a flight recorder and write a window
- * on request, on a kernel trigger and at the end (--overwrite).
+ * on request, on a kernel trigger and at the end (--overwrite).  With -F
+ * or -g the session samples (SAMPLE and USER_CALLCHAIN records) and the
+ * memory maps of the processes go into the file too (tools/profile).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 
 #include "builtin.h"
 #include "pmfile.h"
+#include "profile/profile.h"
 
 #define CMD "record"
 #define DEFAULT_OUTPUT	"pmuctx.data"
@@ -31,11 +34,16 @@
 #define DEFAULT_EVENTS	"task-clock,context-switches,cpu-migrations,page-faults"
 #define DEFAULT_RECORDS	(PMUCTX_REC_MASK_FORK | PMUCTX_REC_MASK_EXEC | \
 			 PMUCTX_REC_MASK_EXIT | PMUCTX_REC_MASK_COMM)
+#define DEFAULT_FREQ	999
+#define DEFAULT_MAX_STACK 64
+
+enum call_graph { CG_NONE, CG_FP, CG_DEFER };
 
 static const char record_help[] =
 "NAME\n"
-"    pmuctx record - record scheduler events of a command, a process or the\n"
-"    whole system into a file, continuously or as a flight recorder\n"
+"    pmuctx record - record scheduler events and samples with callchains of\n"
+"    a command, a process or the whole system into a file, continuously or\n"
+"    as a flight recorder\n"
 "\n"
 "SYNOPSIS\n"
 "    pmuctx record [OPTIONS] [--] CMD [ARGS...]\n"
@@ -44,7 +52,8 @@ static const char record_help[] =
 "\n"
 "    OPTIONS: [-o FILE] [--overwrite] [--buffer-size SIZE] [--switch-events]\n"
 "             [--records LIST] [--trigger 'EVENT>VALUE'] [-e EV,...]\n"
-"             [--no-inherit] [-q]\n"
+"             [--no-inherit] [-q] [-F HZ] [-g] [--call-graph fp|defer]\n"
+"             [--max-stack N]\n"
 "\n"
 "DESCRIPTION\n"
 "    The pmuctx kernel module writes a record into a per-CPU ring buffer\n"
@@ -53,6 +62,17 @@ static const char record_help[] =
 "    (with what the task counted during its time slice, for each event of\n"
 "    -e). pmuctx record maps those buffers and writes their records to FILE\n"
 "    (pmuctx report reads it; docs/FILE-FORMAT.md describes it).\n"
+"\n"
+"    With -F or -g the tasks are also sampled: HZ times a second on each\n"
+"    CPU where one of them runs, the kernel writes a SAMPLE record with the\n"
+"    CPU time it stands for and, with -g, the kernel callchain and the user\n"
+"    callchain (frame pointers). By default (--call-graph defer) the user\n"
+"    stack is walked once, when the task returns to user space, and shared\n"
+"    by every sample taken since it entered the kernel (a USER_CALLCHAIN\n"
+"    record); pmuctx report joins them. The memory maps of the processes\n"
+"    (/proc/PID/maps, at the start, at every exec and when a sample falls\n"
+"    outside the last one) go into FILE so that pmuctx report can name the\n"
+"    functions: pmuctx report --format folded|pprof|text.\n"
 "\n"
 "    Normal mode (the default) streams every record to FILE: pmuctx record\n"
 "    sleeps in poll() until a buffer is a quarter full (or 200 ms pass),\n"
@@ -133,9 +153,27 @@ static const char record_help[] =
 "    -q, --quiet\n"
 "        No progress line, no window lines, no summary.\n"
 "\n"
-"    -F, --freq, -c, -g, --call-graph\n"
-"        Sampling and call chains are not supported by pmuctx record yet:\n"
-"        these options are refused.\n"
+"    -F, --freq HZ\n"
+"        Sample the tasks HZ times a second on each CPU (at most the\n"
+"        module parameter max_sample_freq, 10000). Default with -g: 999.\n"
+"\n"
+"    -g\n"
+"        Record callchains: the kernel stack and the user stack of every\n"
+"        sample (--call-graph defer).\n"
+"\n"
+"    --call-graph fp|defer\n"
+"        How the user stack is walked (both with frame pointers; implies\n"
+"        -g). defer (the default): once, when the task returns to user\n"
+"        space, with page faults allowed, shared by the samples taken in\n"
+"        between (USER_CALLCHAIN records). fp: at every sample, in the\n"
+"        interrupt, without faulting (a stack page that is not resident\n"
+"        cuts it), like perf record --call-graph fp.\n"
+"\n"
+"    --max-stack N\n"
+"        Frames per callchain part (kernel, user): 1..127. Default: 64.\n"
+"\n"
+"    -c\n"
+"        Sampling every N events is not supported: use -F.\n"
 "\n"
 "    -h, --help\n"
 "        Print this help.\n"
@@ -151,6 +189,10 @@ static const char record_help[] =
 "\n"
 "    pmuctx record --switch-events --trigger 'task-clock>5ms' -o slow.pmu \\\n"
 "        -- ./server\n"
+"\n"
+"    pmuctx record -g -o prof.pmu -- make -j8\n"
+"    pmuctx report -i prof.pmu --format folded | flamegraph.pl > fg.svg\n"
+"    pmuctx report -i prof.pmu --format pprof -o prof.pb.gz\n"
 "\n"
 "EXIT STATUS\n"
 "    With CMD: CMD's exit status, 128+N if it was killed by signal N, 127\n"
@@ -183,6 +225,9 @@ struct record_opts {
 	bool have_duration;
 	uint64_t duration_ns;
 	bool quiet;
+	__u32 freq;
+	enum call_graph call_graph;
+	__u32 max_stack;
 	char **argv;
 	int argc;
 };
@@ -196,6 +241,7 @@ enum {
 	OPT_NO_INHERIT,
 	OPT_DURATION,
 	OPT_CALL_GRAPH,
+	OPT_MAX_STACK,
 };
 
 int record_parse_size(const char *s, uint64_t *out)
@@ -391,7 +437,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
-		{ "call-graph", optional_argument, NULL, OPT_CALL_GRAPH },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -467,16 +514,38 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->quiet = true;
 			break;
 		case 'F':
+			if (!parse_uint(optarg, 1000000, &v) || !v)
+				return usage_error(CMD, "-F '%s': expected a "
+					"sampling frequency in Hz (a positive "
+					"integer, e.g. 999)", optarg);
+			o->freq = (__u32)v;
+			break;
 		case 'c':
-			return usage_error(CMD, "-%c: sampling is not supported "
-				"by pmuctx record yet; it writes scheduler "
-				"records (fork, exec, exit, comm, "
-				"--switch-events) with per-slice counts", c);
+			return usage_error(CMD, "-c: sampling every N events "
+				"is not supported; pmuctx samples on a timer: "
+				"use -F HZ");
 		case 'g':
+			if (o->call_graph == CG_NONE)
+				o->call_graph = CG_DEFER;
+			break;
 		case OPT_CALL_GRAPH:
-			return usage_error(CMD, "%s: call chains come with "
-				"sampling, which is not supported by pmuctx "
-				"record yet", c == 'g' ? "-g" : "--call-graph");
+			if (!strcmp(optarg, "fp"))
+				o->call_graph = CG_FP;
+			else if (!strcmp(optarg, "defer"))
+				o->call_graph = CG_DEFER;
+			else
+				return usage_error(CMD, "--call-graph '%s': "
+					"expected fp or defer (user stacks are "
+					"walked with frame pointers; dwarf and "
+					"lbr are not supported)", optarg);
+			break;
+		case OPT_MAX_STACK:
+			if (!parse_uint(optarg, PMUCTX_MAX_STACK, &v) || !v)
+				return usage_error(CMD, "--max-stack '%s': "
+					"expected 1..%d frames", optarg,
+					PMUCTX_MAX_STACK);
+			o->max_stack = (__u32)v;
+			break;
 		case 'h':
 			print_cmd_help(&cmd_record, stdout);
 			return -1;
@@ -511,6 +580,11 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				   "command");
 	if (o->trigger)
 		o->overwrite = true;
+	if (o->call_graph && !o->freq)
+		o->freq = DEFAULT_FREQ;
+	if (o->max_stack && !o->call_graph)
+		return usage_error(CMD, "--max-stack applies to callchains: "
+				   "add -g");
 	return 0;
 }
 
@@ -606,6 +680,8 @@ struct recorder {
 	bool ring_errors;
 	struct recent_req recent[16];
 	unsigned int nr_recent;
+	struct maps_cap *mc;		/* sampling: memory maps */
+	__u64 samples;			/* SAMPLE records written */
 };
 
 static void clear_progress(struct recorder *R)
@@ -709,6 +785,13 @@ static int copy_records(struct recorder *R)
 		}
 		if (pmf_add_record(R->w, rec.hdr, rec.size))
 			return file_error(R);
+		if (rec.type == PMUCTX_REC_SAMPLE)
+			R->samples++;
+		if (R->mc) {
+			maps_cap_record(R->mc, rec.hdr, now_ns());
+			if (pmf_writer_error(R->w)[0])
+				return file_error(R);
+		}
 	}
 }
 
@@ -840,6 +923,28 @@ static void handle_usr2(struct recorder *R,
 
 /* ---- session set-up ------------------------------------------------------------ */
 
+static __u32 sample_flags(const struct record_opts *o)
+{
+	switch (o->call_graph) {
+	case CG_FP:
+		return PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK;
+	case CG_DEFER:
+		return PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK |
+		       PMUCTX_SAMPLE_DEFER_USER;
+	default:
+		return 0;
+	}
+}
+
+/* maps_cap's store: a MAPS section in the file */
+static int store_maps(void *ctx, __s32 pid, __u64 time, __u32 reason,
+		      const char *text, size_t len)
+{
+	struct recorder *R = ctx;
+
+	return pmf_add_maps(R->w, pid, time, reason, text, len);
+}
+
 static int create_session(struct pmuctx *h, const struct record_opts *o,
 			  const int *ids, int nr, int trig_idx,
 			  uint64_t threshold, __u32 pages, pid_t child)
@@ -870,6 +975,11 @@ static int create_session(struct pmuctx *h, const struct record_opts *o,
 		so.trigger_event = (__u32)trig_idx + 1;
 		so.trigger_threshold = threshold;
 	}
+	so.sample_freq = o->freq;
+	so.sample_flags = sample_flags(o);
+	if (o->call_graph)
+		so.sample_max_stack = o->max_stack ? o->max_stack :
+				      DEFAULT_MAX_STACK;
 	return pmuctx_session_create(h, &so);
 }
 
@@ -1062,6 +1172,10 @@ static int record_run(int argc, char **argv)
 		meta.info.events[i] = (__u32)ids[i];
 	meta.info.trigger_event = trig_idx >= 0 ? (__u32)trig_idx + 1 : 0;
 	meta.info.trigger_threshold = threshold;
+	meta.info.sample_freq = o.freq;
+	meta.info.sample_flags = sample_flags(&o);
+	meta.info.sample_max_stack = o.call_graph ? (o.max_stack ?
+				     o.max_stack : DEFAULT_MAX_STACK) : 0;
 	host[0] = '\0';
 	gethostname(host, sizeof(host) - 1);
 	host[sizeof(host) - 1] = '\0';
@@ -1080,6 +1194,15 @@ static int record_run(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "pmuctx record: %s\n", why);
 		goto out;
+	}
+	if (o.freq) {
+		if (maps_cap_new(&R.mc, NULL, store_maps, &R)) {
+			fprintf(stderr, "pmuctx record: out of memory\n");
+			goto out;
+		}
+		/* the process attached to; a command's comes with its exec */
+		if (o.pid)
+			maps_capture(R.mc, o.pid, now_ns(), MAPS_START);
 	}
 	if (!o.overwrite &&
 	    pmf_window_begin(R.w, PMF_WIN_STREAM, now_ns(), 0)) {
@@ -1269,6 +1392,24 @@ static int record_run(int argc, char **argv)
 				o.overwrite ? " in windows" : "",
 				(unsigned long long)lost, wins, bytes,
 				o.output);
+		if (!o.quiet && !R.failed && o.freq) {
+			__u64 nm, gone, mb;
+
+			maps_cap_counts(R.mc, &nm, &gone, &mb);
+			fprintf(stderr, "pmuctx record: %llu samples at %u "
+				"Hz%s, %llu memory map(s) of processes",
+				(unsigned long long)R.samples, o.freq,
+				o.call_graph == CG_DEFER ?
+				" with deferred user callchains" :
+				o.call_graph == CG_FP ? " with callchains" :
+				"", (unsigned long long)nm);
+			if (gone)
+				fprintf(stderr, " (%llu process(es) gone "
+					"before theirs was read: their user "
+					"frames are unknown)",
+					(unsigned long long)gone);
+			fputc('\n', stderr);
+		}
 	}
 	if (exec_err) {
 		fprintf(stderr, "pmuctx record: cannot run '%s': %s\n",
@@ -1318,6 +1459,7 @@ out:
 			}
 		close(sfd);
 	}
+	maps_cap_free(R.mc);
 	pmuctx_ring_unmap(R.ring);
 	pmuctx_close(R.h);
 	free(R.prev_lost);

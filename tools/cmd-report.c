@@ -2,7 +2,9 @@
 /*
  * pmuctx report: print a file written by pmuctx record: the records in
  * time order, lost counts and per-task summaries, as text, JSON or lines
- * in the shape of perf script's.
+ * in the shape of perf script's; and for a sampling recording the
+ * profile (tools/profile): stitched and symbolized callchains as folded
+ * stacks, a pprof profile or a perf-report-like table.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "json.h"
 #include "pmfile.h"
+#include "profile/profile.h"
 
 #define CMD "report"
 
@@ -26,6 +30,9 @@ static const char report_help[] =
 "SYNOPSIS\n"
 "    pmuctx report [-i FILE] [--format text|json|perf-script] [--partial]\n"
 "                  [--summary]\n"
+"    pmuctx report [-i FILE] --format folded|pprof|text [-o OUT]\n"
+"                  [--weight samples|period] [--kallsyms FILE]\n"
+"    pmuctx report [-i FILE] --stitch-stats\n"
 "\n"
 "DESCRIPTION\n"
 "    Reads FILE (written by pmuctx record; docs/FILE-FORMAT.md) and checks\n"
@@ -43,12 +50,34 @@ static const char report_help[] =
 "        totals of its exit record. Records present in several\n"
 "        (overlapping) windows are counted once.\n"
 "\n"
+"    A recording with samples (pmuctx record -F/-g) is a profile: each\n"
+"    SAMPLE is joined with its deferred user callchain (the USER_CALLCHAIN\n"
+"    record of the same pid, tid and cookie, on whatever CPU and in\n"
+"    whatever window it came), and every frame is named: kernel addresses\n"
+"    with /proc/kallsyms (or --kallsyms), user addresses with the memory\n"
+"    maps stored in FILE and the ELF files they name (symbol tables and\n"
+"    debug files, with elfutils). A frame without a symbol is printed as\n"
+"    '[unknown] (FILE+0xADDRESS)', the address in the file. Samples whose\n"
+"    user callchain never came (the task exited or was killed in the\n"
+"    kernel, the record was lost) keep their kernel frames only.\n"
+"\n"
 "OPTIONS\n"
 "    -i, --input FILE\n"
 "        The recording; '-' reads standard input. Default: pmuctx.data.\n"
 "\n"
-"    --format text|json|perf-script\n"
-"        text (default): the above, for people.\n"
+"    --format text|json|perf-script|folded|pprof\n"
+"        text (default): the above, for people. With samples: the header,\n"
+"          the windows' counts, then the functions as perf report --stdio\n"
+"          shows them: Children (the share of samples with the function\n"
+"          anywhere in the stack) and Self (at the top), per command,\n"
+"          shared object and symbol ([k] kernel, [.] user).\n"
+"        folded: one line per distinct stack, 'comm;outer;...;inner N',\n"
+"          user frames outermost first then kernel frames, N samples (or\n"
+"          ns with --weight period): the input of flamegraph.pl and\n"
+"          speedscope.\n"
+"        pprof: a gzip'd profile.proto (go tool pprof, pprof -http,\n"
+"          speedscope), sample types samples/count and cpu/nanoseconds,\n"
+"          labels comm, pid and tid; binary: give -o OUT.\n"
 "        json: one JSON object: {\"file\", \"format_version\", \"command\",\n"
 "          \"hostname\", \"kernel\", \"tool\", \"module\", \"nr_cpus\", \"mode\",\n"
 "          \"ring_pages\", \"page_size\", \"records_mask\": [...], \"events\":\n"
@@ -58,7 +87,9 @@ static const char report_help[] =
 "          \"requester\", \"complete\", \"lost\", \"lost_per_cpu\": [...],\n"
 "          \"records\": [{\"type\", \"time_ns\", \"cpu\", \"pid\", \"tid\", ...}]}],\n"
 "          \"tasks\": [{\"pid\", \"tid\", \"comm\", \"slices\", \"values\": {EV: N},\n"
-"          \"exit\": {EV: N} or null}]}\n"
+"          \"exit\": {EV: N} or null}], \"sampling\": {\"freq\", \"flags\",\n"
+"          \"max_stack\", \"call_graph\"} or null, \"maps\": [{\"pid\",\n"
+"          \"time_ns\", \"reason\", \"text\"}]}\n"
 "        perf-script: one line per record of all windows merged in time\n"
 "          order (duplicates dropped), in the shape of 'perf script'\n"
 "          output, e.g.\n"
@@ -78,6 +109,25 @@ static const char report_help[] =
 "        text: the header, the windows' counts and the per-task summary,\n"
 "        without the records.\n"
 "\n"
+"    -o, --output OUT\n"
+"        Write the report to OUT instead of standard output.\n"
+"\n"
+"    --weight samples|period\n"
+"        folded and text: count samples (default), or the CPU time each\n"
+"        sample stands for, in ns (its period).\n"
+"\n"
+"    --stitch-stats\n"
+"        How the samples' callchains were joined: samples (immediate,\n"
+"        deferred), stitched, unresolved, user callchain records and how\n"
+"        many were shared by more than one sample. On standard error\n"
+"        when combined with --format.\n"
+"\n"
+"    --kallsyms FILE\n"
+"        Kernel symbols from FILE (the format of /proc/kallsyms, e.g. a\n"
+"        copy taken on the recording machine) instead of /proc/kallsyms.\n"
+"        Without the privilege to see kernel addresses (CAP_SYSLOG,\n"
+"        kernel.kptr_restrict) kernel frames stay unnamed.\n"
+"\n"
 "    -h, --help\n"
 "        Print this help.\n"
 "\n"
@@ -92,15 +142,19 @@ static const char report_help[] =
 "    pmuctx report -i fr.pmu\n"
 "    pmuctx report -i fr.pmu --format perf-script > fr.txt\n"
 "    pmuctx report -i fr.pmu --format json | jq '.tasks[0]'\n"
+"    pmuctx report -i prof.pmu --format folded | flamegraph.pl > fg.svg\n"
+"    pmuctx report -i prof.pmu --format pprof -o prof.pb.gz\n"
+"    go tool pprof -top prof.pb.gz\n"
 "\n"
 "EXIT STATUS\n"
 "    0 on success, 1 when the file cannot be read or is not a valid\n"
 "    recording, 2 on a usage error.\n"
 "\n"
 "SEE ALSO\n"
-"    pmuctx record --help, pmuctx snapshot --help, perf-script(1)\n";
+"    pmuctx record --help, pmuctx snapshot --help, perf-script(1),\n"
+"    perf-report(1)\n";
 
-enum fmt { FMT_TEXT, FMT_JSON, FMT_PERF };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_PERF, FMT_FOLDED, FMT_PPROF };
 
 /* ---- tasks --------------------------------------------------------------- */
 
@@ -967,6 +1021,46 @@ static void json_report(struct report *R, const char *path)
 	}
 	free(v);
 	json_end_array(&j);
+	json_key(&j, "sampling");
+	if (in->sample_freq) {
+		static const char *const fl[] = {
+			"kernel-stack", "user-stack", "defer-user",
+		};
+
+		json_begin_object(&j);
+		json_kv_u64(&j, "freq", in->sample_freq);
+		json_key(&j, "flags");
+		json_begin_array(&j);
+		for (i = 0; i < 3; i++)
+			if (in->sample_flags & (1U << i))
+				json_string(&j, fl[i]);
+		json_end_array(&j);
+		json_kv_u64(&j, "max_stack", in->sample_max_stack);
+		json_kv_string(&j, "call_graph",
+			       (in->sample_flags & PMUCTX_SAMPLE_DEFER_USER) ?
+			       "defer" : (in->sample_flags &
+					  PMUCTX_SAMPLE_USER_STACK) ? "fp" :
+			       (in->sample_flags &
+				PMUCTX_SAMPLE_KERNEL_STACK) ? "kernel" :
+			       "none");
+		json_end_object(&j);
+	} else {
+		json_null(&j);
+	}
+	json_key(&j, "maps");
+	json_begin_array(&j);
+	for (k = 0; k < r->nr_maps; k++) {
+		const struct pmf_map *m = &r->maps[k];
+
+		json_begin_object(&j);
+		json_kv_i64(&j, "pid", m->pid);
+		json_kv_u64(&j, "time_ns", m->time);
+		json_kv_string(&j, "reason", pmf_maps_reason_name(m->reason));
+		json_key(&j, "text");
+		json_string_n(&j, m->text, m->len);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
 	json_end_object(&j);
 	fputc('\n', R->out);
 }
@@ -1040,6 +1134,80 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 	}
 }
 
+/* ---- profiles ---------------------------------------------------------------- */
+
+struct prof_opts {
+	enum prof_weight weight;
+	bool stitch_stats;
+	const char *kallsyms;
+	const char *output;
+};
+
+static bool has_samples(const struct pmuctx_rec_header *const *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i]->type == PMUCTX_REC_SAMPLE)
+			return true;
+	return false;
+}
+
+static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
+			 size_t n, const struct prof_opts *po, bool lines,
+			 struct prof **out)
+{
+	const struct pmf_reader *r = R->r;
+	struct prof_maps *maps;
+	struct prof_input in;
+	char err[512];
+	size_t i;
+	int e;
+
+	maps = calloc(r->nr_maps ? r->nr_maps : 1, sizeof(*maps));
+	if (!maps) {
+		fprintf(stderr, "pmuctx report: out of memory\n");
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->nr_maps; i++) {
+		maps[i].pid = r->maps[i].pid;
+		maps[i].time = r->maps[i].time;
+		maps[i].text = r->maps[i].text;
+		maps[i].len = r->maps[i].len;
+	}
+	memset(&in, 0, sizeof(in));
+	in.recs = a;
+	in.nr_recs = n;
+	in.maps = maps;
+	in.nr_maps = r->nr_maps;
+	in.sample_freq = R->info->sample_freq;
+	in.start_real_ns = R->info->start_real_ns;
+	if (r->have_end && r->end.time > R->info->start_mono_ns)
+		in.duration_ns = r->end.time - R->info->start_mono_ns;
+	in.kallsyms = po->kallsyms;
+	in.lines = lines;
+	e = prof_build(&in, out, err, sizeof(err));
+	free(maps);
+	if (e)
+		fprintf(stderr, "pmuctx report: %s\n", err);
+	return e;
+}
+
+static void profile_notes(const struct prof *p, const struct pmf_reader *r)
+{
+	if (p->have_stats && p->stats.deferred && p->stats.unresolved * 10 >
+	    p->stats.deferred)
+		fprintf(stderr, "pmuctx report: %llu of %llu deferred samples "
+			"have no user callchain (the task exited or was "
+			"killed in the kernel, or records were lost)\n",
+			(unsigned long long)p->stats.unresolved,
+			(unsigned long long)p->stats.deferred);
+	if (p->total_count && !r->nr_maps)
+		fprintf(stderr, "pmuctx report: the file has no memory maps "
+			"(recorded by an older pmuctx?): user frames are "
+			"unknown\n");
+}
+
 /* ---- entry ----------------------------------------------------------------- */
 
 static int report_run(int argc, char **argv)
@@ -1049,6 +1217,10 @@ static int report_run(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "partial", no_argument, NULL, 'P' },
 		{ "summary", no_argument, NULL, 'S' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "weight", required_argument, NULL, 'W' },
+		{ "stitch-stats", no_argument, NULL, 'T' },
+		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1056,6 +1228,10 @@ static int report_run(int argc, char **argv)
 	struct report R = { .fmt = FMT_TEXT, .out = stdout };
 	const struct pmuctx_rec_header **all = NULL;
 	struct pmf_reader *r = NULL;
+	struct prof_opts po = { .weight = PROF_WEIGHT_SAMPLES };
+	struct prof *prof = NULL;
+	bool have_fmt = false, samples;
+	FILE *out_file = NULL;
 	unsigned int flags = 0;
 	bool summary = false;
 	char err[1024];
@@ -1064,7 +1240,8 @@ static int report_run(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:o:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
@@ -1076,10 +1253,35 @@ static int report_run(int argc, char **argv)
 				R.fmt = FMT_JSON;
 			else if (!strcmp(optarg, "perf-script"))
 				R.fmt = FMT_PERF;
+			else if (!strcmp(optarg, "folded"))
+				R.fmt = FMT_FOLDED;
+			else if (!strcmp(optarg, "pprof"))
+				R.fmt = FMT_PPROF;
 			else
 				return usage_error(CMD, "--format '%s': "
-					"expected text, json or perf-script",
-					optarg);
+					"expected text, json, perf-script, "
+					"folded or pprof", optarg);
+			have_fmt = true;
+			break;
+		case 'o':
+			if (!*optarg)
+				return usage_error(CMD, "-o needs a file name");
+			po.output = optarg;
+			break;
+		case 'W':
+			if (!strcmp(optarg, "samples"))
+				po.weight = PROF_WEIGHT_SAMPLES;
+			else if (!strcmp(optarg, "period"))
+				po.weight = PROF_WEIGHT_PERIOD;
+			else
+				return usage_error(CMD, "--weight '%s': "
+					"expected samples or period", optarg);
+			break;
+		case 'T':
+			po.stitch_stats = true;
+			break;
+		case 'K':
+			po.kallsyms = optarg;
 			break;
 		case 'P':
 			flags |= PMF_READ_PARTIAL;
@@ -1104,6 +1306,10 @@ static int report_run(int argc, char **argv)
 	if (optind < argc)
 		return usage_error(CMD, "unexpected argument '%s' (the file "
 				   "goes after -i)", argv[optind]);
+	if (R.fmt == FMT_PPROF && !po.output && isatty(1))
+		return usage_error(CMD, "--format pprof writes a binary "
+				   "(gzip'd protobuf): give -o FILE, e.g. "
+				   "-o prof.pb.gz");
 
 	ret = pmf_read(path, flags, &r, err, sizeof(err));
 	if (ret) {
@@ -1125,16 +1331,74 @@ static int report_run(int argc, char **argv)
 	for (k = 0; k < n; k++)
 		account(&R, all[k], true);
 
+	samples = has_samples(all, n);
+	if (R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF || po.stitch_stats ||
+	    (R.fmt == FMT_TEXT && samples)) {
+		if (build_profile(&R, all, n, &po, R.fmt == FMT_PPROF,
+				  &prof)) {
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		if (R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF ||
+		    R.fmt == FMT_TEXT)
+			profile_notes(prof, r);
+		if ((R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF) && !samples)
+			fprintf(stderr, "pmuctx report: %s has no samples "
+				"(record with -F or -g)\n", path);
+	}
+	if (po.output) {
+		out_file = fopen(po.output, "we");
+		if (!out_file) {
+			fprintf(stderr, "pmuctx report: cannot create %s: "
+				"%s\n", po.output, strerror(errno));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		R.out = out_file;
+	}
+	if (po.stitch_stats && !have_fmt) {
+		prof_write_stitch_stats(prof, R.out);
+		goto done;
+	}
+
 	switch (R.fmt) {
+	case FMT_FOLDED:
+		if (prof_write_folded(prof, po.weight, R.out))
+			fprintf(stderr, "pmuctx report: out of memory\n");
+		break;
+	case FMT_PPROF:
+		if (prof_write_pprof(prof, R.out))
+			fprintf(stderr, "pmuctx report: cannot encode the "
+				"pprof profile\n");
+		break;
 	case FMT_TEXT: {
 		size_t w, i;
 
 		text_header(&R, path);
+		if (R.info->sample_freq)
+			fprintf(R.out, "# sampling: %u Hz per CPU, %s, up to "
+				"%u frames per part, %zu memory map(s)\n",
+				R.info->sample_freq,
+				(R.info->sample_flags &
+				 PMUCTX_SAMPLE_DEFER_USER) ?
+				"deferred user callchains" :
+				(R.info->sample_flags &
+				 PMUCTX_SAMPLE_USER_STACK) ?
+				"user callchains in the samples" :
+				(R.info->sample_flags &
+				 PMUCTX_SAMPLE_KERNEL_STACK) ?
+				"kernel callchains" : "no callchains",
+				R.info->sample_max_stack, r->nr_maps);
 		/* the walk restarts for the windows' names */
 		for (i = 0; i < R.cap; i++)
 			R.tasks[i].have_comm = false;
+		/* a profile: the samples in a table, not one per line */
 		for (w = 0; w < r->nr_wins; w++)
-			text_window(&R, &r->wins[w], summary);
+			text_window(&R, &r->wins[w], summary || samples);
+		if (samples) {
+			fputc('\n', R.out);
+			prof_write_text(prof, po.weight, R.out);
+		}
 		if (!r->nr_wins)
 			fprintf(R.out, "\n# no windows: nothing was written "
 				"(an overwrite-mode recording writes at "
@@ -1162,13 +1426,25 @@ static int report_run(int argc, char **argv)
 		break;
 	}
 	}
+	if (po.stitch_stats)
+		prof_write_stitch_stats(prof, stderr);
+done:
 	ret = 0;
 	if (fflush(R.out) || ferror(R.out)) {
 		fprintf(stderr, "pmuctx report: cannot write the output: "
 			"%s\n", strerror(errno));
 		ret = EXIT_RUNTIME;
 	}
+	if (out_file && fclose(out_file)) {
+		fprintf(stderr, "pmuctx report: cannot write %s: %s\n",
+			po.output, strerror(errno));
+		ret = EXIT_RUNTIME;
+	}
+	out_file = NULL;
 out:
+	if (out_file)
+		fclose(out_file);
+	prof_free(prof);
 	free(all);
 	free(R.tasks);
 	pmf_free(r);

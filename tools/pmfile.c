@@ -17,7 +17,10 @@
 
 _Static_assert(sizeof(struct pmf_file_header) == 32, "file header");
 _Static_assert(sizeof(struct pmf_section) == 16, "section");
-_Static_assert(sizeof(struct pmf_info) == 112, "info");
+_Static_assert(sizeof(struct pmf_info) == PMF_INFO_SIZE_V2, "info");
+_Static_assert(offsetof(struct pmf_info, sample_freq) == PMF_INFO_SIZE_V1,
+	       "info v1");
+_Static_assert(sizeof(struct pmf_maps) == 24, "maps");
 _Static_assert(sizeof(struct pmf_window) == 24, "window");
 _Static_assert(sizeof(struct pmf_cpu_stats) == 56, "cpu stats");
 _Static_assert(sizeof(struct pmf_window_end) == 24, "window end");
@@ -37,6 +40,17 @@ const char *pmf_reason_name(__u32 reason)
 	case PMF_WIN_REQUEST:	return "request";
 	case PMF_WIN_TRIGGER:	return "trigger";
 	case PMF_WIN_EXIT:	return "exit";
+	default:		return "unknown";
+	}
+}
+
+const char *pmf_maps_reason_name(__u32 reason)
+{
+	switch (reason) {
+	case PMF_MAPS_START:	return "start";
+	case PMF_MAPS_EXEC:	return "exec";
+	case PMF_MAPS_MISS:	return "miss";
+	case PMF_MAPS_FIRST:	return "first";
 	default:		return "unknown";
 	}
 }
@@ -326,6 +340,26 @@ int pmf_window_end(struct pmf_writer *w, const struct pmf_cpu_stats *cpus,
 	return 0;
 }
 
+int pmf_add_maps(struct pmf_writer *w, __s32 pid, __u64 time, __u32 reason,
+		 const char *text, size_t len)
+{
+	struct pmf_maps m = {
+		.fixed_size = sizeof(m),
+		.pid = pid,
+		.time = time,
+		.reason = reason,
+		.len = (__u32)len,
+	};
+
+	if (len > UINT32_MAX)
+		return wfail(w, EINVAL, "a memory map of %zu bytes", len);
+	/* records after it go into a new RECORDS section */
+	w->rec_sec = SIZE_MAX;
+	if (add_section(w, PMF_SEC_MAPS, &m, sizeof(m), text, len))
+		return -ENOMEM;
+	return 0;
+}
+
 int pmf_flush(struct pmf_writer *w)
 {
 	return write_out(w, true, -1);
@@ -388,6 +422,7 @@ struct rd {
 	size_t errlen;
 	unsigned int flags;
 	size_t recs_cap;
+	size_t maps_cap;
 };
 
 static int rfail(struct rd *d, int err, const char *fmt, ...)
@@ -502,15 +537,18 @@ static int parse_info(struct rd *d, const unsigned char *p, size_t len)
 	__u32 fixed, i;
 	size_t off;
 
-	if (len < sizeof(r->meta.info))
+	if (len < PMF_INFO_SIZE_V1)
 		return rfail(d, EBADMSG, "the INFO section has %zu bytes, "
-			     "fewer than its %zu-byte fixed part", len,
-			     sizeof(r->meta.info));
+			     "fewer than its %d-byte fixed part", len,
+			     PMF_INFO_SIZE_V1);
 	memcpy(&fixed, p, sizeof(fixed));
-	if (fixed < sizeof(r->meta.info) || fixed > len || fixed % 8)
+	if (fixed < PMF_INFO_SIZE_V1 || fixed > len || fixed % 8)
 		return rfail(d, EBADMSG, "the INFO section's fixed part has "
 			     "%u bytes (section: %zu)", fixed, len);
-	memcpy(&r->meta.info, p, sizeof(r->meta.info));
+	/* an older writer's smaller fixed part: the rest reads as zero */
+	memset(&r->meta.info, 0, sizeof(r->meta.info));
+	memcpy(&r->meta.info, p, fixed < sizeof(r->meta.info) ? fixed :
+	       sizeof(r->meta.info));
 	if (r->meta.info.clock != PMF_CLOCK_MONOTONIC)
 		return rfail(d, EBADMSG, "clock %u, this pmuctx knows only "
 			     "CLOCK_MONOTONIC (%d)", r->meta.info.clock,
@@ -583,6 +621,40 @@ static int parse_records(struct rd *d, size_t base, size_t len)
 		}
 		off += (size_t)n;
 	}
+	return 0;
+}
+
+static int parse_maps(struct rd *d, const unsigned char *p, size_t len,
+		      size_t off)
+{
+	struct pmf_reader *r = d->r;
+	struct pmf_maps m;
+	struct pmf_map *v;
+
+	if (len < sizeof(m))
+		return rfail(d, EBADMSG, "MAPS section at offset %zu is too "
+			     "short", off);
+	memcpy(&m, p, sizeof(m));
+	if (m.fixed_size < sizeof(m) || m.fixed_size % 8 ||
+	    m.fixed_size > len || m.len > len - m.fixed_size)
+		return rfail(d, EBADMSG, "MAPS section at offset %zu: fixed "
+			     "part %u bytes and %u bytes of text in %zu bytes",
+			     off, m.fixed_size, m.len, len);
+	if (r->nr_maps == d->maps_cap) {
+		size_t cap = d->maps_cap ? d->maps_cap * 2 : 16;
+
+		v = realloc(r->maps, cap * sizeof(*v));
+		if (!v)
+			return rfail(d, ENOMEM, "out of memory");
+		r->maps = v;
+		d->maps_cap = cap;
+	}
+	v = &r->maps[r->nr_maps++];
+	v->pid = m.pid;
+	v->reason = m.reason;
+	v->time = m.time;
+	v->text = (const char *)p + m.fixed_size;
+	v->len = m.len;
 	return 0;
 }
 
@@ -718,6 +790,11 @@ static int parse(struct rd *d)
 			w->have_end = true;
 			break;
 		}
+		case PMF_SEC_MAPS:
+			err = parse_maps(d, p, (size_t)s.size, off);
+			if (err)
+				return err;
+			break;
 		case PMF_SEC_END:
 			if (s.size < sizeof(r->end))
 				return rfail(d, EBADMSG, "END at offset %zu is "
@@ -774,5 +851,6 @@ void pmf_free(struct pmf_reader *r)
 	free(r->buf);
 	free(r->wins);
 	free(r->recs);
+	free(r->maps);
 	free(r);
 }

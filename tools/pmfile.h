@@ -37,6 +37,7 @@ enum pmf_section_type {
 	PMF_SEC_RECORDS		= 3,
 	PMF_SEC_WINDOW_END	= 4,
 	PMF_SEC_END		= 5,
+	PMF_SEC_MAPS		= 6,	/* a process's memory map (sampling) */
 };
 
 struct pmf_section {
@@ -67,8 +68,36 @@ struct pmf_info {
 	__u64	trigger_threshold;
 	__u64	start_mono_ns;	/* CLOCK_MONOTONIC when recording began */
 	__u64	start_real_ns;	/* CLOCK_REALTIME at the same moment */
+	/* fixed_size >= PMF_INFO_SIZE_V2: sampling (0 in older files) */
+	__u32	sample_freq;	/* Hz per CPU; 0: no sampling */
+	__u32	sample_flags;	/* PMUCTX_SAMPLE_* */
+	__u32	sample_max_stack;
+	__u32	__pad2;
 	/* strings: command, hostname, kernel release, tool version,
 	 * module version */
+};
+
+#define PMF_INFO_SIZE_V1	112	/* up to start_real_ns */
+#define PMF_INFO_SIZE_V2	128	/* the sampling settings */
+
+/*
+ * MAPS: the text of /proc/PID/maps of one process, read by the recorder
+ * (the kernel writes no mmap records).  Anywhere after INFO, inside or
+ * between windows; older readers skip it.
+ */
+struct pmf_maps {
+	__u32	fixed_size;	/* bytes of this struct: the text follows */
+	__s32	pid;		/* thread group id, as in the records */
+	__u64	time;		/* CLOCK_MONOTONIC: the map holds from then */
+	__u32	reason;		/* PMF_MAPS_* */
+	__u32	len;		/* bytes of text (no NUL; zero padded) */
+};
+
+enum pmf_maps_reason {
+	PMF_MAPS_START	= 1,	/* when recording started */
+	PMF_MAPS_EXEC	= 2,	/* after an EXEC record (time: the exec) */
+	PMF_MAPS_MISS	= 3,	/* an address was in no mapping read before */
+	PMF_MAPS_FIRST	= 4,	/* the first sample of the process */
 };
 
 #define PMF_NR_STRINGS	5
@@ -145,6 +174,9 @@ int pmf_window_end(struct pmf_writer *w, const struct pmf_cpu_stats *cpus,
 		   __u32 nr_cpus, __u64 time);
 /* write what is pending (and a fresh END) to the file */
 int pmf_flush(struct pmf_writer *w);
+/* a MAPS section (struct pmf_maps + @text) */
+int pmf_add_maps(struct pmf_writer *w, __s32 pid, __u64 time, __u32 reason,
+		 const char *text, size_t len);
 /* final flush (END without PMF_END_OPEN); frees @w; 0 or -errno */
 int pmf_close(struct pmf_writer *w, int exit_status, char *err,
 	      size_t errlen);
@@ -164,6 +196,14 @@ struct pmf_win {
 	size_t nr;		/* records of the window */
 };
 
+struct pmf_map {
+	__s32 pid;
+	__u32 reason;
+	__u64 time;
+	const char *text;	/* len bytes, not NUL-terminated */
+	size_t len;
+};
+
 struct pmf_reader {
 	unsigned char *buf;	/* the whole file, 8-byte aligned */
 	size_t len;
@@ -175,6 +215,8 @@ struct pmf_reader {
 	size_t nr_recs;
 	bool have_end;
 	struct pmf_end end;
+	struct pmf_map *maps;	/* MAPS sections, file order */
+	size_t nr_maps;
 	bool cut_short;		/* PMF_READ_PARTIAL took a damaged tail */
 	char warning[512];	/* what was cut (with PMF_READ_PARTIAL) */
 };
@@ -191,6 +233,7 @@ int pmf_read(const char *path, unsigned int flags, struct pmf_reader **out,
 void pmf_free(struct pmf_reader *r);
 
 const char *pmf_reason_name(__u32 reason);
+const char *pmf_maps_reason_name(__u32 reason);
 
 /* ---- the commands that use the format ------------------------------- */
 

@@ -562,11 +562,14 @@ static void test_record_usage(void)
 		CHECK_EQ(ret, EXIT_USAGE, desc);			\
 		CHECK_HAS(cap_err, needle, desc ": message");		\
 	} while (0)
-	USAGE("-F", "sampling is not supported by pmuctx record yet",
-	      "-F", "99", "--", "true");
-	USAGE("-g", "not supported by pmuctx record yet", "-g", "--", "true");
+	USAGE("-F 0", "-F '0'", "-F", "0", "--", "true");
+	USAGE("-c", "use -F", "-c", "99", "--", "true");
 	USAGE("--call-graph=dwarf", "not supported", "--call-graph=dwarf",
 	      "--", "true");
+	USAGE("--max-stack 200", "--max-stack '200'", "-g", "--max-stack",
+	      "200", "--", "true");
+	USAGE("--max-stack without -g", "add -g", "--max-stack", "8", "--",
+	      "true");
 	USAGE("--buffer-size abc", "--buffer-size 'abc'", "--buffer-size",
 	      "abc", "--", "true");
 	USAGE("--trigger nope>1", "--trigger 'nope>1'", "--trigger",

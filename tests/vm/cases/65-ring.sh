@@ -15,7 +15,7 @@
 # run; nothing left behind.  Then the CLI: pmuctx record (normal and
 # --overwrite), pmuctx snapshot while it records, pmuctx report in every
 # format, --trigger, the exit status, and the errors a user meets
-# (max_ring_pages, ulimit -l, sampling options, a truncated file).
+# (max_ring_pages, ulimit -l, -c, a truncated file).
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -200,10 +200,10 @@ done
 
 # ---- errors -------------------------------------------------------------------
 
-expect_fail "$CLI" record -F 99 -o "$W/x.pmu" -- true -- "record -F is refused"
-[ "$CHECK_RC" = 2 ] && case $CHECK_OUT in *"not supported by pmuctx record yet"*) true ;; *) false ;; esac &&
-	ok "... as a usage error saying sampling is not supported yet" ||
-	not_ok "... as a usage error saying sampling is not supported yet"
+expect_fail "$CLI" record -c 99 -o "$W/x.pmu" -- true -- "record -c (sampling every N events) is refused"
+[ "$CHECK_RC" = 2 ] && case $CHECK_OUT in *"use -F"*) true ;; *) false ;; esac &&
+	ok "... as a usage error pointing to -F" ||
+	not_ok "... as a usage error pointing to -F"
 expect_fail "$CLI" record --buffer-size 1G -o "$W/x.pmu" -- true -- "a 1 GiB buffer is refused"
 case $CHECK_OUT in
 *"max_ring_pages is "*"/sys/module/pmuctx/parameters/max_ring_pages"*) ok "... naming max_ring_pages, its value and where it is" ;;

@@ -11,13 +11,17 @@
 #                    E2BIG with the module's size written back); relayed
 #   flight-recorder  overwrite rings, trigger, poll, the last records
 #                    (exit 77 = the module has no rings: skipped)
+#   profile          sampling with deferred user callchains, stitched
+#                    (pmuctx_stitch_*) and named (pmuctx_syms_*): the
+#                    workload's inner() on top, main;outer;middle;inner
+#                    (exit 77 = the module cannot sample: skipped)
 # vm-timeout: 240
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
 
 EX=$PMUCTX_TOP/examples
-for p in raw-ioctl lib-stat compat-check flight-recorder; do
+for p in raw-ioctl lib-stat compat-check flight-recorder profile; do
 	need_exec "$EX/$p" || exit 1
 done
 mod_loaded || mod_load
@@ -150,5 +154,43 @@ elif [ "$rc" = 0 ]; then
 	fi
 else
 	not_ok "flight-recorder runs (exit $rc)"
+	diag_out "$out"
+fi
+
+# ---- profile
+has_sampling=$(( (${mask:-0} >> 7) & 1 ))
+rc=0
+out=$("$EX/profile" -s 2 2>&1) || rc=$?
+if [ "$rc" = 77 ]; then
+	if [ "$has_sampling" = 1 ]; then
+		not_ok "profile samples with a module that can (PMUCTX_FEAT_SAMPLING)"
+	else
+		skip "profile: sampling, stitching, symbols" "the module cannot sample (PMUCTX_FEAT_SAMPLING) yet"
+	fi
+elif [ "$rc" = 0 ]; then
+	ok "profile runs"
+	line=$(printf '%s\n' "$out" | sed -n 's/^profile: \([0-9]*\) samples at [0-9]* Hz, \([0-9]*\) stitched, .*(\([0-9]*\) shared.*/\1 \2 \3/p')
+	set -- $line
+	n=${1:-0} st=${2:-0} sh=${3:-0}
+	if [ "$n" -gt 0 ] && [ $((st * 100)) -ge $((n * 90)) ]; then
+		ok "profile: $st of $n samples stitched with their deferred user callchain ($sh user records shared)"
+	else
+		not_ok "profile: >= 90% of the samples stitched ($st of $n)"
+		diag_out "$out"
+	fi
+	if printf '%s\n' "$out" | grep -qE '^ +[0-9.]+%  inner$'; then
+		ok "profile: the workload's inner() is among the top functions (symbols from the ELF file)"
+	else
+		not_ok "profile: the workload's inner() is among the top functions"
+		diag_out "$out"
+	fi
+	if printf '%s\n' "$out" | grep -q '^hottest stack: .*main;outer;middle'; then
+		ok "profile: the hottest stack goes through main;outer;middle"
+	else
+		not_ok "profile: the hottest stack goes through main;outer;middle"
+		diag_out "$out"
+	fi
+else
+	not_ok "profile runs (exit $rc)"
 	diag_out "$out"
 fi

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * libpmuctx: symbols of kernel and user addresses.
+ *
+ * Kernel: the text symbols of a kallsyms file (core and modules), sorted
+ * by address; a symbol ends where the next one begins.  A kallsyms that
+ * shows only zeros (kptr_restrict, no CAP_SYSLOG) leaves every kernel
+ * address unknown (PMUCTX_SYM_HIDDEN).
+ *
+ * User: per process, the memory maps given with pmuctx_syms_add_maps(),
+ * each with its time.  The map chosen for an address is the latest one
+ * read at or before the sample that maps the address, else the newest
+ * other one that does.  File mappings are looked up with elfutils'
+ * libdwfl, one Dwfl per map, built from the map's text by
+ * dwfl_linux_proc_maps_report() the first time it is needed: libdwfl
+ * works out each file's load bias (PIE executables, shared libraries),
+ * reads .symtab or .dynsym, and finds separate debug files.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "profile.h"
+
+#define KERNEL_MODULE	"[kernel.kallsyms]"
+
+/* ---- string arena ------------------------------------------------------ */
+
+struct arena_blk {
+	struct arena_blk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct arena {
+	struct arena_blk *head;
+};
+
+static char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	struct arena_blk *b = a->head;
+	char *p;
+
+	if (!b || b->cap - b->used < n + 1) {
+		size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = a->head;
+		a->head = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	b->used += n + 1;
+	return p;
+}
+
+static void arena_free(struct arena *a)
+{
+	while (a->head) {
+		struct arena_blk *b = a->head;
+
+		a->head = b->next;
+		free(b);
+	}
+}
+
+/* ---- kernel ------------------------------------------------------------- */
+
+struct ksym {
+	__u64 addr;
+	const char *name;
+	const char *mod;	/* KERNEL_MODULE or "[name]" (interned) */
+};
+
+struct kmod {
+	const char *name;
+	__u64 start, end;	/* lowest and highest symbol */
+};
+
+/* ---- user -------------------------------------------------------------- */
+
+struct umap {
+	__u64 start, end, pgoff;
+	const char *path;	/* "" for anonymous */
+};
+
+struct snap {
+	__u64 time;
+	char *text;
+	size_t len;
+	struct umap *maps;
+	size_t nmaps;
+	Dwfl *dwfl;
+	bool dwfl_tried;
+};
+
+struct proc {
+	struct proc *next;	/* hash chain */
+	pid_t pid;
+	struct snap *snaps;	/* in time order */
+	size_t nsnaps;
+};
+
+struct pmuctx_syms {
+	__u32 flags;
+	char *kallsyms_path;
+	bool kernel_loaded;
+	bool kernel_hidden;	/* the file shows only zero addresses */
+	struct ksym *ksyms;
+	size_t nksyms;
+	struct kmod *kmods;
+	size_t nkmods;
+	struct proc **procs;
+	size_t nbuckets;
+	size_t nprocs;
+	struct arena strings;
+	char *debuginfo_path;
+	Dwfl_Callbacks cbs;
+};
+
+/* ---- kallsyms ----------------------------------------------------------- */
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* the same address: keep a global name first (T before t) */
+	return strcmp(x->name, y->name);
+}
+
+static const char *intern_mod(struct pmuctx_syms *y, const char *m, size_t n)
+{
+	size_t i;
+
+	for (i = y->nkmods; i-- > 0;)
+		if (strlen(y->kmods[i].name) == n &&
+		    !memcmp(y->kmods[i].name, m, n))
+			return y->kmods[i].name;
+	return NULL;
+}
+
+static int add_kmod(struct pmuctx_syms *y, const char *name, __u64 addr)
+{
+	struct kmod *k;
+	size_t i;
+
+	for (i = y->nkmods; i-- > 0;)
+		if (y->kmods[i].name == name)
+			break;
+	if (i == (size_t)-1) {
+		k = realloc(y->kmods, (y->nkmods + 1) * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		y->kmods = k;
+		i = y->nkmods++;
+		k[i].name = name;
+		k[i].start = addr;
+		k[i].end = addr;
+	}
+	if (addr < y->kmods[i].start)
+		y->kmods[i].start = addr;
+	if (addr > y->kmods[i].end)
+		y->kmods[i].end = addr;
+	return 0;
+}
+
+static int load_kernel(struct pmuctx_syms *y)
+{
+	const char *path = y->kallsyms_path ? y->kallsyms_path :
+			   "/proc/kallsyms";
+	char line[1024];
+	size_t cap = 0, nonzero = 0, total = 0;
+	const char *core;
+	FILE *f;
+	int err = 0;
+
+	y->kernel_loaded = true;
+	if (y->flags & PMUCTX_SYMS_NO_KERNEL)
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;		/* unknown kernel addresses */
+	core = arena_strndup(&y->strings, KERNEL_MODULE,
+			     strlen(KERNEL_MODULE));
+	if (!core || add_kmod(y, core, 0)) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	y->kmods[0].start = UINT64_MAX;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end, *name, *mod;
+		unsigned long long a;
+		const char *m = core;
+		struct ksym *ks;
+		char type;
+
+		a = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		type = end[1];
+		if (!type || end[2] != ' ')
+			continue;
+		total++;
+		if (a)
+			nonzero++;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		name = end + 3;
+		name[strcspn(name, "\n")] = '\0';
+		mod = strchr(name, '\t');
+		if (mod) {
+			char *close;
+
+			*mod++ = '\0';
+			close = strchr(mod, ']');
+			if (*mod == '[' && close) {
+				size_t n = (size_t)(close - mod) + 1;
+
+				m = intern_mod(y, mod, n);
+				if (!m)
+					m = arena_strndup(&y->strings, mod, n);
+				if (!m) {
+					err = -ENOMEM;
+					break;
+				}
+			}
+		}
+		if (!*name)
+			continue;
+		if (y->nksyms == cap) {
+			size_t nc = cap ? cap * 2 : 65536;
+
+			ks = realloc(y->ksyms, nc * sizeof(*ks));
+			if (!ks) {
+				err = -ENOMEM;
+				break;
+			}
+			y->ksyms = ks;
+			cap = nc;
+		}
+		ks = &y->ksyms[y->nksyms];
+		ks->addr = a;
+		ks->name = arena_strndup(&y->strings, name, strlen(name));
+		ks->mod = m;
+		if (!ks->name || add_kmod(y, m, a)) {
+			err = -ENOMEM;
+			break;
+		}
+		y->nksyms++;
+	}
+	fclose(f);
+	if (err)
+		return err;
+	if (total && !nonzero) {
+		y->kernel_hidden = true;
+		y->nksyms = 0;
+		return 0;
+	}
+	qsort(y->ksyms, y->nksyms, sizeof(*y->ksyms), cmp_ksym);
+	return 0;
+}
+
+static const struct kmod *find_kmod(const struct pmuctx_syms *y,
+				    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < y->nkmods; i++)
+		if (y->kmods[i].name == name)
+			return &y->kmods[i];
+	return NULL;
+}
+
+static int lookup_kernel(struct pmuctx_syms *y, __u64 addr, __u64 la,
+			 struct pmuctx_sym *out)
+{
+	size_t lo = 0, hi, mid;
+	const struct ksym *k;
+	const struct kmod *km;
+	int err;
+
+	if (!y->kernel_loaded) {
+		err = load_kernel(y);
+		if (err)
+			return err;
+	}
+	out->module = KERNEL_MODULE;
+	if (y->kernel_hidden || !addr) {
+		out->flags |= PMUCTX_SYM_HIDDEN | PMUCTX_SYM_UNKNOWN;
+		return 1;
+	}
+	hi = y->nksyms;
+	if (!hi || la < y->ksyms[0].addr) {
+		out->flags |= PMUCTX_SYM_UNKNOWN | PMUCTX_SYM_NO_MAP;
+		out->offset = addr;
+		return 1;
+	}
+	/* the last symbol at or below la */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (y->ksyms[mid].addr <= la)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* several names at one address: the first sorted (T before t) */
+	while (lo > 0 && y->ksyms[lo - 1].addr == y->ksyms[lo].addr)
+		lo--;
+	k = &y->ksyms[lo];
+	km = find_kmod(y, k->mod);
+	out->module = k->mod;
+	if (km) {
+		out->mod_start = km->start;
+		out->mod_end = km->end;
+	}
+	out->name = k->name;
+	out->start = k->addr;
+	out->offset = addr - k->addr;
+	return 0;
+}
+
+/* ---- maps ---------------------------------------------------------------- */
+
+static int parse_maps(struct pmuctx_syms *y, struct snap *s)
+{
+	char *p = s->text, *end = s->text + s->len;
+	size_t cap = 0;
+
+	while (p < end && *p) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *line_end = nl ? nl : end;
+		unsigned long long a, b, off;
+		char perms[8], *q;
+		int n = 0;
+		struct umap *m;
+
+		if (sscanf(p, "%llx-%llx %7s %llx %*s %*s%n", &a, &b, perms,
+			   &off, &n) >= 4 && n > 0 && p + n <= line_end &&
+		    perms[2] == 'x') {
+			q = p + n;
+			while (q < line_end && (*q == ' ' || *q == '\t'))
+				q++;
+			if (s->nmaps == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+
+				m = realloc(s->maps, nc * sizeof(*m));
+				if (!m)
+					return -ENOMEM;
+				s->maps = m;
+				cap = nc;
+			}
+			m = &s->maps[s->nmaps];
+			m->start = a;
+			m->end = b;
+			m->pgoff = off;
+			m->path = arena_strndup(&y->strings, q,
+						(size_t)(line_end - q));
+			if (!m->path)
+				return -ENOMEM;
+			s->nmaps++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+static const struct umap *snap_find(const struct snap *s, __u64 a)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmaps; i++)
+		if (a >= s->maps[i].start && a < s->maps[i].end)
+			return &s->maps[i];
+	return NULL;
+}
+
+static Dwfl *snap_dwfl(struct pmuctx_syms *y, struct snap *s)
+{
+	FILE *f;
+
+	if (s->dwfl_tried)
+		return s->dwfl;
+	s->dwfl_tried = true;
+	s->dwfl = dwfl_begin(&y->cbs);
+	if (!s->dwfl)
+		return NULL;
+	f = fmemopen(s->text, s->len, "r");
+	if (!f) {
+		dwfl_end(s->dwfl);
+		s->dwfl = NULL;
+		return NULL;
+	}
+	dwfl_report_begin(s->dwfl);
+	/* files that cannot be opened are skipped: unknown symbols */
+	dwfl_linux_proc_maps_report(s->dwfl, f);
+	fclose(f);
+	if (dwfl_report_end(s->dwfl, NULL, NULL)) {
+		dwfl_end(s->dwfl);
+		s->dwfl = NULL;
+	}
+	return s->dwfl;
+}
+
+static struct proc *find_proc(const struct pmuctx_syms *y, pid_t pid)
+{
+	struct proc *p;
+
+	if (!y->nbuckets)
+		return NULL;
+	for (p = y->procs[pmuctx__mix64((__u64)(__u32)pid) &
+			  (y->nbuckets - 1)]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct proc *get_proc(struct pmuctx_syms *y, pid_t pid)
+{
+	struct proc *p = find_proc(y, pid);
+	size_t h;
+
+	if (p)
+		return p;
+	if (y->nprocs >= y->nbuckets) {
+		size_t nb = y->nbuckets ? y->nbuckets * 2 : 256, i;
+		struct proc **b = calloc(nb, sizeof(*b));
+
+		if (!b)
+			return NULL;
+		for (i = 0; i < y->nbuckets; i++) {
+			struct proc *q = y->procs[i], *next;
+
+			for (; q; q = next) {
+				next = q->next;
+				h = pmuctx__mix64((__u64)(__u32)q->pid) &
+				    (nb - 1);
+				q->next = b[h];
+				b[h] = q;
+			}
+		}
+		free(y->procs);
+		y->procs = b;
+		y->nbuckets = nb;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	h = pmuctx__mix64((__u64)(__u32)pid) & (y->nbuckets - 1);
+	p->next = y->procs[h];
+	y->procs[h] = p;
+	y->nprocs++;
+	return p;
+}
+
+static int lookup_user(struct pmuctx_syms *y, pid_t pid, __u64 time,
+		       __u64 addr, __u64 la, struct pmuctx_sym *out)
+{
+	struct proc *p = find_proc(y, pid);
+	const struct umap *m = NULL;
+	struct snap *s = NULL;
+	Dwfl_Module *mod;
+	Dwarf_Addr mstart, mend;
+	GElf_Addr off, bias;
+	GElf_Sym sym;
+	const char *name;
+	size_t i, best;
+
+	out->module = "[unknown]";
+	out->offset = addr;
+	if (!p || !p->nsnaps) {
+		out->flags |= PMUCTX_SYM_UNKNOWN | PMUCTX_SYM_NO_MAP;
+		return 1;
+	}
+	/* the latest map read at or before @time, then the others */
+	for (best = 0; best + 1 < p->nsnaps && p->snaps[best + 1].time <= time;
+	     best++)
+		;
+	if (p->snaps[best].time > time)
+		best = 0;
+	m = snap_find(&p->snaps[best], la);
+	if (m) {
+		s = &p->snaps[best];
+	} else {
+		for (i = p->nsnaps; i-- > 0;) {
+			if (i == best)
+				continue;
+			m = snap_find(&p->snaps[i], la);
+			if (m) {
+				s = &p->snaps[i];
+				break;
+			}
+		}
+	}
+	if (!m) {
+		out->flags |= PMUCTX_SYM_UNKNOWN | PMUCTX_SYM_NO_MAP;
+		return 1;
+	}
+	out->mod_start = m->start;
+	out->mod_end = m->end;
+	out->mod_pgoff = m->pgoff;
+	out->offset = addr - m->start + m->pgoff;
+	if (m->path[0] != '/') {
+		out->module = m->path[0] ? m->path : "[anon]";
+		out->offset = addr - m->start;
+		out->flags |= PMUCTX_SYM_UNKNOWN;
+		return 1;
+	}
+	out->module = m->path;
+	mod = snap_dwfl(y, s) ? dwfl_addrmodule(s->dwfl, la) : NULL;
+	if (!mod) {
+		out->flags |= PMUCTX_SYM_UNKNOWN;
+		return 1;
+	}
+	if (dwfl_module_info(mod, NULL, &mstart, &mend, NULL, NULL, NULL,
+			     NULL)) {
+		out->mod_start = mstart;
+		out->mod_end = mend;
+		out->mod_pgoff = 0;
+	}
+	if (dwfl_module_getelf(mod, &bias))
+		out->offset = addr - bias;
+	name = dwfl_module_addrinfo(mod, la, &off, &sym, NULL, NULL, NULL);
+	if (y->flags & PMUCTX_SYMS_LINES) {
+		Dwfl_Line *l = dwfl_module_getsrc(mod, la);
+		int line = 0;
+		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL,
+						     NULL, NULL) : NULL;
+
+		if (file) {
+			out->file = file;
+			out->line = line;
+		}
+	}
+	if (!name || !*name) {
+		out->flags |= PMUCTX_SYM_UNKNOWN;
+		return 1;
+	}
+	out->name = name;
+	out->start = la - off;
+	out->offset = addr - out->start;
+	return 0;
+}
+
+/* ---- API ------------------------------------------------------------------ */
+
+PMUCTX_API int pmuctx_syms_new(struct pmuctx_syms **out,
+			       const struct pmuctx_syms_opts *opts)
+{
+	struct pmuctx_syms *y;
+	const char *ks;
+	__u32 flags;
+
+	if (!out)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_syms_new: out is NULL");
+	*out = NULL;
+	if (!OPTS_VALID(opts, pmuctx_syms_opts))
+		return -EINVAL;
+	flags = OPTS_GET(opts, flags, 0);
+	if (flags & ~PMUCTX_SYMS_FLAGS_ALL)
+		return pmuctx__err_set(NULL, PMUCTX_OP_OPTS, EINVAL,
+				       "pmuctx_syms_new: unknown flags 0x%x",
+				       flags & ~PMUCTX_SYMS_FLAGS_ALL);
+	y = calloc(1, sizeof(*y));
+	if (!y)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ALLOC, ENOMEM,
+				       "pmuctx_syms_new: out of memory");
+	y->flags = flags;
+	ks = OPTS_GET(opts, kallsyms, NULL);
+	if (ks) {
+		y->kallsyms_path = strdup(ks);
+		if (!y->kallsyms_path) {
+			free(y);
+			return pmuctx__err_set(NULL, PMUCTX_OP_ALLOC, ENOMEM,
+					       "pmuctx_syms_new: out of "
+					       "memory");
+		}
+	}
+	y->cbs.find_elf = dwfl_linux_proc_find_elf;
+	y->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
+	y->cbs.debuginfo_path = &y->debuginfo_path;
+	*out = y;
+	return 0;
+}
+
+PMUCTX_API void pmuctx_syms_free(struct pmuctx_syms *y)
+{
+	size_t i, j;
+
+	if (!y)
+		return;
+	for (i = 0; i < y->nbuckets; i++) {
+		struct proc *p = y->procs[i], *next;
+
+		for (; p; p = next) {
+			next = p->next;
+			for (j = 0; j < p->nsnaps; j++) {
+				if (p->snaps[j].dwfl)
+					dwfl_end(p->snaps[j].dwfl);
+				free(p->snaps[j].text);
+				free(p->snaps[j].maps);
+			}
+			free(p->snaps);
+			free(p);
+		}
+	}
+	free(y->procs);
+	free(y->ksyms);
+	free(y->kmods);
+	free(y->kallsyms_path);
+	arena_free(&y->strings);
+	free(y);
+}
+
+PMUCTX_API int pmuctx_syms_add_maps(struct pmuctx_syms *y, pid_t pid,
+				    __u64 time, const char *maps, size_t len)
+{
+	struct proc *p;
+	struct snap *s, *v;
+	size_t i;
+	int err;
+
+	if (!y || (!maps && len))
+		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_syms_add_maps: %s is NULL",
+				       y ? "maps" : "the resolver");
+	if (maps)
+		len = strnlen(maps, len);
+	p = get_proc(y, pid);
+	if (!p)
+		goto nomem;
+	v = realloc(p->snaps, (p->nsnaps + 1) * sizeof(*v));
+	if (!v)
+		goto nomem;
+	p->snaps = v;
+	/* keep them in time order (maps usually come in order) */
+	for (i = p->nsnaps; i > 0 && v[i - 1].time > time; i--)
+		;
+	memmove(&v[i + 1], &v[i], (p->nsnaps - i) * sizeof(*v));
+	s = &v[i];
+	memset(s, 0, sizeof(*s));
+	s->time = time;
+	s->text = malloc(len + 1);
+	if (!s->text)
+		goto undo;
+	if (len)
+		memcpy(s->text, maps, len);
+	s->text[len] = '\0';
+	s->len = len;
+	p->nsnaps++;
+	err = parse_maps(y, s);
+	if (err)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ALLOC, ENOMEM,
+				       "pmuctx_syms_add_maps: out of memory");
+	return 0;
+undo:
+	memmove(&v[i], &v[i + 1], (p->nsnaps - i) * sizeof(*v));
+nomem:
+	return pmuctx__err_set(NULL, PMUCTX_OP_ALLOC, ENOMEM,
+			       "pmuctx_syms_add_maps: out of memory");
+}
+
+PMUCTX_API int pmuctx_syms_lookup(struct pmuctx_syms *y, pid_t pid,
+				  __u64 time, __u64 addr, __u32 flags,
+				  struct pmuctx_sym *out)
+{
+	__u64 la;
+	int ret;
+
+	if (!y || !out)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_syms_lookup: %s is NULL",
+				       y ? "out" : "the resolver");
+	memset(out, 0, sizeof(*out));
+	if (flags & ~(PMUCTX_SYM_KERNEL | PMUCTX_SYM_RETADDR))
+		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_syms_lookup: unknown flags "
+				       "0x%x", flags);
+	out->addr = addr;
+	out->flags = flags & PMUCTX_SYM_KERNEL;
+	la = (flags & PMUCTX_SYM_RETADDR) && addr ? addr - 1 : addr;
+	if (flags & PMUCTX_SYM_KERNEL)
+		ret = lookup_kernel(y, addr, la, out);
+	else
+		ret = lookup_user(y, pid, time, addr, la, out);
+	if (ret < 0)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ALLOC, ENOMEM,
+				       "pmuctx_syms_lookup: out of memory");
+	return ret;
+}

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbols (lib/symbols.c) and the profile writers (tools/profile):
+ *  - kallsyms: core and module symbols, return addresses, hidden
+ *    addresses;
+ *  - user maps: this test program (PIE), libc (a shared library), a
+ *    stripped copy of this program ("[unknown] (file+0xELF address)"), a
+ *    missing file, [vdso], maps chosen by time;
+ *  - folded stacks, the perf-report-like table, pprof (decoded again
+ *    with protobuf-c's unpacker), and a whole build from synthetic
+ *    records with deferred user callchains.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "test.h"
+#include "profile/profile.h"
+#include "profile/profile.pb-c.h"
+
+/* test_stitch.c */
+const struct pmuctx_rec_header *ts_sample(__u64 time, __u32 cpu, __s32 pid,
+					  __s32 tid, __u16 misc, __u64 cookie,
+					  __u64 period, const __u64 *kips,
+					  unsigned int nk, const __u64 *uips,
+					  unsigned int nu);
+const struct pmuctx_rec_header *ts_user(__u64 time, __u32 cpu, __s32 pid,
+					__s32 tid, __u64 cookie,
+					const __u64 *ips, unsigned int n);
+const struct pmuctx_rec_header *ts_simple(__u32 type, __u64 time, __u32 cpu,
+					  __s32 pid, __s32 tid);
+
+/* functions with known names, in this (PIE) program */
+static volatile int ts_sink;
+__attribute__((noinline)) void ts_outer_fn(void);
+__attribute__((noinline)) void ts_inner_fn(void);
+__attribute__((noinline)) void ts_inner_fn(void)
+{
+	ts_sink++;
+	ts_sink *= 3;
+}
+
+__attribute__((noinline)) void ts_outer_fn(void)
+{
+	ts_inner_fn();
+	ts_sink++;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	char *b = NULL;
+	size_t cap = 0, n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (cap - n < 4096) {
+			char *nb = realloc(b, cap ? cap * 2 : 65536);
+
+			if (!nb)
+				break;
+			b = nb;
+			cap = cap ? cap * 2 : 65536;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (b)
+		b[n] = '\0';
+	*len = n;
+	return b;
+}
+
+static char kallsyms_path[64], hidden_path[64], stripped_path[64];
+
+static void write_file(char *tmpl, const char *text)
+{
+	int fd = mkstemp(tmpl);
+
+	if (fd >= 0) {
+		if (write(fd, text, strlen(text)) < 0)
+			tmpl[0] = '\0';
+		close(fd);
+	}
+}
+
+static const char kallsyms_text[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81001000 T entry_SYSCALL_64\n"
+	"ffffffff81002000 T do_syscall_64\n"
+	"ffffffff81002800 D some_data\n"
+	"ffffffff81003000 t read_zero\n"
+	"ffffffff81004000 W clear_user\n"
+	"ffffffff81005000 T _etext\n"
+	"ffffffffc0001000 t pmuctx_sample_tick\t[pmuctx]\n"
+	"ffffffffc0002000 T pmuctx_init\t[pmuctx]\n";
+
+static const char hidden_text[] =
+	"0000000000000000 T _text\n"
+	"0000000000000000 T do_syscall_64\n"
+	"0000000000000000 t read_zero\t[pmuctx]\n";
+
+/* ---- symbols ------------------------------------------------------------- */
+
+static void t_kernel_syms(void)
+{
+	LIBPMUCTX_OPTS(pmuctx_syms_opts, o, .kallsyms = kallsyms_path);
+	LIBPMUCTX_OPTS(pmuctx_syms_opts, oh, .kallsyms = hidden_path);
+	struct pmuctx_syms *y = NULL;
+	struct pmuctx_sym s;
+	int r;
+
+	CHECK(!pmuctx_syms_new(&y, &o) && y, "pmuctx_syms_new(kallsyms=%s)",
+	      kallsyms_path);
+	r = pmuctx_syms_lookup(y, 0, 0, 0xffffffff81002010ULL,
+			       PMUCTX_SYM_KERNEL, &s);
+	CHECK(r == 0 && s.name && !strcmp(s.name, "do_syscall_64") &&
+	      s.offset == 0x10 && s.start == 0xffffffff81002000ULL &&
+	      !strcmp(s.module, "[kernel.kallsyms]"),
+	      "a kernel address: do_syscall_64+0x10 in [kernel.kallsyms]");
+	r = pmuctx_syms_lookup(y, 0, 0, 0xffffffff81002900ULL,
+			       PMUCTX_SYM_KERNEL, &s);
+	CHECK(r == 0 && !strcmp(s.name, "do_syscall_64"),
+	      "data symbols are not functions (D skipped)");
+	r = pmuctx_syms_lookup(y, 0, 0, 0xffffffff81003000ULL,
+			       PMUCTX_SYM_KERNEL | PMUCTX_SYM_RETADDR, &s);
+	CHECK(r == 0 && !strcmp(s.name, "do_syscall_64"),
+	      "a return address at a function's start is the caller's");
+	r = pmuctx_syms_lookup(y, 0, 0, 0xffffffff81003000ULL,
+			       PMUCTX_SYM_KERNEL, &s);
+	CHECK(r == 0 && !strcmp(s.name, "read_zero"), "t symbols count");
+	r = pmuctx_syms_lookup(y, 0, 0, 0xffffffff81004004ULL,
+			       PMUCTX_SYM_KERNEL, &s);
+	CHECK(r == 0 && !strcmp(s.name, "clear_user"), "W symbols count");
+	r = pmuctx_syms_lookup(y, 0, 0, 0xffffffff81000010ULL,
+			       PMUCTX_SYM_KERNEL, &s);
+	CHECK(r == 0 && !strcmp(s.name, "_text"),
+	      "two names at one address: the first in order");
+	r = pmuctx_syms_lookup(y, 0, 0, 0xffffffffc0001234ULL,
+			       PMUCTX_SYM_KERNEL, &s);
+	CHECK(r == 0 && !strcmp(s.name, "pmuctx_sample_tick") &&
+	      !strcmp(s.module, "[pmuctx]") &&
+	      s.mod_start == 0xffffffffc0001000ULL,
+	      "a module symbol: pmuctx_sample_tick in [pmuctx]");
+	r = pmuctx_syms_lookup(y, 0, 0, 0x1000, PMUCTX_SYM_KERNEL, &s);
+	CHECK(r == 1 && !s.name && (s.flags & PMUCTX_SYM_UNKNOWN),
+	      "below every symbol: unknown");
+	CHECK_EQ(pmuctx_syms_lookup(y, 0, 0, 1, 0x80, &s), -EINVAL,
+		 "unknown lookup flags: -EINVAL");
+	pmuctx_syms_free(y);
+
+	y = NULL;
+	pmuctx_syms_new(&y, &oh);
+	r = pmuctx_syms_lookup(y, 0, 0, 0xffffffff81002010ULL,
+			       PMUCTX_SYM_KERNEL, &s);
+	CHECK(r == 1 && (s.flags & PMUCTX_SYM_HIDDEN) && !s.name,
+	      "kallsyms with zero addresses: hidden, unknown");
+	pmuctx_syms_free(y);
+}
+
+static __u64 first_start(const char *maps, const char *path)
+{
+	const char *p = maps;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		unsigned long long a;
+
+		if (n > strlen(path) && !memcmp(p + n - strlen(path), path,
+						strlen(path)) &&
+		    sscanf(p, "%llx-", &a) == 1)
+			return a;
+		p = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+/* @maps with every @from path replaced by @to */
+static char *replace_path(const char *maps, const char *from, const char *to)
+{
+	size_t n = 0, fl = strlen(from), tl = strlen(to);
+	const char *p = maps, *q;
+	char *out, *o;
+
+	for (q = strstr(p, from); q; q = strstr(q + fl, from))
+		n++;
+	out = malloc(strlen(maps) + n * (tl + 1) + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	while ((q = strstr(p, from))) {
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		memcpy(o, to, tl);
+		o += tl;
+		p = q + fl;
+	}
+	strcpy(o, p);
+	return out;
+}
+
+static void t_user_syms(void)
+{
+	LIBPMUCTX_OPTS(pmuctx_syms_opts, o, .flags = PMUCTX_SYMS_NO_KERNEL);
+	struct pmuctx_syms *y = NULL;
+	struct pmuctx_sym s;
+	char exe[512], cmd[1200], *maps, *smaps;
+	__u64 fa = (__u64)(uintptr_t)ts_inner_fn + 2, base;
+	__u64 la = (__u64)(uintptr_t)&getpid;
+	ssize_t n;
+	size_t len;
+	int r;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	maps = slurp("/proc/self/maps", &len);
+	CHECK(maps && n > 0, "read /proc/self/maps and /proc/self/exe");
+	if (!maps || n <= 0)
+		return;
+	pmuctx_syms_new(&y, &o);
+	CHECK_EQ(pmuctx_syms_add_maps(y, 1234, 1000, maps, len), 0,
+		 "pmuctx_syms_add_maps(this process)");
+	r = pmuctx_syms_lookup(y, 1234, 2000, fa, 0, &s);
+	CHECK(r == 0 && s.name && !strcmp(s.name, "ts_inner_fn") &&
+	      s.offset == 2 && !strcmp(s.module, exe),
+	      "an address in this PIE program: ts_inner_fn+2 (%s)",
+	      s.name ? s.name : "(null)");
+	base = first_start(maps, exe);
+	CHECK(s.mod_start == base && s.mod_end > fa,
+	      "the module's range is this program's mapping");
+	r = pmuctx_syms_lookup(y, 1234, 2000,
+			       (__u64)(uintptr_t)ts_outer_fn + 1,
+			       PMUCTX_SYM_RETADDR, &s);
+	CHECK(r == 0 && !strcmp(s.name, "ts_outer_fn"),
+	      "a return address inside ts_outer_fn");
+	r = pmuctx_syms_lookup(y, 1234, 2000, la, 0, &s);
+	CHECK(r == 0 && s.name && strstr(s.name, "getpid") &&
+	      strstr(s.module, "libc"),
+	      "an address in libc (shared library): %s in %s",
+	      s.name ? s.name : "(null)", s.module);
+	r = pmuctx_syms_lookup(y, 1234, 2000, 0x10, 0, &s);
+	CHECK(r == 1 && (s.flags & PMUCTX_SYM_NO_MAP) &&
+	      !strcmp(s.module, "[unknown]"), "an unmapped address: unknown");
+	r = pmuctx_syms_lookup(y, 99, 2000, fa, 0, &s);
+	CHECK(r == 1 && (s.flags & PMUCTX_SYM_NO_MAP),
+	      "a process without maps: unknown");
+	pmuctx_syms_free(y);
+
+	/* a stripped copy: no name, the ELF address in the file */
+	snprintf(stripped_path, sizeof(stripped_path),
+		 "/tmp/pmuctx-stripped.XXXXXX");
+	close(mkstemp(stripped_path));
+	snprintf(cmd, sizeof(cmd), "strip -o '%s' '%s' 2>/dev/null",
+		 stripped_path, exe);
+	if (system(cmd) == 0) {
+		smaps = replace_path(maps, exe, stripped_path);
+		y = NULL;
+		pmuctx_syms_new(&y, &o);
+		pmuctx_syms_add_maps(y, 1, 0, smaps, strlen(smaps));
+		r = pmuctx_syms_lookup(y, 1, 0, fa, 0, &s);
+		CHECK(r == 1 && !s.name && (s.flags & PMUCTX_SYM_UNKNOWN) &&
+		      !strcmp(s.module, stripped_path) &&
+		      s.offset == fa - base,
+		      "a stripped program: unknown, file and ELF address "
+		      "(0x%llx, want 0x%llx)", (unsigned long long)s.offset,
+		      (unsigned long long)(fa - base));
+		pmuctx_syms_free(y);
+		free(smaps);
+	} else {
+		CHECK(0, "strip -o %s %s", stripped_path, exe);
+	}
+	unlink(stripped_path);
+	free(maps);
+
+	/* a file that is gone, [vdso], and maps chosen by time */
+	y = NULL;
+	pmuctx_syms_new(&y, &o);
+	maps = "7f0000000000-7f0000010000 r-xp 00002000 08:01 12 "
+	       "/nonexistent/libfoo.so\n"
+	       "7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0 [vdso]\n";
+	pmuctx_syms_add_maps(y, 5, 100, maps, strlen(maps));
+	r = pmuctx_syms_lookup(y, 5, 200, 0x7f0000001234ULL, 0, &s);
+	CHECK(r == 1 && !s.name && !strcmp(s.module, "/nonexistent/libfoo.so")
+	      && s.offset == 0x3234,
+	      "a missing file: unknown, the path and the file offset");
+	r = pmuctx_syms_lookup(y, 5, 200, 0x7ffd00000010ULL, 0, &s);
+	CHECK(r == 1 && !strcmp(s.module, "[vdso]") && s.offset == 0x10,
+	      "[vdso]: unknown, offset in it");
+	maps = "7f0000000000-7f0000010000 r-xp 00000000 08:01 13 "
+	       "/nonexistent/libbar.so\n";
+	pmuctx_syms_add_maps(y, 5, 300, maps, strlen(maps));
+	r = pmuctx_syms_lookup(y, 5, 250, 0x7f0000001234ULL, 0, &s);
+	CHECK(r == 1 && strstr(s.module, "libfoo"),
+	      "before the second map: the first");
+	r = pmuctx_syms_lookup(y, 5, 350, 0x7f0000001234ULL, 0, &s);
+	CHECK(r == 1 && strstr(s.module, "libbar"),
+	      "after the second map (exec): the second");
+	r = pmuctx_syms_lookup(y, 5, 50, 0x7ffd00000010ULL, 0, &s);
+	CHECK(r == 1 && !strcmp(s.module, "[vdso]"),
+	      "an address only the other map has: found there");
+	pmuctx_syms_free(y);
+}
+
+/* ---- profiles ------------------------------------------------------------- */
+
+static char *run_writer(int (*fn)(const struct prof *, enum prof_weight,
+				  FILE *), const struct prof *p,
+			enum prof_weight w)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fn(p, w, f);
+	fclose(f);
+	return buf;
+}
+
+static const char *const CHAIN[] = { "clear_user", "read_zero",
+				     "do_syscall_64", "f3", "f2", "f1",
+				     "main" };
+
+static struct prof *sample_prof(void)
+{
+	static const char *const other[] = { "spin", "main" };
+	static const char *const weird[] = { "a;b", "main" };
+	struct prof *p = NULL;
+
+	prof_new(&p);
+	prof_add_named(p, "chain", 10, 10, CHAIN, 7, 3, 5, 5000);
+	prof_add_named(p, "chain", 10, 11, CHAIN, 7, 3, 2, 2000);
+	prof_add_named(p, "chain", 10, 11, CHAIN + 3, 4, 0, 3, 3000);
+	prof_add_named(p, "burn", 20, 20, other, 2, 0, 10, 990);
+	prof_add_named(p, "my prog", 30, 30, weird, 2, 0, 1, 1);
+	p->sample_freq = 999;
+	return p;
+}
+
+static bool folded_ok(const char *text, unsigned int *lines)
+{
+	const char *p = text;
+
+	*lines = 0;
+	while (p && *p) {
+		const char *nl = strchr(p, '\n'), *sp;
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char line[4096];
+
+		if (n >= sizeof(line))
+			return false;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		sp = strrchr(line, ' ');
+		if (!sp || sp == line || !sp[1] ||
+		    strspn(sp + 1, "0123456789") != strlen(sp + 1) ||
+		    strstr(line, ";;") || line[0] == ';' || sp[-1] == ';')
+			return false;
+		(*lines)++;
+		p = nl ? nl + 1 : NULL;
+	}
+	return true;
+}
+
+static void t_folded(void)
+{
+	struct prof *p = sample_prof();
+	unsigned int lines;
+	char *out;
+
+	out = run_writer(prof_write_folded, p, PROF_WEIGHT_SAMPLES);
+	CHECK_HAS(out, "chain;main;f1;f2;f3;do_syscall_64;read_zero;"
+		  "clear_user 7\n",
+		  "folded: comm, user outermost first, then kernel, merged "
+		  "over threads (5 + 2)");
+	CHECK_HAS(out, "chain;main;f1;f2;f3 3\n", "a user-only stack");
+	CHECK_HAS(out, "burn;main;spin 10\n", "another command");
+	CHECK_HAS(out, "my_prog;main;a:b 1\n",
+		  "';' in a frame and ' ' in a comm are replaced");
+	CHECK(folded_ok(out, &lines) && lines == 4,
+	      "every line is 'frames count' (%u lines)", lines);
+	free(out);
+	out = run_writer(prof_write_folded, p, PROF_WEIGHT_PERIOD);
+	CHECK_HAS(out, "clear_user 7000\n", "--weight period: ns");
+	CHECK_HAS(out, "burn;main;spin 990\n", "--weight period: ns (2)");
+	free(out);
+	prof_free(p);
+}
+
+static void t_text(void)
+{
+	struct prof *p = sample_prof();
+	char *out = run_writer(prof_write_text, p, PROF_WEIGHT_SAMPLES);
+
+	CHECK_HAS(out, "# Samples: 21 of event 'cpu-clock' (999 Hz",
+		  "text: the sample count and frequency");
+	CHECK_HAS(out, "Children      Self  Command", "text: the columns");
+	/* main is in 20 of 21 samples of chain+burn... per command */
+	CHECK_HAS(out, "   47.62%     0.00%  chain             chain"
+		  "                     [.] main",
+		  "main of chain: children 10/21, self 0");
+	CHECK_HAS(out, "   33.33%    33.33%  chain             "
+		  "[kernel.kallsyms]         [k] clear_user",
+		  "clear_user: children = self = 7/21, [k]");
+	CHECK_HAS(out, "   47.62%    47.62%  burn              burn"
+		  "                      [.] spin", "spin: 10/21");
+	free(out);
+	prof_free(p);
+}
+
+static void *gunzip(const void *in, size_t inlen, size_t *outlen)
+{
+	size_t cap = inlen * 8 + 4096;
+	unsigned char *b = malloc(cap);
+	z_stream z;
+	int r;
+
+	memset(&z, 0, sizeof(z));
+	if (!b || inflateInit2(&z, 15 + 32) != Z_OK) {
+		free(b);
+		return NULL;
+	}
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)inlen;
+	z.next_out = b;
+	z.avail_out = (uInt)cap;
+	r = inflate(&z, Z_FINISH);
+	*outlen = cap - z.avail_out;
+	inflateEnd(&z);
+	if (r != Z_STREAM_END) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+typedef Perftools__Profiles__Profile PProfile;
+
+static const char *pstr(const PProfile *pp, int64_t i)
+{
+	return i >= 0 && (size_t)i < pp->n_string_table ?
+	       pp->string_table[i] : "(bad index)";
+}
+
+static const char *loc_name(const PProfile *pp, uint64_t id)
+{
+	size_t i, j;
+
+	for (i = 0; i < pp->n_location; i++) {
+		if (pp->location[i]->id != id || !pp->location[i]->n_line)
+			continue;
+		for (j = 0; j < pp->n_function; j++)
+			if (pp->function[j]->id ==
+			    pp->location[i]->line[0]->function_id)
+				return pstr(pp, pp->function[j]->name);
+	}
+	return "(no location)";
+}
+
+static void t_pprof(void)
+{
+	struct prof *p = sample_prof();
+	PProfile *pp = NULL;
+	void *gz = NULL, *raw = NULL;
+	size_t gzlen = 0, rawlen = 0, i, j;
+	bool ids_ok = true, found = false, labels = false;
+	int err;
+
+	p->start_real_ns = 1700000000000000000ULL;
+	p->duration_ns = 2000000000ULL;
+	err = prof_pprof_encode(p, &gz, &gzlen);
+	CHECK(!err && gz && gzlen > 18, "pprof: encoded (%zu bytes)", gzlen);
+	CHECK(gz && ((unsigned char *)gz)[0] == 0x1f &&
+	      ((unsigned char *)gz)[1] == 0x8b, "pprof: gzip magic");
+	raw = gz ? gunzip(gz, gzlen, &rawlen) : NULL;
+	CHECK(raw != NULL, "pprof: gunzips");
+	if (raw)
+		pp = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	CHECK(pp != NULL, "pprof: protobuf-c unpacks it as a Profile");
+	if (!pp)
+		goto out;
+	CHECK(pp->n_string_table > 0 && !strcmp(pp->string_table[0], ""),
+	      "string_table[0] is \"\"");
+	CHECK(pp->n_sample_type == 2 &&
+	      !strcmp(pstr(pp, pp->sample_type[0]->type), "samples") &&
+	      !strcmp(pstr(pp, pp->sample_type[0]->unit), "count") &&
+	      !strcmp(pstr(pp, pp->sample_type[1]->type), "cpu") &&
+	      !strcmp(pstr(pp, pp->sample_type[1]->unit), "nanoseconds"),
+	      "sample types samples/count and cpu/nanoseconds");
+	CHECK(pp->period_type &&
+	      !strcmp(pstr(pp, pp->period_type->type), "cpu") &&
+	      pp->period == 1000000000LL / 999,
+	      "period_type cpu/nanoseconds, period 1/999 s");
+	CHECK(pp->time_nanos == 1700000000000000000LL &&
+	      pp->duration_nanos == 2000000000LL, "time and duration");
+	CHECK_EQ(pp->n_sample, 5, "one Sample per distinct stack");
+	for (i = 0; i < pp->n_location; i++)
+		if (!pp->location[i]->id || !pp->location[i]->mapping_id ||
+		    pp->location[i]->n_line != 1)
+			ids_ok = false;
+	for (i = 0; i < pp->n_function; i++)
+		if (!pp->function[i]->id)
+			ids_ok = false;
+	CHECK(ids_ok && pp->n_location == 11 && pp->n_mapping >= 2,
+	      "locations (%zu) and functions have ids, one Line each; "
+	      "mappings", pp->n_location);
+	for (i = 0; i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+
+		if (s->n_location_id != 7 || s->n_value != 2 ||
+		    s->value[0] != 5)
+			continue;
+		found = !strcmp(loc_name(pp, s->location_id[0]), "clear_user")
+			&& !strcmp(loc_name(pp, s->location_id[3]), "f3") &&
+			!strcmp(loc_name(pp, s->location_id[6]), "main") &&
+			s->value[1] == 5000;
+		for (j = 0; j < s->n_label; j++)
+			if (!strcmp(pstr(pp, s->label[j]->key), "comm") &&
+			    !strcmp(pstr(pp, s->label[j]->str), "chain"))
+				labels = true;
+	}
+	CHECK(found, "the chain sample: leaf first (clear_user ... f3 ... "
+	      "main), values 5 and 5000 ns");
+	CHECK(labels, "label comm=chain");
+out:
+	if (pp)
+		perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	free(gz);
+	prof_free(p);
+}
+
+static void t_build(void)
+{
+	const struct pmuctx_rec_header *recs[64];
+	static __u64 store[64][64];
+	__u64 k[3] = { 0xffffffff81004010ULL, 0xffffffff81003020ULL,
+		       0xffffffff81002030ULL };
+	__u64 u[2] = { (__u64)(uintptr_t)ts_inner_fn + 2,
+		       (__u64)(uintptr_t)ts_outer_fn + 5 };
+	struct prof_input in;
+	struct prof_maps m;
+	struct prof *p = NULL;
+	char err[256], *maps, *out;
+	unsigned int n = 0, i, lines;
+	size_t len;
+	int e;
+
+	maps = slurp("/proc/self/maps", &len);
+	if (!maps)
+		return;
+#define PUT(h) do {							\
+		const struct pmuctx_rec_header *_h = (h);		\
+		memcpy(store[n], _h, _h->size);				\
+		recs[n] = (const void *)store[n];			\
+		n++;							\
+	} while (0)
+	{
+		struct pmuctx_rec_comm *c = (void *)ts_simple(PMUCTX_REC_COMM,
+							      1, 0, 77, 77);
+
+		memcpy(c->comm, "tester\0\0\0\0\0\0\0\0\0", 16);
+		PUT(&c->hdr);
+	}
+	for (i = 0; i < 4; i++)
+		PUT(ts_sample(10 + i, i & 1, 77, 77,
+			      PMUCTX_SAMPLE_M_USER_DEFERRED, 555, 1000, k, 3,
+			      NULL, 0));
+	PUT(ts_user(20, 1, 77, 77, 555, u, 2));
+	/* never resolved */
+	PUT(ts_sample(30, 0, 77, 77, PMUCTX_SAMPLE_M_USER_DEFERRED, 556, 1000,
+		      k, 3, NULL, 0));
+	/* immediate */
+	PUT(ts_sample(40, 0, 77, 77, 0, 0, 1000, k + 1, 2, u, 2));
+	memset(&in, 0, sizeof(in));
+	in.recs = recs;
+	in.nr_recs = n;
+	m.pid = 77;
+	m.time = 0;
+	m.text = maps;
+	m.len = len;
+	in.maps = &m;
+	in.nr_maps = 1;
+	in.kallsyms = kallsyms_path;
+	in.sample_freq = 1000;
+	e = prof_build(&in, &p, err, sizeof(err));
+	CHECK(!e && p, "prof_build from records (%s)", e ? err : "ok");
+	if (e)
+		goto out;
+	out = run_writer(prof_write_folded, p, PROF_WEIGHT_SAMPLES);
+	CHECK_HAS(out, "tester;ts_outer_fn;ts_inner_fn;do_syscall_64;"
+		  "read_zero;clear_user 4\n",
+		  "4 stitched samples: comm, user frames (symbolized in this "
+		  "program), kernel frames (kallsyms)");
+	CHECK_HAS(out, "tester;do_syscall_64;read_zero;clear_user 1\n",
+		  "the unresolved sample: kernel part only");
+	CHECK_HAS(out, "tester;ts_outer_fn;ts_inner_fn;do_syscall_64;"
+		  "read_zero 1\n", "the immediate sample");
+	CHECK(folded_ok(out, &lines) && lines == 3, "valid folded stacks");
+	free(out);
+	CHECK(p->stats.stitched == 4 && p->stats.unresolved == 1 &&
+	      p->stats.user_shared == 1 && p->stats.immediate == 1,
+	      "stitch stats: 4 stitched, 1 unresolved, 1 shared, 1 immediate");
+	out = NULL;
+	{
+		size_t l2 = 0;
+		FILE *f = open_memstream(&out, &l2);
+
+		prof_write_stitch_stats(p, f);
+		fclose(f);
+	}
+	CHECK_HAS(out, "shared by >1 sample:    1", "stitch stats printed");
+	free(out);
+out:
+	prof_free(p);
+	free(maps);
+#undef PUT
+}
+
+void test_symbols(void)
+{
+	snprintf(kallsyms_path, sizeof(kallsyms_path),
+		 "/tmp/pmuctx-kallsyms.XXXXXX");
+	snprintf(hidden_path, sizeof(hidden_path),
+		 "/tmp/pmuctx-kallsyms-h.XXXXXX");
+	write_file(kallsyms_path, kallsyms_text);
+	write_file(hidden_path, hidden_text);
+	t_kernel_syms();
+	t_user_syms();
+}
+
+void test_profile(void)
+{
+	if (!kallsyms_path[0]) {
+		snprintf(kallsyms_path, sizeof(kallsyms_path),
+			 "/tmp/pmuctx-kallsyms.XXXXXX");
+		write_file(kallsyms_path, kallsyms_text);
+	}
+	t_folded();
+	t_text();
+	t_pprof();
+	t_build();
+	unlink(kallsyms_path);
+	if (hidden_path[0])
+		unlink(hidden_path);
+}

@@ -1,0 +1,237 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 900
+#
+# Profiles from the CLI: pmuctx record -g (deferred user callchains, and
+# --call-graph fp: immediate ones) of tests/sample/chain (main -> f1 ->
+# f2 -> f3 reading /dev/zero, moving between CPU 0 and 1), then pmuctx
+# report:
+#   --format folded   lines "comm;frames count", one starting with chain
+#                     and holding main;f1;f2;f3 with kernel frames after
+#                     f3; every line parses as a folded stack;
+#   --format pprof    read by a real pprof reader (go tool pprof -top):
+#                     the top function of chain is f3 or a kernel
+#                     function under it;
+#   --format text     children/self table with f3, main and [k] frames;
+#   --stitch-stats    stitched samples, user records shared by more than
+#                     one sample;
+#   --weight period   ns instead of samples.
+# Also: an unprivileged recording (kernel addresses hidden) has no kernel
+# frames, and the MAPS sections are in the file.
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+CHAIN=$PMUCTX_TOP/tests/sample/chain
+need_exec "$CLI" || exit 1
+need_exec "$CHAIN" || exit 1
+mod_load 2>/dev/null || true
+W=${CASE_TMP:-/tmp}/profile
+rm -rf "$W"
+mkdir -p "$W"
+chmod 0777 "$W"
+export HOME=$W GOCACHE=$W/gocache GOFLAGS=-mod=mod
+
+# folded_ok FILE: every line is "frames count" with non-empty frames
+folded_ok() {
+	awk '
+	{
+		n = split($0, a, " ")
+		cnt = a[n]
+		if (cnt !~ /^[0-9]+$/ || n < 2) { bad++; next }
+		stack = substr($0, 1, length($0) - length(cnt) - 1)
+		k = split(stack, f, ";")
+		for (i = 1; i <= k; i++) if (f[i] == "") { bad++; next }
+		lines++
+	}
+	END { exit !(lines > 0 && !bad) }' "$1"
+}
+
+# weight FILE PATTERN: the sum of the counts of lines matching PATTERN
+weight() {
+	awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }' "$1"
+}
+
+# ---- deferred user callchains (-g) -------------------------------------------
+
+check "$CLI" record -g -F 999 -o "$W/defer.pmu" -- \
+	sh -c "echo go | '$CHAIN' 150 1 >/dev/null" -- \
+	"pmuctx record -g -- chain (deferred user callchains, migrating)"
+last_ok || diag_out "$CHECK_OUT"
+check "$CLI" report -i "$W/defer.pmu" --format folded -- \
+	"pmuctx report --format folded"
+printf '%s\n' "$CHECK_OUT" > "$W/defer.folded"
+if folded_ok "$W/defer.folded"; then
+	ok "folded: every line is 'frames count' with non-empty frames ($(wc -l < "$W/defer.folded") lines)"
+else
+	not_ok "folded: every line is 'frames count' with non-empty frames"
+	diag_out "$(head -n 20 "$W/defer.folded")"
+fi
+if grep -q '^chain;.*main;f1;f2;f3' "$W/defer.folded"; then
+	ok "folded: lines start with the comm (chain) and hold main;f1;f2;f3"
+else
+	not_ok "folded: lines start with the comm (chain) and hold main;f1;f2;f3"
+	diag_out "$(sort -t' ' -k2 -n -r "$W/defer.folded" | head -n 10)"
+fi
+all=$(weight "$W/defer.folded" '^chain;')
+full=$(weight "$W/defer.folded" '^chain;.*main;f1;f2;f3')
+if [ "$all" -gt 0 ] && [ $((full * 100)) -ge $((all * 80)) ]; then
+	ok "folded: $full of $all chain samples have the whole user chain main;f1;f2;f3"
+else
+	not_ok "folded: >= 80% of chain samples have main;f1;f2;f3 ($full of $all)"
+fi
+if grep -qE '^chain;.*main;f1;f2;f3;[^ ]*(do_syscall_64|entry_SYSCALL)' "$W/defer.folded"; then
+	ok "folded: kernel frames (the syscall entry) come after f3, at the end"
+else
+	not_ok "folded: kernel frames (the syscall entry) come after f3, at the end"
+fi
+
+check "$CLI" report -i "$W/defer.pmu" --stitch-stats -- "pmuctx report --stitch-stats"
+stats=$CHECK_OUT
+diag_out "$stats"
+num() { printf '%s\n' "$stats" | sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" | head -n 1; }
+stitched=$(num stitched) shared=$(num 'shared by >1 sample') deferred=$(num deferred)
+if [ "${stitched:-0}" -gt 0 ] && [ $((stitched * 100)) -ge $((deferred * 90)) ]; then
+	ok "stitch stats: $stitched of $deferred deferred samples stitched"
+else
+	not_ok "stitch stats: >= 90% of deferred samples stitched ($stitched of $deferred)"
+fi
+if [ "${shared:-0}" -gt 0 ]; then
+	ok "stitch stats: $shared user records shared by more than one sample"
+else
+	not_ok "stitch stats: user records shared by more than one sample ($shared)"
+fi
+
+# ---- pprof, read by go tool pprof ------------------------------------------------
+
+check "$CLI" report -i "$W/defer.pmu" --format pprof -o "$W/defer.pb.gz" -- \
+	"pmuctx report --format pprof -o FILE"
+if command -v go >/dev/null 2>&1; then
+	check go tool pprof -top "$W/defer.pb.gz" -- "go tool pprof -top reads it"
+	top=$CHECK_OUT
+	diag_out "$(printf '%s\n' "$top" | head -n 12)"
+	check go tool pprof -top -tagfocus=comm=chain "$W/defer.pb.gz" -- \
+		"go tool pprof -top -tagfocus=comm=chain (the chain program)"
+	first=$(printf '%s\n' "$CHECK_OUT" | awk '/ flat%/ { getline; print $NF; exit }')
+	if [ "$first" = f3 ] || awk -v fn="$first" '
+		/^chain;/ && /;f3;/ {
+			stack = $0; sub(/ [0-9]+$/, "", stack)
+			n = split(stack, f, ";")
+			if (f[n] == fn) found = 1
+		}
+		END { exit !found }' "$W/defer.folded"; then
+		ok "pprof: the top function of chain is f3 or a kernel function under it ($first)"
+	else
+		not_ok "pprof: the top function of chain is f3 or a kernel function under it ($first)"
+		diag_out "$CHECK_OUT"
+	fi
+	check go tool pprof -traces "$W/defer.pb.gz" -- "go tool pprof -traces"
+	case $CHECK_OUT in
+	*"comm:  chain"*) ok "pprof: samples carry the comm label" ;;
+	*) not_ok "pprof: samples carry the comm label" ;;
+	esac
+else
+	not_ok "go tool pprof is not installed (golang-go: scripts/setup-deps.sh)"
+fi
+
+# ---- text, weights ---------------------------------------------------------------
+
+check "$CLI" report -i "$W/defer.pmu" --format text -- "pmuctx report --format text"
+out=$CHECK_OUT
+if printf '%s\n' "$out" | grep -q 'Children *Self *Command' &&
+   printf '%s\n' "$out" | grep -qE '^ +[0-9.]+% +[0-9.]+% +chain +chain +\[\.\] f3$' &&
+   printf '%s\n' "$out" | grep -qE '^ +[0-9.]+% +[0-9.]+% +chain +\[kernel\.kallsyms\] +\[k\] '; then
+	ok "text: children/self table with chain's f3 and kernel functions"
+else
+	not_ok "text: children/self table with chain's f3 and kernel functions"
+	diag_out "$(printf '%s\n' "$out" | head -n 30)"
+fi
+main_pct=$(printf '%s\n' "$out" | awk '$3 == "chain" && $NF == "main" { sub("%", "", $1); print int($1); exit }')
+if [ -n "$main_pct" ] && [ "$main_pct" -ge 50 ]; then
+	ok "text: main of chain has $main_pct% children"
+else
+	not_ok "text: main of chain has most samples as children ($main_pct)"
+fi
+check "$CLI" report -i "$W/defer.pmu" --format folded --weight period -- \
+	"pmuctx report --weight period"
+printf '%s\n' "$CHECK_OUT" > "$W/defer.ns"
+ns=$(weight "$W/defer.ns" '^chain;')
+if [ "$all" -gt 0 ] && [ "$ns" -gt $((all * 100000)) ]; then
+	ok "--weight period: counts are ns ($ns ns for $all samples)"
+else
+	not_ok "--weight period: counts are ns ($ns ns for $all samples)"
+fi
+
+# ---- immediate user callchains (--call-graph fp) ----------------------------------
+
+check "$CLI" record -g --call-graph fp -F 499 -o "$W/fp.pmu" -- \
+	sh -c "echo go | '$CHAIN' 60 0 >/dev/null" -- \
+	"pmuctx record --call-graph fp (immediate user callchains)"
+check "$CLI" report -i "$W/fp.pmu" --format folded -- "report of the fp recording"
+printf '%s\n' "$CHECK_OUT" > "$W/fp.folded"
+if folded_ok "$W/fp.folded" && grep -q '^chain;.*main;f1;f2;f3' "$W/fp.folded"; then
+	ok "fp: folded stacks with main;f1;f2;f3"
+else
+	not_ok "fp: folded stacks with main;f1;f2;f3"
+	diag_out "$(head -n 10 "$W/fp.folded")"
+fi
+check "$CLI" report -i "$W/fp.pmu" --stitch-stats -- "stitch stats of the fp recording"
+stats=$CHECK_OUT
+imm=$(num 'immediate') deferred=$(num deferred)
+if [ "${imm:-0}" -gt 0 ] && [ "${deferred:-1}" = 0 ]; then
+	ok "fp: $imm immediate samples, none deferred"
+else
+	not_ok "fp: immediate samples, none deferred (immediate '$imm', deferred '$deferred')"
+fi
+
+# ---- the file: MAPS sections -----------------------------------------------------
+
+check "$CLI" report -i "$W/defer.pmu" --format json -- "report --format json of a sampling recording"
+if printf '%s\n' "$CHECK_OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+maps = d.get("maps", [])
+ok = any("/chain" in m["text"] for m in maps)
+s = d.get("sampling") or {}
+sys.exit(0 if ok and s.get("freq") == 999 and s.get("call_graph") == "defer" else 1)'; then
+	ok "json: MAPS sections hold chain's memory map; sampling settings recorded"
+else
+	not_ok "json: MAPS sections hold chain's memory map; sampling settings recorded"
+fi
+
+# ---- unprivileged: kernel addresses hidden ----------------------------------------
+
+GID=4242
+chgrp "$GID" "$DEV"
+chmod 0660 "$DEV"
+old=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+U=/tmp/pmuctx-profile-u
+mkdir -p "$U"
+cp "$CHAIN" "$U/chain"
+chmod 1777 "$U"
+chmod 0755 "$U/chain"
+cli=$(user_exec "$CLI")
+rc=0
+# through sh -c ... exec: a process setpriv changed the uid of is not
+# dumpable until it execs, and neither is a child it forks; page-faults
+# (per-CPU perf event) needs more than paranoid 2 allows: -e task-clock
+out=$(as_user 65534 65534 "$GID" sh -c "exec '$cli' record -q -e task-clock \
+	-g -F 499 -o '$U/u.pmu' -- sh -c 'echo go | \
+	$U/chain 40 0 >/dev/null'" 2>&1) || rc=$?
+echo "$old" > /proc/sys/kernel/perf_event_paranoid
+if [ "$rc" = 0 ]; then
+	ok "unprivileged pmuctx record -g works (paranoid 2)"
+	"$CLI" report -i "$U/u.pmu" --format folded > "$W/u.folded" 2>&1 || true
+	if grep -q '^chain;.*main;f1;f2;f3' "$W/u.folded" &&
+	   ! grep -qE 'do_syscall_64|entry_SYSCALL' "$W/u.folded"; then
+		ok "unprivileged: user frames main;f1;f2;f3, no kernel frames"
+	else
+		not_ok "unprivileged: user frames main;f1;f2;f3, no kernel frames"
+		diag_out "$(head -n 10 "$W/u.folded")"
+	fi
+else
+	not_ok "unprivileged pmuctx record -g works (exit $rc)"
+	diag_out "$out"
+fi
+exit 0

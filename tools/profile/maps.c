@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder's memory maps.  The kernel writes no MMAP records, so
+ * pmuctx record reads /proc/PID/maps itself and stores the text in the
+ * file (MAPS sections): for the target at the start, for a process at
+ * its EXEC record (valid from the exec on: the section carries the
+ * record's time), the first time a process shows up in a SAMPLE or
+ * USER_CALLCHAIN record, and again when one of its user addresses is in
+ * none of the executable mappings last read (a dlopen(); at most every
+ * 100 ms per process).  A process that exits before it is read has no
+ * map: its user frames stay "[unknown]".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hidx.h"
+#include "profile.h"
+
+#define RECHECK_NS	100000000ULL	/* re-read a map at most every 100 ms */
+
+struct mc_range {
+	__u64 start, end;
+};
+
+struct mc_proc {
+	__s32 pid;
+	bool gone;		/* /proc/PID/maps could not be read */
+	__u64 last;		/* when it was last read (CLOCK_MONOTONIC) */
+	__u64 text_hash;	/* of the text last stored */
+	size_t text_len;
+	struct mc_range *r;	/* executable mappings */
+	size_t nr;
+};
+
+struct maps_cap {
+	char *proc_root;
+	maps_store_fn store;
+	void *ctx;
+	struct mc_proc *procs;
+	size_t nprocs, cap;
+	struct hidx idx;
+	__u64 captured, gone, bytes;
+	char *buf;
+	size_t bufcap;
+};
+
+static bool proc_eq(const void *ctx, __u32 i, const void *key)
+{
+	return ((const struct maps_cap *)ctx)->procs[i].pid ==
+	       *(const __s32 *)key;
+}
+
+static struct mc_proc *find(struct maps_cap *mc, __s32 pid, bool create)
+{
+	__u64 h = mix64((__u64)(__u32)pid);
+	long i = hidx_find(&mc->idx, h, proc_eq, mc, &pid);
+	struct mc_proc *p;
+
+	if (i >= 0)
+		return &mc->procs[i];
+	if (!create)
+		return NULL;
+	if (mc->nprocs == mc->cap) {
+		size_t nc = mc->cap ? mc->cap * 2 : 64;
+
+		p = realloc(mc->procs, nc * sizeof(*p));
+		if (!p)
+			return NULL;
+		mc->procs = p;
+		mc->cap = nc;
+	}
+	if (hidx_insert(&mc->idx, h, (__u32)mc->nprocs))
+		return NULL;
+	p = &mc->procs[mc->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+int maps_cap_new(struct maps_cap **out, const char *proc_root,
+		 maps_store_fn store, void *ctx)
+{
+	struct maps_cap *mc = calloc(1, sizeof(*mc));
+
+	*out = NULL;
+	if (!mc)
+		return -ENOMEM;
+	mc->proc_root = strdup(proc_root ? proc_root : "/proc");
+	if (!mc->proc_root) {
+		free(mc);
+		return -ENOMEM;
+	}
+	mc->store = store;
+	mc->ctx = ctx;
+	*out = mc;
+	return 0;
+}
+
+void maps_cap_free(struct maps_cap *mc)
+{
+	size_t i;
+
+	if (!mc)
+		return;
+	for (i = 0; i < mc->nprocs; i++)
+		free(mc->procs[i].r);
+	free(mc->procs);
+	hidx_free(&mc->idx);
+	free(mc->proc_root);
+	free(mc->buf);
+	free(mc);
+}
+
+/* the executable mappings of @text into @p */
+static int parse_ranges(struct mc_proc *p, const char *text)
+{
+	const char *s = text;
+	size_t cap = 0;
+
+	p->nr = 0;
+	while (*s) {
+		unsigned long long a, b;
+		char perms[8];
+		const char *nl = strchr(s, '\n');
+
+		if (sscanf(s, "%llx-%llx %7s", &a, &b, perms) == 3 &&
+		    perms[2] == 'x') {
+			if (p->nr == cap) {
+				size_t nc = cap ? cap * 2 : 32;
+				struct mc_range *r = realloc(p->r, nc *
+							     sizeof(*r));
+
+				if (!r)
+					return -ENOMEM;
+				p->r = r;
+				cap = nc;
+			}
+			p->r[p->nr].start = a;
+			p->r[p->nr++].end = b;
+		}
+		if (!nl)
+			break;
+		s = nl + 1;
+	}
+	return 0;
+}
+
+static int read_maps(struct maps_cap *mc, __s32 pid, size_t *len)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/maps", mc->proc_root, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*len = 0;
+	for (;;) {
+		if (mc->bufcap - *len < 4096) {
+			size_t nc = mc->bufcap ? mc->bufcap * 2 : 65536;
+			char *b = realloc(mc->buf, nc);
+
+			if (!b) {
+				close(fd);
+				return -ENOMEM;
+			}
+			mc->buf = b;
+			mc->bufcap = nc;
+		}
+		n = read(fd, mc->buf + *len, mc->bufcap - *len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return (int)n;
+		}
+		if (!n)
+			break;
+		*len += (size_t)n;
+	}
+	close(fd);
+	mc->buf[*len] = '\0';
+	/* a process that is exiting (or a zombie) shows an empty map */
+	return *len ? 0 : -ENOENT;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* read /proc/PID/maps; store it (valid from @time) unless unchanged */
+int maps_capture(struct maps_cap *mc, __s32 pid, __u64 time, __u32 reason)
+{
+	struct mc_proc *p;
+	size_t len;
+	__u64 h;
+	int err;
+
+	if (pid <= 0)
+		return -EINVAL;
+	p = find(mc, pid, true);
+	if (!p)
+		return -ENOMEM;
+	p->last = mono_ns();
+	err = read_maps(mc, pid, &len);
+	if (err) {
+		if (!p->gone)
+			mc->gone++;
+		p->gone = true;
+		return err;
+	}
+	p->gone = false;
+	h = hash_bytes(0xcbf29ce484222325ULL, mc->buf, len);
+	if (p->text_len == len && p->text_hash == h)
+		return 0;		/* the same map as last time */
+	err = parse_ranges(p, mc->buf);
+	if (err)
+		return err;
+	p->text_hash = h;
+	p->text_len = len;
+	mc->captured++;
+	mc->bytes += len;
+	return mc->store ? mc->store(mc->ctx, pid, time, reason, mc->buf, len) :
+	       0;
+}
+
+static bool covered(const struct mc_proc *p, __u64 a)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (a >= p->r[i].start && a < p->r[i].end)
+			return true;
+	return false;
+}
+
+/* capture when @pid is new, or @ips holds an address it does not map */
+static void check_user(struct maps_cap *mc, __s32 pid, __u64 time,
+		       const __u64 *ips, __u32 n, __u64 now)
+{
+	struct mc_proc *p = find(mc, pid, false);
+	__u32 i;
+
+	if (pid <= 0)
+		return;
+	if (!p) {
+		maps_capture(mc, pid, time, MAPS_FIRST);
+		return;
+	}
+	if (p->gone || now < p->last + RECHECK_NS)
+		return;
+	for (i = 0; i < n; i++)
+		if (ips[i] && !covered(p, ips[i])) {
+			maps_capture(mc, pid, now, MAPS_MISS);
+			return;
+		}
+}
+
+void maps_cap_record(struct maps_cap *mc, const struct pmuctx_rec_header *h,
+		     __u64 now)
+{
+	const struct pmuctx_rec_common *c = (const void *)(h + 1);
+
+	if (!mc)
+		return;
+	switch (h->type) {
+	case PMUCTX_REC_EXEC:
+		/* the new image's map, valid from the exec on */
+		maps_capture(mc, c->pid, c->time, MAPS_EXEC);
+		break;
+	case PMUCTX_REC_SAMPLE: {
+		const struct pmuctx_rec_sample *s = (const void *)h;
+
+		if (s->nr_user)
+			check_user(mc, c->pid, c->time, s->ips + s->nr_kernel,
+				   s->nr_user, now);
+		else if (h->misc & PMUCTX_SAMPLE_M_USER)
+			check_user(mc, c->pid, c->time, &s->ip, 1, now);
+		else if (!find(mc, c->pid, false))
+			check_user(mc, c->pid, c->time, NULL, 0, now);
+		break;
+	}
+	case PMUCTX_REC_USER_CALLCHAIN: {
+		const struct pmuctx_rec_user_callchain *u = (const void *)h;
+
+		check_user(mc, c->pid, c->time, u->ips, u->nr, now);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void maps_cap_counts(const struct maps_cap *mc, __u64 *captured,
+		     __u64 *gone, __u64 *bytes)
+{
+	*captured = mc ? mc->captured : 0;
+	*gone = mc ? mc->gone : 0;
+	*bytes = mc ? mc->bytes : 0;
+}

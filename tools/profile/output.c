@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Profile writers: folded stacks, a perf-report-like table, the
+ * stitcher's counters.  (pprof: pprof.c.)
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hidx.h"
+#include "profile.h"
+
+static __u64 weight_of(const struct prof_stack *s, enum prof_weight w)
+{
+	return w == PROF_WEIGHT_PERIOD ? s->period : s->count;
+}
+
+/* ---- folded ---------------------------------------------------------- */
+
+struct fline {
+	char *text;
+	__u64 value;
+};
+
+static int cmp_fline(const void *a, const void *b)
+{
+	const struct fline *x = a, *y = b;
+
+	return strcmp(x->text, y->text);
+}
+
+/* "comm;outermost user;...;innermost user;outermost kernel;...;leaf" */
+static char *folded_line(const struct prof *p, const struct prof_stack *s)
+{
+	size_t len = strlen(s->comm) + 1, pos;
+	__u32 i;
+	char *t;
+
+	for (i = 0; i < s->nr; i++)
+		len += strlen(p->frames[s->frames[i] - 1].label) + 1;
+	t = malloc(len + 1);
+	if (!t)
+		return NULL;
+	pos = (size_t)sprintf(t, "%s", *s->comm ? s->comm : "?");
+	for (i = s->nr; i-- > s->nr_kernel;)
+		pos += (size_t)sprintf(t + pos, ";%s",
+				       p->frames[s->frames[i] - 1].label);
+	for (i = s->nr_kernel; i-- > 0;)
+		pos += (size_t)sprintf(t + pos, ";%s",
+				       p->frames[s->frames[i] - 1].label);
+	/* a comm cannot hold ';' or spaces in folded stacks' first field */
+	for (i = 0; t[i] && t[i] != ';'; i++)
+		if (t[i] == ' ')
+			t[i] = '_';
+	return t;
+}
+
+int prof_write_folded(const struct prof *p, enum prof_weight w, FILE *f)
+{
+	struct fline *v;
+	size_t i, n = 0;
+	int err = 0;
+
+	v = calloc(p->nr_stacks ? p->nr_stacks : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_stacks; i++) {
+		__u64 val = weight_of(&p->stacks[i], w);
+
+		if (!val)
+			continue;
+		v[n].text = folded_line(p, &p->stacks[i]);
+		if (!v[n].text) {
+			err = -ENOMEM;
+			goto out;
+		}
+		v[n++].value = val;
+	}
+	qsort(v, n, sizeof(*v), cmp_fline);
+	for (i = 0; i < n; i++) {
+		__u64 val = v[i].value;
+
+		while (i + 1 < n && !strcmp(v[i].text, v[i + 1].text))
+			val += v[++i].value;
+		fprintf(f, "%s %" PRIu64 "\n", v[i].text, (uint64_t)val);
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
+	return err;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+struct tentry {
+	const char *comm;
+	const struct prof_frame *fr;	/* module, label, kernel */
+	__u64 self, children;
+	size_t stamp;			/* last stack counted in children */
+};
+
+struct tkey {
+	const char *comm;
+	const char *module;
+	const char *label;
+	bool kernel;
+};
+
+static bool tentry_eq(const void *ctx, __u32 idx, const void *key)
+{
+	const struct tentry *e = &((const struct tentry *)ctx)[idx];
+	const struct tkey *k = key;
+
+	return e->comm == k->comm && e->fr->module == k->module &&
+	       e->fr->label == k->label && e->fr->kernel == k->kernel;
+}
+
+static int cmp_tentry(const void *a, const void *b)
+{
+	const struct tentry *x = a, *y = b;
+	int c;
+
+	if (x->children != y->children)
+		return x->children > y->children ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	c = strcmp(x->fr->label, y->fr->label);
+	return c ? c : strcmp(x->comm, y->comm);
+}
+
+static const char *short_module(const char *m)
+{
+	const char *s = strrchr(m, '/');
+
+	return s && s[1] ? s + 1 : m;
+}
+
+int prof_write_text(const struct prof *p, enum prof_weight w, FILE *f)
+{
+	struct hidx idx = { 0 };
+	struct tentry *v;
+	size_t n = 0, i, cap = 1024;
+	__u64 total = w == PROF_WEIGHT_PERIOD ? p->total_period :
+		      p->total_count;
+	int err = 0;
+	__u32 j;
+
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct prof_stack *s = &p->stacks[i];
+		__u64 val = weight_of(s, w);
+
+		for (j = 0; j < s->nr; j++) {
+			const struct prof_frame *fr = &p->frames[s->frames[j] -
+								 1];
+			struct tkey k = { s->comm, fr->module, fr->label,
+					  fr->kernel };
+			__u64 h = mix64((__u64)(uintptr_t)k.comm ^
+					mix64((__u64)(uintptr_t)k.label) ^
+					((__u64)(uintptr_t)k.module << 1) ^
+					k.kernel);
+			long e = hidx_find(&idx, h, tentry_eq, v, &k);
+
+			if (e < 0) {
+				if (n == cap) {
+					struct tentry *nv = realloc(v, cap * 2 *
+								    sizeof(*v));
+
+					if (!nv) {
+						err = -ENOMEM;
+						goto out;
+					}
+					v = nv;
+					cap *= 2;
+				}
+				memset(&v[n], 0, sizeof(v[n]));
+				v[n].comm = s->comm;
+				v[n].fr = fr;
+				if (hidx_insert(&idx, h, (__u32)n)) {
+					err = -ENOMEM;
+					goto out;
+				}
+				e = (long)n++;
+			}
+			if (!j)
+				v[e].self += val;
+			/* recursion: count a function once per stack */
+			if (v[e].stamp != i + 1) {
+				v[e].stamp = i + 1;
+				v[e].children += val;
+			}
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_tentry);
+	fprintf(f, "# Samples: %" PRIu64 " of event 'cpu-clock'",
+		(uint64_t)p->total_count);
+	if (p->sample_freq)
+		fprintf(f, " (%u Hz per CPU)", p->sample_freq);
+	fprintf(f, ", %.3f ms of CPU time\n", (double)p->total_period / 1e6);
+	fprintf(f, "# Weight: %s\n", w == PROF_WEIGHT_PERIOD ?
+		"period (ns of CPU time per sample)" : "samples");
+	if (p->have_stats && p->stats.deferred)
+		fprintf(f, "# Deferred user callchains: %" PRIu64 " of %"
+			PRIu64 " stitched, %" PRIu64 " unresolved\n",
+			(uint64_t)p->stats.stitched,
+			(uint64_t)p->stats.deferred,
+			(uint64_t)p->stats.unresolved);
+	if (p->kernel_hidden)
+		fprintf(f, "# %" PRIu64 " sample(s) in the kernel with kernel "
+			"addresses hidden (no kernel frames)\n",
+			(uint64_t)p->kernel_hidden);
+	fprintf(f, "#\n# %8s  %8s  %-16s  %-24s  %s\n", "Children", "Self",
+		"Command", "Shared Object", "Symbol");
+	fprintf(f, "# ........  ........  ................  "
+		"........................  ......................\n#\n");
+	for (i = 0; i < n && total; i++)
+		fprintf(f, "  %8.2f%%  %7.2f%%  %-16s  %-24s  [%c] %s\n",
+			100.0 * (double)v[i].children / (double)total,
+			100.0 * (double)v[i].self / (double)total,
+			v[i].comm, short_module(v[i].fr->module),
+			v[i].fr->kernel ? 'k' : '.', v[i].fr->label);
+	if (!total)
+		fprintf(f, "# (no samples: record with -g or -F)\n");
+out:
+	hidx_free(&idx);
+	free(v);
+	return err;
+}
+
+/* ---- stitch stats ---------------------------------------------------------- */
+
+void prof_write_stitch_stats(const struct prof *p, FILE *f)
+{
+	const struct pmuctx_stitch_stats *s = &p->stats;
+
+	fprintf(f, "samples:                  %" PRIu64 "\n",
+		(uint64_t)s->samples);
+	fprintf(f, "  immediate:              %" PRIu64 " (user stack in the "
+		"sample, or none)\n", (uint64_t)s->immediate);
+	fprintf(f, "  deferred:               %" PRIu64 "\n",
+		(uint64_t)s->deferred);
+	fprintf(f, "  stitched:               %" PRIu64 " (%" PRIu64 " after "
+		"their user record)\n", (uint64_t)s->stitched,
+		(uint64_t)s->late);
+	fprintf(f, "  unresolved:             %" PRIu64 " (%" PRIu64
+		" given up early: too many waiting)\n",
+		(uint64_t)s->unresolved, (uint64_t)s->evicted);
+	fprintf(f, "user callchain records:   %" PRIu64 "\n",
+		(uint64_t)s->user_records);
+	fprintf(f, "  shared by >1 sample:    %" PRIu64 "\n",
+		(uint64_t)s->user_shared);
+	fprintf(f, "  used by no sample:      %" PRIu64 "\n",
+		(uint64_t)s->user_unused);
+	fprintf(f, "  duplicates ignored:     %" PRIu64 "\n",
+		(uint64_t)s->user_duplicates);
+	fprintf(f, "  forgotten (cache full): %" PRIu64 "\n",
+		(uint64_t)s->user_forgotten);
+	fprintf(f, "most samples waiting:     %" PRIu64 "\n",
+		(uint64_t)s->pending_max);
+	if (s->deferred)
+		fprintf(f, "samples per user record:  %.2f\n",
+			s->user_records ? (double)s->stitched /
+			(double)s->user_records : 0.0);
+}

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Profiles from recordings: stitch (libpmuctx), symbolize (libpmuctx,
+ * libdwfl), aggregate identical stacks.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hidx.h"
+#include "profile.h"
+
+/* ---- private state ------------------------------------------------------ */
+
+struct strpool {
+	char **v;
+	size_t n, cap;
+	struct hidx idx;
+};
+
+struct tid_comm {
+	__s32 tid;
+	const char *comm;
+};
+
+struct pid_parent {
+	__s32 pid;
+	__s32 parent;
+};
+
+struct prof_priv {
+	struct strpool strings;
+	struct hidx frame_idx;
+	struct hidx stack_idx;
+	struct tid_comm *comms;
+	size_t nr_comms, cap_comms;
+	struct hidx comm_idx;
+	struct pid_parent *parents;
+	size_t nr_parents, cap_parents;
+	struct hidx parent_idx;
+	__s32 *maps_pids;	/* pids with a map in the file */
+	size_t nr_maps_pids;
+	struct hidx maps_idx;
+	__u32 *scratch;
+	size_t cap_scratch;
+};
+
+static bool str_eq(const void *ctx, __u32 idx, const void *key)
+{
+	const struct strpool *sp = ctx;
+
+	return !strcmp(sp->v[idx], key);
+}
+
+/* the pool's copy of @s (NULL on ENOMEM) */
+static const char *intern(struct strpool *sp, const char *s)
+{
+	__u64 h = hash_bytes(0xcbf29ce484222325ULL, s, strlen(s));
+	long i = hidx_find(&sp->idx, h, str_eq, sp, s);
+	char *c;
+
+	if (i >= 0)
+		return sp->v[i];
+	if (sp->n == sp->cap) {
+		size_t nc = sp->cap ? sp->cap * 2 : 256;
+		char **v = realloc(sp->v, nc * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		sp->v = v;
+		sp->cap = nc;
+	}
+	c = strdup(s);
+	if (!c)
+		return NULL;
+	if (hidx_insert(&sp->idx, h, (__u32)sp->n)) {
+		free(c);
+		return NULL;
+	}
+	sp->v[sp->n++] = c;
+	return c;
+}
+
+int prof_new(struct prof **out)
+{
+	struct prof *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->priv = calloc(1, sizeof(*p->priv));
+	if (!p->priv) {
+		free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void prof_free(struct prof *p)
+{
+	struct prof_priv *q;
+	size_t i;
+
+	if (!p)
+		return;
+	q = p->priv;
+	for (i = 0; i < p->nr_stacks; i++)
+		free(p->stacks[i].frames);
+	free(p->stacks);
+	free(p->frames);
+	if (q) {
+		for (i = 0; i < q->strings.n; i++)
+			free(q->strings.v[i]);
+		free(q->strings.v);
+		hidx_free(&q->strings.idx);
+		hidx_free(&q->frame_idx);
+		hidx_free(&q->stack_idx);
+		free(q->comms);
+		hidx_free(&q->comm_idx);
+		free(q->parents);
+		hidx_free(&q->parent_idx);
+		free(q->maps_pids);
+		hidx_free(&q->maps_idx);
+		free(q->scratch);
+		free(q);
+	}
+	free(p);
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+struct frame_key {
+	bool kernel;
+	bool named;		/* synthetic: by label */
+	__s32 pid;
+	__u64 addr;
+	const char *label;	/* named frames */
+};
+
+static bool frame_eq(const void *ctx, __u32 idx, const void *key)
+{
+	const struct prof *p = ctx;
+	const struct prof_frame *f = &p->frames[idx];
+	const struct frame_key *k = key;
+
+	if (k->named)
+		return !f->addr && f->kernel == k->kernel &&
+		       f->label == k->label && f->pid == k->pid;
+	return f->addr == k->addr && f->kernel == k->kernel &&
+	       (k->kernel || f->pid == k->pid);
+}
+
+static __u64 frame_hash(const struct frame_key *k)
+{
+	if (k->named)
+		return mix64((__u64)(uintptr_t)k->label ^ (k->kernel ? 7 : 0) ^
+			     ((__u64)(__u32)k->pid << 3));
+	return mix64(k->addr ^ mix64((__u64)(__u32)k->pid << 1 |
+				     (k->kernel ? 1 : 0)));
+}
+
+static struct prof_frame *frame_new(struct prof *p, const struct frame_key *k,
+				    __u64 hash)
+{
+	struct prof_frame *f;
+
+	if (p->nr_frames == p->cap_frames) {
+		size_t nc = p->cap_frames ? p->cap_frames * 2 : 1024;
+
+		f = realloc(p->frames, nc * sizeof(*f));
+		if (!f)
+			return NULL;
+		p->frames = f;
+		p->cap_frames = nc;
+	}
+	if (hidx_insert(&p->priv->frame_idx, hash, (__u32)p->nr_frames))
+		return NULL;
+	f = &p->frames[p->nr_frames];
+	memset(f, 0, sizeof(*f));
+	f->id = (__u32)++p->nr_frames;
+	f->kernel = k->kernel;
+	f->pid = k->kernel ? 0 : k->pid;
+	f->addr = k->named ? 0 : k->addr;
+	return f;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* folded stacks split on ';' and lines */
+static void sanitize(char *buf)
+{
+	char *c;
+
+	for (c = buf; *c; c++)
+		if (*c == ';')
+			*c = ':';
+		else if (*c == '\n' || *c == '\r' || *c == '\t')
+			*c = ' ';
+}
+
+/* the label of a frame: the name, or perf's "[unknown] (file+0xoff)" */
+static const char *make_label(struct prof *p, const struct pmuctx_sym *s)
+{
+	char buf[1024];
+
+	if (s->name)
+		snprintf(buf, sizeof(buf), "%s", s->name);
+	else if ((s->flags & PMUCTX_SYM_NO_MAP) && !(s->flags &
+						     PMUCTX_SYM_KERNEL))
+		snprintf(buf, sizeof(buf), "[unknown]");
+	else if (s->flags & PMUCTX_SYM_HIDDEN)
+		snprintf(buf, sizeof(buf), "[kernel]");
+	else
+		snprintf(buf, sizeof(buf), "[unknown] (%s+0x%" PRIx64 ")",
+			 base_name(s->module ? s->module : "?"),
+			 (uint64_t)s->offset);
+	sanitize(buf);
+	return intern(&p->priv->strings, buf);
+}
+
+static long frame_of(struct prof *p, struct pmuctx_syms *y, bool kernel,
+		     __s32 pid, __u64 time, __u64 addr, bool retaddr)
+{
+	struct frame_key k = { .kernel = kernel, .pid = pid, .addr = addr };
+	__u64 h = frame_hash(&k);
+	long i = hidx_find(&p->priv->frame_idx, h, frame_eq, p, &k);
+	struct pmuctx_sym s;
+	struct prof_frame *f;
+
+	if (i >= 0)
+		return (long)p->frames[i].id;
+	if (y) {
+		pmuctx_syms_lookup(y, pid, time, addr,
+				   (kernel ? PMUCTX_SYM_KERNEL : 0) |
+				   (retaddr ? PMUCTX_SYM_RETADDR : 0), &s);
+	} else {
+		memset(&s, 0, sizeof(s));
+		s.addr = addr;
+		s.flags = PMUCTX_SYM_UNKNOWN | PMUCTX_SYM_NO_MAP |
+			  (kernel ? PMUCTX_SYM_KERNEL : 0);
+		s.module = kernel ? "[kernel.kallsyms]" : "[unknown]";
+		s.offset = addr;
+	}
+	f = frame_new(p, &k, h);
+	if (!f)
+		return -ENOMEM;
+	f->name = s.name ? intern(&p->priv->strings, s.name) : NULL;
+	f->module = intern(&p->priv->strings, s.module ? s.module :
+			   "[unknown]");
+	f->file = s.file ? intern(&p->priv->strings, s.file) : NULL;
+	f->line = s.line;
+	f->sym_start = s.start;
+	f->mod_start = s.mod_start;
+	f->mod_end = s.mod_end;
+	f->mod_pgoff = s.mod_pgoff;
+	f->label = make_label(p, &s);
+	if ((s.name && !f->name) || !f->module || !f->label ||
+	    (s.file && !f->file))
+		return -ENOMEM;
+	return (long)f->id;
+}
+
+/* ---- stacks -------------------------------------------------------------- */
+
+struct stack_key {
+	const char *comm;
+	__s32 pid, tid;
+	__u32 nr, nr_kernel;
+	const __u32 *frames;
+};
+
+static bool stack_eq(const void *ctx, __u32 idx, const void *key)
+{
+	const struct prof *p = ctx;
+	const struct prof_stack *s = &p->stacks[idx];
+	const struct stack_key *k = key;
+
+	return s->comm == k->comm && s->pid == k->pid && s->tid == k->tid &&
+	       s->nr == k->nr && s->nr_kernel == k->nr_kernel &&
+	       !memcmp(s->frames, k->frames, k->nr * sizeof(__u32));
+}
+
+static int add_stack(struct prof *p, const struct stack_key *k, __u64 count,
+		     __u64 period)
+{
+	__u64 h = hash_bytes(mix64((__u64)(uintptr_t)k->comm ^
+				   ((__u64)(__u32)k->pid << 32 |
+				    (__u32)k->tid) ^ k->nr_kernel),
+			     k->frames, k->nr * sizeof(__u32));
+	long i = hidx_find(&p->priv->stack_idx, h, stack_eq, p, k);
+	struct prof_stack *s;
+
+	if (i < 0) {
+		if (p->nr_stacks == p->cap_stacks) {
+			size_t nc = p->cap_stacks ? p->cap_stacks * 2 : 1024;
+
+			s = realloc(p->stacks, nc * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			p->stacks = s;
+			p->cap_stacks = nc;
+		}
+		s = &p->stacks[p->nr_stacks];
+		memset(s, 0, sizeof(*s));
+		s->frames = malloc((k->nr ? k->nr : 1) * sizeof(__u32));
+		if (!s->frames)
+			return -ENOMEM;
+		if (hidx_insert(&p->priv->stack_idx, h, (__u32)p->nr_stacks)) {
+			free(s->frames);
+			return -ENOMEM;
+		}
+		memcpy(s->frames, k->frames, k->nr * sizeof(__u32));
+		s->comm = k->comm;
+		s->pid = k->pid;
+		s->tid = k->tid;
+		s->nr = k->nr;
+		s->nr_kernel = k->nr_kernel;
+		i = (long)p->nr_stacks++;
+	}
+	s = &p->stacks[i];
+	s->count += count;
+	s->period += period;
+	p->total_count += count;
+	p->total_period += period;
+	return 0;
+}
+
+static int scratch(struct prof *p, size_t n)
+{
+	struct prof_priv *q = p->priv;
+
+	if (n > q->cap_scratch) {
+		__u32 *v = realloc(q->scratch, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		q->scratch = v;
+		q->cap_scratch = n;
+	}
+	return 0;
+}
+
+int prof_add_named(struct prof *p, const char *comm, __s32 pid, __s32 tid,
+		   const char *const *names, __u32 nr, __u32 nr_kernel,
+		   __u64 count, __u64 period)
+{
+	struct stack_key k = { .pid = pid, .tid = tid, .nr = nr,
+			       .nr_kernel = nr_kernel };
+	__u32 i;
+
+	if (nr_kernel > nr || scratch(p, nr + 1))
+		return -EINVAL;
+	k.comm = intern(&p->priv->strings, comm);
+	if (!k.comm)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct frame_key fk = { .kernel = i < nr_kernel, .named = true };
+		struct prof_frame *f;
+		char buf[1024];
+		__u64 h;
+		long j;
+
+		if (!fk.kernel)
+			fk.pid = pid;
+		snprintf(buf, sizeof(buf), "%s", names[i]);
+		sanitize(buf);
+		fk.label = intern(&p->priv->strings, buf);
+		if (!fk.label)
+			return -ENOMEM;
+		h = frame_hash(&fk);
+		j = hidx_find(&p->priv->frame_idx, h, frame_eq, p, &fk);
+		if (j < 0) {
+			f = frame_new(p, &fk, h);
+			if (!f)
+				return -ENOMEM;
+			f->label = fk.label;
+			f->name = fk.label;
+			f->module = intern(&p->priv->strings, fk.kernel ?
+					   "[kernel.kallsyms]" : comm);
+			if (!f->module)
+				return -ENOMEM;
+			j = (long)f->id - 1;
+		}
+		p->priv->scratch[i] = p->frames[j].id;
+	}
+	k.frames = p->priv->scratch;
+	return add_stack(p, &k, count, period);
+}
+
+/* ---- comms and processes ------------------------------------------------ */
+
+static bool comm_eq(const void *ctx, __u32 idx, const void *key)
+{
+	const struct prof_priv *q = ctx;
+
+	return q->comms[idx].tid == *(const __s32 *)key;
+}
+
+static struct tid_comm *comm_slot(struct prof_priv *q, __s32 tid, bool create)
+{
+	__u64 h = mix64((__u64)(__u32)tid);
+	long i = hidx_find(&q->comm_idx, h, comm_eq, q, &tid);
+
+	if (i >= 0)
+		return &q->comms[i];
+	if (!create)
+		return NULL;
+	if (q->nr_comms == q->cap_comms) {
+		size_t nc = q->cap_comms ? q->cap_comms * 2 : 256;
+		struct tid_comm *v = realloc(q->comms, nc * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		q->comms = v;
+		q->cap_comms = nc;
+	}
+	if (hidx_insert(&q->comm_idx, h, (__u32)q->nr_comms))
+		return NULL;
+	q->comms[q->nr_comms].tid = tid;
+	q->comms[q->nr_comms].comm = NULL;
+	return &q->comms[q->nr_comms++];
+}
+
+static int set_comm(struct prof *p, __s32 tid, const char *comm16)
+{
+	char c[PMUCTX_COMM_LEN + 1];
+	struct tid_comm *t;
+
+	memcpy(c, comm16, PMUCTX_COMM_LEN);
+	c[PMUCTX_COMM_LEN] = '\0';
+	t = comm_slot(p->priv, tid, true);
+	if (!t)
+		return -ENOMEM;
+	t->comm = intern(&p->priv->strings, c);
+	return t->comm ? 0 : -ENOMEM;
+}
+
+static bool pid_eq(const void *ctx, __u32 idx, const void *key)
+{
+	const struct prof_priv *q = ctx;
+
+	return q->parents[idx].pid == *(const __s32 *)key;
+}
+
+static int set_parent(struct prof_priv *q, __s32 pid, __s32 parent)
+{
+	__u64 h = mix64((__u64)(__u32)pid ^ 0x55);
+	long i = hidx_find(&q->parent_idx, h, pid_eq, q, &pid);
+
+	if (i >= 0) {
+		q->parents[i].parent = parent;
+		return 0;
+	}
+	if (q->nr_parents == q->cap_parents) {
+		size_t nc = q->cap_parents ? q->cap_parents * 2 : 256;
+		struct pid_parent *v = realloc(q->parents, nc * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		q->parents = v;
+		q->cap_parents = nc;
+	}
+	if (hidx_insert(&q->parent_idx, h, (__u32)q->nr_parents))
+		return -ENOMEM;
+	q->parents[q->nr_parents].pid = pid;
+	q->parents[q->nr_parents++].parent = parent;
+	return 0;
+}
+
+static bool mpid_eq(const void *ctx, __u32 idx, const void *key)
+{
+	const struct prof_priv *q = ctx;
+
+	return q->maps_pids[idx] == *(const __s32 *)key;
+}
+
+static bool has_maps(const struct prof_priv *q, __s32 pid)
+{
+	return hidx_find(&q->maps_idx, mix64((__u64)(__u32)pid ^ 0x99),
+			 mpid_eq, q, &pid) >= 0;
+}
+
+/* the process whose maps a user address of @pid is looked up in */
+static __s32 maps_pid(const struct prof_priv *q, __s32 pid)
+{
+	int depth;
+
+	for (depth = 0; depth < 64 && !has_maps(q, pid); depth++) {
+		long i = hidx_find(&q->parent_idx,
+				   mix64((__u64)(__u32)pid ^ 0x55), pid_eq, q,
+				   &pid);
+
+		if (i < 0 || q->parents[i].parent == pid)
+			break;
+		pid = q->parents[i].parent;
+	}
+	return pid;
+}
+
+/* ---- building ------------------------------------------------------------- */
+
+static int add_callchain(struct prof *p, struct pmuctx_syms *y,
+			 const struct pmuctx_callchain *cc)
+{
+	const struct tid_comm *t = comm_slot(p->priv, cc->tid, false);
+	__u16 misc = cc->sample->hdr.misc;
+	struct stack_key k = { .pid = cc->pid, .tid = cc->tid };
+	__s32 upid = maps_pid(p->priv, cc->pid);
+	char cbuf[32];
+	__u32 i, n = 0;
+	long id;
+
+	if (t && t->comm) {
+		k.comm = t->comm;
+	} else {
+		snprintf(cbuf, sizeof(cbuf), ":%d", (int)cc->tid);
+		k.comm = intern(&p->priv->strings, cbuf);
+		if (!k.comm)
+			return -ENOMEM;
+	}
+	if (misc & PMUCTX_SAMPLE_M_KADDR_HIDDEN)
+		p->kernel_hidden++;
+	if (scratch(p, (size_t)cc->nr_kernel + cc->nr_user + 1))
+		return -ENOMEM;
+	for (i = 0; i < cc->nr_kernel; i++) {
+		id = frame_of(p, y, true, 0, cc->time, cc->ips[i], i > 0);
+		if (id < 0)
+			return (int)id;
+		p->priv->scratch[n++] = (__u32)id;
+	}
+	k.nr_kernel = n;
+	for (i = 0; i < cc->nr_user; i++) {
+		id = frame_of(p, y, false, upid, cc->time,
+			      cc->ips[cc->nr_kernel + i], i > 0);
+		if (id < 0)
+			return (int)id;
+		p->priv->scratch[n++] = (__u32)id;
+	}
+	if (!n) {
+		/* no callchain: the interrupted ip alone */
+		bool kernel = !(misc & PMUCTX_SAMPLE_M_USER);
+
+		id = frame_of(p, y, kernel, kernel ? 0 : upid, cc->time,
+			      cc->ip, false);
+		if (id < 0)
+			return (int)id;
+		p->priv->scratch[n++] = (__u32)id;
+		k.nr_kernel = kernel ? 1 : 0;
+	}
+	k.nr = n;
+	k.frames = p->priv->scratch;
+	return add_stack(p, &k, 1, cc->period);
+}
+
+static int drain(struct prof *p, struct pmuctx_syms *y,
+		 struct pmuctx_stitch *s)
+{
+	struct pmuctx_callchain cc;
+	int err;
+
+	while (pmuctx_stitch_next(s, &cc) > 0) {
+		err = add_callchain(p, y, &cc);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int prof_build(const struct prof_input *in, struct prof **out, char *err,
+	       size_t errlen)
+{
+	LIBPMUCTX_OPTS(pmuctx_syms_opts, so,
+		.kallsyms = in->kallsyms,
+		.flags = (in->no_kernel_syms ? PMUCTX_SYMS_NO_KERNEL : 0) |
+			 (in->lines ? PMUCTX_SYMS_LINES : 0),
+	);
+	struct pmuctx_stitch *s = NULL;
+	struct pmuctx_syms *y = NULL;
+	struct prof_priv *q;
+	struct prof *p;
+	size_t i;
+	int e;
+
+	*out = NULL;
+	e = prof_new(&p);
+	if (e) {
+		snprintf(err, errlen, "out of memory");
+		return e;
+	}
+	q = p->priv;
+	p->sample_freq = in->sample_freq;
+	p->start_real_ns = in->start_real_ns;
+	p->duration_ns = in->duration_ns;
+	e = pmuctx_stitch_new(&s, NULL);
+	if (!e)
+		e = pmuctx_syms_new(&y, &so);
+	if (e)
+		goto lib_fail;
+	for (i = 0; i < in->nr_maps; i++) {
+		const struct prof_maps *m = &in->maps[i];
+		__s32 pid = m->pid;
+
+		e = pmuctx_syms_add_maps(y, m->pid, m->time, m->text, m->len);
+		if (e)
+			goto lib_fail;
+		if (!has_maps(q, pid)) {
+			__s32 *v = realloc(q->maps_pids, (q->nr_maps_pids + 1) *
+					   sizeof(*v));
+
+			if (!v) {
+				e = -ENOMEM;
+				goto nomem;
+			}
+			q->maps_pids = v;
+			v[q->nr_maps_pids] = pid;
+			if (hidx_insert(&q->maps_idx,
+					mix64((__u64)(__u32)pid ^ 0x99),
+					(__u32)q->nr_maps_pids)) {
+				e = -ENOMEM;
+				goto nomem;
+			}
+			q->nr_maps_pids++;
+		}
+	}
+	for (i = 0; i < in->nr_recs; i++) {
+		const struct pmuctx_rec_header *h = in->recs[i];
+		const struct pmuctx_rec_common *c = (const void *)(h + 1);
+
+		switch (h->type) {
+		case PMUCTX_REC_COMM:
+			e = set_comm(p, c->tid,
+				     ((const struct pmuctx_rec_comm *)h)->comm);
+			break;
+		case PMUCTX_REC_EXEC:
+			e = set_comm(p, c->tid,
+				     ((const struct pmuctx_rec_exec *)h)->comm);
+			break;
+		case PMUCTX_REC_FORK: {
+			const struct pmuctx_rec_fork *f = (const void *)h;
+			const struct tid_comm *t = comm_slot(q, c->tid, false);
+
+			e = 0;
+			if (t && t->comm && !comm_slot(q, f->child_tid, false))
+				e = set_comm(p, f->child_tid, t->comm);
+			if (!e && f->child_pid != c->pid)
+				e = set_parent(q, f->child_pid, c->pid);
+			break;
+		}
+		default:
+			e = 0;
+		}
+		if (e)
+			goto nomem;
+		if (h->type != PMUCTX_REC_SAMPLE &&
+		    h->type != PMUCTX_REC_USER_CALLCHAIN &&
+		    h->type != PMUCTX_REC_EXIT)
+			continue;
+		e = pmuctx_stitch_add(s, h, h->size);
+		if (e == -ENOMEM)
+			goto nomem;
+		if (e < 0)
+			continue;	/* checked when the file was read */
+		e = drain(p, y, s);
+		if (e)
+			goto nomem;
+	}
+	pmuctx_stitch_flush(s);
+	e = drain(p, y, s);
+	if (e)
+		goto nomem;
+	pmuctx_stitch_stats(s, &p->stats);
+	p->have_stats = true;
+	pmuctx_stitch_free(s);
+	pmuctx_syms_free(y);
+	*out = p;
+	return 0;
+lib_fail:
+	pmuctx_errmsg(NULL, e, err, errlen);
+	goto fail;
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	pmuctx_stitch_free(s);
+	pmuctx_syms_free(y);
+	prof_free(p);
+	return e < 0 ? e : -ENOMEM;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tools/profile: profiles from sampling recordings.
+ *
+ * prof_build() feeds the records of a recording, in time order, to a
+ * libpmuctx stitcher, symbolizes every frame of every callchain with the
+ * library's resolver (kallsyms; the memory maps the recorder stored and
+ * the ELF files) and aggregates identical stacks.  The writers print the
+ * result: folded stacks (flamegraph.pl, speedscope), a gzip'd pprof
+ * profile.proto, or a perf-report-like table.
+ *
+ * maps_*: the recorder's side: /proc/PID/maps of the targets, captured at
+ * the start, at every EXEC record and when a sample's user address is not
+ * in the last captured map of its process.
+ */
+#ifndef PMUCTX_TOOLS_PROFILE_H
+#define PMUCTX_TOOLS_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <pmuctx.h>
+
+/* ---- input ------------------------------------------------------------- */
+
+/* one memory map of a process (a MAPS section of the file) */
+struct prof_maps {
+	__s32 pid;
+	__u64 time;
+	const char *text;
+	size_t len;
+};
+
+struct prof_input {
+	const struct pmuctx_rec_header *const *recs;	/* time order */
+	size_t nr_recs;
+	const struct prof_maps *maps;
+	size_t nr_maps;
+	__u32 sample_freq;		/* Hz, 0 unknown */
+	__u64 start_real_ns;		/* CLOCK_REALTIME at the start */
+	__u64 duration_ns;
+	const char *kallsyms;		/* NULL: /proc/kallsyms */
+	bool no_kernel_syms;
+	bool lines;			/* source lines (pprof) */
+};
+
+/* ---- the profile --------------------------------------------------------- */
+
+struct prof_frame {
+	__u32 id;			/* 1 ... */
+	bool kernel;
+	__s32 pid;			/* user frames: the process */
+	__u64 addr;
+	const char *name;		/* symbol, or NULL */
+	const char *module;		/* file path or [kernel.kallsyms] */
+	const char *label;		/* what the outputs print */
+	const char *file;		/* source file or NULL */
+	int line;
+	__u64 sym_start;
+	__u64 mod_start, mod_end, mod_pgoff;
+};
+
+struct prof_stack {
+	const char *comm;
+	__s32 pid, tid;
+	__u32 nr;			/* frames */
+	__u32 nr_kernel;		/* the first nr_kernel are kernel */
+	__u32 *frames;			/* frame ids, innermost first */
+	__u64 count;			/* samples */
+	__u64 period;			/* ns */
+};
+
+struct prof {
+	struct prof_frame *frames;	/* frames[id - 1] */
+	size_t nr_frames, cap_frames;
+	struct prof_stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	__u64 total_count, total_period;
+	struct pmuctx_stitch_stats stats;
+	bool have_stats;
+	__u64 kernel_hidden;		/* samples with KADDR_HIDDEN */
+	__u32 sample_freq;
+	__u64 start_real_ns, duration_ns;
+	/* private */
+	struct prof_priv *priv;
+};
+
+enum prof_weight { PROF_WEIGHT_SAMPLES, PROF_WEIGHT_PERIOD };
+
+int prof_new(struct prof **out);
+void prof_free(struct prof *p);
+
+/*
+ * prof_build() - stitch, symbolize and aggregate a recording
+ * Returns 0 or a negative errno with a message in @err.
+ */
+int prof_build(const struct prof_input *in, struct prof **out, char *err,
+	       size_t errlen);
+
+/*
+ * prof_add_named() - add a stack of named frames (tests, synthetic
+ * profiles): @names innermost first, the first @nr_kernel kernel frames.
+ */
+int prof_add_named(struct prof *p, const char *comm, __s32 pid, __s32 tid,
+		   const char *const *names, __u32 nr, __u32 nr_kernel,
+		   __u64 count, __u64 period);
+
+/* ---- writers ---------------------------------------------------------- */
+
+/* comm;outer;...;inner COUNT, one line per distinct stack, sorted */
+int prof_write_folded(const struct prof *p, enum prof_weight w, FILE *f);
+/* the gzip'd pprof profile.proto; 0 or -errno */
+int prof_pprof_encode(const struct prof *p, void **buf, size_t *len);
+int prof_write_pprof(const struct prof *p, FILE *f);
+/* perf report --stdio: children and self per (comm, module, symbol) */
+int prof_write_text(const struct prof *p, enum prof_weight w, FILE *f);
+/* the stitcher's counters */
+void prof_write_stitch_stats(const struct prof *p, FILE *f);
+
+/* ---- the recorder's memory maps -------------------------------------------- */
+
+struct maps_cap;
+
+/* store one map: @reason MAPS_* */
+typedef int (*maps_store_fn)(void *ctx, __s32 pid, __u64 time, __u32 reason,
+			     const char *text, size_t len);
+
+int maps_cap_new(struct maps_cap **out, const char *proc_root,
+		 maps_store_fn store, void *ctx);
+void maps_cap_free(struct maps_cap *mc);
+/*
+ * maps_capture() - read /proc/PID/maps now and store it as valid from
+ * @time (unless it is the same text as the last one stored for @pid)
+ * Returns 0, or -errno (the process is gone: -ENOENT).
+ */
+int maps_capture(struct maps_cap *mc, __s32 pid, __u64 time, __u32 reason);
+/* look at one record: EXEC, or user addresses not in the last map */
+void maps_cap_record(struct maps_cap *mc, const struct pmuctx_rec_header *h,
+		     __u64 now);
+/* maps captured, processes that were gone, bytes stored */
+void maps_cap_counts(const struct maps_cap *mc, __u64 *captured,
+		     __u64 *gone, __u64 *bytes);
+
+/* reasons (the values of pmfile.h's enum pmf_maps_reason) */
+#define MAPS_START	1	/* when recording started */
+#define MAPS_EXEC	2	/* after an EXEC record */
+#define MAPS_MISS	3	/* a user address was not in the last map */
+#define MAPS_FIRST	4	/* the first record of a process */
+
+#endif
