@@ -467,32 +467,49 @@ static void test_threads(void)
 static void test_two_sessions(void)
 {
 	struct pmuctx_read r1, r2;
-	uint64_t ru0, ru;
+	uint64_t ru0, ru = 0;
 	struct gated g;
-	int a, b;
+	int a, b, attempt, ok = 0;
 
-	ru0 = rusage_children_ns();
-	g = gated_child(tree_fn, NULL);
-	a = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 3,
-		    0, 0);
-	b = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 1,
-		    0, 0);
-	result(a >= 0 && b >= 0, "two-sessions: both created (%d, %d)", a, b);
-	if (a < 0 || b < 0)
-		return;
-	gate_open(&g);
-	wait_all();
-	ru = rusage_children_ns() - ru0;
-	result(sread(a, &r1, 0) == 0 && sread(b, &r2, 0) == 0,
-	       "two-sessions: both read");
-	result(r1.nr_events == 3 && r2.nr_events == 1,
-	       "two-sessions: each has its own events");
-	result(within(r1.values[0], ru, 0.10) && within(r2.values[0], ru, 0.10),
-	       "two-sessions: both task-clocks within 10%% of rusage (%llu, %llu, %llu)",
+	/*
+	 * Under host load TCG inflates the workload's rusage (IRQ time,
+	 * migrations): a miss against it gets one more run, logged.  The two
+	 * sessions must agree with each other every time.
+	 */
+	for (attempt = 1; attempt <= 2 && !ok; attempt++) {
+		ru0 = rusage_children_ns();
+		g = gated_child(tree_fn, NULL);
+		a = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT,
+			    ev3, 3, 0, 0);
+		b = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT,
+			    ev3, 1, 0, 0);
+		result(a >= 0 && b >= 0, "two-sessions: both created (%d, %d)",
+		       a, b);
+		if (a < 0 || b < 0)
+			return;
+		gate_open(&g);
+		wait_all();
+		ru = rusage_children_ns() - ru0;
+		result(sread(a, &r1, 0) == 0 && sread(b, &r2, 0) == 0,
+		       "two-sessions: both read");
+		result(r1.nr_events == 3 && r2.nr_events == 1,
+		       "two-sessions: each has its own events");
+		result(within(r1.values[0], r2.values[0], 0.02),
+		       "two-sessions: they agree with each other (%llu, %llu)",
+		       (unsigned long long)r1.values[0],
+		       (unsigned long long)r2.values[0]);
+		ok = within(r1.values[0], ru, 0.10) &&
+		     within(r2.values[0], ru, 0.10);
+		if (!ok)
+			diag("two-sessions: attempt %d: task-clock %llu vs rusage %llu",
+			     attempt, (unsigned long long)r1.values[0],
+			     (unsigned long long)ru);
+		close(a);
+		close(b);
+	}
+	result(ok, "two-sessions: both task-clocks within 10%% of rusage (%llu, %llu, %llu)",
 	       (unsigned long long)r1.values[0],
 	       (unsigned long long)r2.values[0], (unsigned long long)ru);
-	close(a);
-	close(b);
 	check_store_empty("two-sessions");
 }
 
