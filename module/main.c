@@ -86,6 +86,11 @@ static int __init pmuctx_init(void)
 		return -EINVAL;
 	}
 
+	ret = pmuctx_sysctl_init();
+	if (ret) {
+		pr_err("cannot mount a private procfs for sysctls: %d\n", ret);
+		return ret;
+	}
 	ret = pmuctx_chrdev_init();
 	if (ret)
 		goto err_chrdev;
@@ -95,6 +100,7 @@ static int __init pmuctx_init(void)
 	return 0;
 
 err_chrdev:
+	pmuctx_sysctl_exit();
 	return ret;
 }
 
@@ -103,6 +109,7 @@ static void __exit pmuctx_exit(void)
 	pmuctx_chrdev_exit();
 	/* Entries are freed by call_rcu(): wait for every callback. */
 	rcu_barrier();
+	pmuctx_sysctl_exit();
 	pr_info("unloaded\n");
 }
 

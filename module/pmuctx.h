@@ -366,6 +366,8 @@ void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
 			  u64 avg);
 
 /* session.c */
+int pmuctx_sysctl_init(void);
+void pmuctx_sysctl_exit(void);
 void pmuctx_session_put(struct pmuctx_session *s);
 struct pmuctx_session *pmuctx_session_alloc(void);
 void pmuctx_session_release(struct pmuctx_session *s);

@@ -25,6 +25,8 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mount.h>
 #include <linux/pid_namespace.h>
 #include <linux/rculist.h>
 #include <linux/sched/clock.h>
@@ -89,7 +91,42 @@ void pmuctx_session_put(struct pmuctx_session *s)
 }
 
 /* An integer sysctl the kernel does not export to modules, or @def. */
-static int pmuctx_read_sysctl(const char *path, int def)
+/*
+ * A private procfs instance, mounted at module load.  Sysctls are read
+ * through it, never through the caller's view of the file system: a user
+ * and mount namespace (unprivileged on Debian) can bind-mount a file of its
+ * own over /proc/sys/kernel/perf_event_paranoid, or chroot() somewhere
+ * without /proc at all.
+ */
+static struct vfsmount *pmuctx_procfs;
+
+int pmuctx_sysctl_init(void)
+{
+	struct file_system_type *proc = get_fs_type("proc");
+	struct vfsmount *mnt;
+
+	if (!proc)
+		return -ENODEV;
+	mnt = kern_mount(proc);
+	module_put(proc->owner);	/* get_fs_type()'s reference */
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	pmuctx_procfs = mnt;
+	return 0;
+}
+
+void pmuctx_sysctl_exit(void)
+{
+	kern_unmount(pmuctx_procfs);
+	pmuctx_procfs = NULL;
+}
+
+/*
+ * An integer sysctl the kernel does not export to modules (@name relative
+ * to /proc), or @def - callers pass the most restrictive value: failing to
+ * read a policy must not relax it.
+ */
+static int pmuctx_read_sysctl(const char *name, int def)
 {
 	char buf[16] = {};
 	struct file *f;
@@ -97,7 +134,7 @@ static int pmuctx_read_sysctl(const char *path, int def)
 	ssize_t n;
 	int v;
 
-	f = filp_open(path, O_RDONLY, 0);
+	f = file_open_root_mnt(pmuctx_procfs, name, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return def;
 	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
@@ -109,7 +146,8 @@ static int pmuctx_read_sysctl(const char *path, int def)
 
 static int pmuctx_perf_paranoid(void)
 {
-	return pmuctx_read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
+	/* unreadable: as if 3 (Debian's default, the strictest level) */
+	return pmuctx_read_sysctl("sys/kernel/perf_event_paranoid", 3);
 }
 
 /*
@@ -119,7 +157,7 @@ static int pmuctx_perf_paranoid(void)
  */
 static bool pmuctx_show_kaddr(int paranoid, bool perfmon)
 {
-	int kptr = pmuctx_read_sysctl("/proc/sys/kernel/kptr_restrict", 2);
+	int kptr = pmuctx_read_sysctl("sys/kernel/kptr_restrict", 2);
 
 	if (kptr == 0 && paranoid <= 1)
 		return true;
