@@ -581,6 +581,15 @@ static void pmuctx_drop_current(struct pmuctx_entry *e, bool exited)
 	strscpy(e->comm, current->comm, sizeof(e->comm));
 
 	if (!rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params)) {
+		/*
+		 * Still PENDING: the adopt worker hashed it a moment ago and
+		 * has not taken it off s->pending yet.  Retiring it now would
+		 * reuse e->list (or e->rcu, which shares its memory) while it
+		 * is still linked: the worker sees EXITING and retires it.
+		 */
+		if (atomic_cmpxchg(&e->state, PMUCTX_ES_PENDING,
+				   PMUCTX_ES_EXITING) == PMUCTX_ES_PENDING)
+			return;
 		pmuctx_entry_retire(e);
 		return;
 	}

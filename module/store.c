@@ -326,12 +326,14 @@ void pmuctx_adopt_work_fn(struct work_struct *work)
 		}
 		if (atomic_cmpxchg(&e->state, PMUCTX_ES_PENDING,
 				   PMUCTX_ES_HASHED) != PMUCTX_ES_PENDING) {
-			/* The task exited while pending; the exit probe left
-			 * the entry to us.
+			/*
+			 * The task exited while pending; the exit probe left
+			 * the entry to us, unhashed or not (it may have
+			 * removed it from the store already).
 			 */
-			if (!rhltable_remove(&pmuctx_store, &e->node,
-					     pmuctx_store_params))
-				pmuctx_entry_retire(e);
+			rhltable_remove(&pmuctx_store, &e->node,
+					pmuctx_store_params);
+			pmuctx_entry_retire(e);
 		}
 	}
 }
