@@ -62,7 +62,9 @@ static bool pmuctx_cache_has(struct pmuctx_cpu_cache *cc,
 {
 	unsigned int i;
 
-	for (i = 0; i < cc->nr && i < PMUCTX_CUR_MAX; i++)
+	if (cc->nr > PMUCTX_CUR_MAX)	/* overflowed: nothing is cached */
+		return false;
+	for (i = 0; i < cc->nr; i++)
 		if (cc->e[i] == e)
 			return true;
 	return false;
@@ -73,7 +75,14 @@ static void pmuctx_cache_del(struct pmuctx_cpu_cache *cc,
 {
 	unsigned int i;
 
-	for (i = 0; i < cc->nr && i < PMUCTX_CUR_MAX; i++) {
+	/*
+	 * Overflowed (more than PMUCTX_CUR_MAX entries): nobody reads e[]
+	 * until the next switch resets it.  Moving e[--nr] here would read
+	 * e[PMUCTX_CUR_MAX], past the array, and make the garbage "cached".
+	 */
+	if (cc->nr > PMUCTX_CUR_MAX)
+		return;
+	for (i = 0; i < cc->nr; i++) {
 		if (cc->e[i] == e) {
 			cc->e[i] = cc->e[--cc->nr];
 			return;
@@ -460,7 +469,8 @@ void pmuctx_cpu_sync(void *info)
 		cc->nr = 0;
 	}
 	rcu_read_lock();
-	for (i = 0; i < cc->nr && i < PMUCTX_CUR_MAX; i++) {
+	/* Overflowed: the store lookup below finds every hashed entry. */
+	for (i = 0; cc->nr <= PMUCTX_CUR_MAX && i < cc->nr; i++) {
 		e = cc->e[i];
 		if (e->sess != s)
 			continue;
