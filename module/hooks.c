@@ -396,7 +396,13 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 
 	list = rhltable_lookup(&pmuctx_store, &next, pmuctx_store_params);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
-		if (READ_ONCE(e->dead))
+		/*
+		 * Never cache an entry of a session being torn down: its
+		 * teardown forgets the caches (IPI) before it unhashes the
+		 * entries, so one cached after that IPI would be used by the
+		 * next switch-out after the entry was freed.
+		 */
+		if (READ_ONCE(e->dead) || !pmuctx_sess_live(e->sess))
 			continue;
 		pmuctx_entry_start(e, now, cpu);
 		pmuctx_cache_add(cc, e);

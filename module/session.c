@@ -357,8 +357,12 @@ static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 		smp_mb();
 		if (tasks[i]->flags & PF_EXITING &&
 		    !rhltable_remove(&pmuctx_store, &e->node,
-				     pmuctx_store_params))
+				     pmuctx_store_params)) {
+			/* A switch-in may have cached it meanwhile. */
+			WRITE_ONCE(e->dead, true);
+			on_each_cpu(pmuctx_cpu_forget_entry, e, 1);
 			pmuctx_entry_put(e);
+		}
 	}
 }
 
