@@ -756,7 +756,13 @@ static int pmuctx_session_read(struct pmuctx_session *s, void __user *uarg)
 
 	ret = 0;
 	if (r.flags & PMUCTX_READ_PER_TASK) {
-		if (c.count > want) {
+		/*
+		 * c.tv holds c.cap elements.  The second walk can count more
+		 * than the first + 64 (tasks came meanwhile, or a table resize
+		 * made the walk restart and visit entries twice): report that
+		 * like a too small buffer rather than copy past c.tv.
+		 */
+		if (c.count > want || c.count > c.cap) {
 			r.nr_tasks = c.count;
 			ret = -ENOSPC;
 		} else {

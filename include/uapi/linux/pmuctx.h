@@ -276,7 +276,8 @@ struct pmuctx_task_values {
  * size) bytes of each and zeroes the rest of the element.  With ENOSPC
  * (more tasks than @nr_tasks) nothing is written to the array, the totals
  * and counters below are still filled, and @nr_tasks says how many
- * elements are needed now (the number can grow before the next call).
+ * elements are needed now (the number can grow before the next call; a
+ * set that grew while it was read also gives ENOSPC: call again).
  * Live tasks are read as of now: the slices running on other CPUs are
  * folded in by an IPI first.
  * @size:		sizeof the struct as the caller knows it
