@@ -656,6 +656,9 @@ int pmuctx_ring_consume(struct pmuctx_session *s, void __user *uarg)
 		return -EINVAL;
 	if (c.cpu >= nr_cpu_ids || !cpu_possible(c.cpu))
 		return -EINVAL;
+	/* records start 8-byte aligned; see also pmuctx_ring_copy() */
+	if (c.tail & 7)
+		return -EINVAL;
 	ctl = per_cpu_ptr(s->cpu, c.cpu)->ring.ctl;
 	if (c.tail - ctl->data_tail > pmuctx_ring_head(ctl) - ctl->data_tail)
 		return -EINVAL;
@@ -681,9 +684,23 @@ static ssize_t pmuctx_ring_copy(struct pmuctx_session *s, char __user *buf,
 
 		while (tail != head) {
 			struct pmuctx_rec_header *h = pmuctx_ring_at(r, tail);
+			u64 off = tail & (ctl->data_size - 1);
 			u16 sz = READ_ONCE(h->size);
+			u32 type = READ_ONCE(h->type);
 
-			if (h->type != PMUCTX_REC_PAD) {
+			/*
+			 * RING_CONSUME can leave the tail inside a record: never
+			 * trust a header found there.  Size 0 would loop forever
+			 * (with s->lock held), a large size would copy past the
+			 * data area.  Drop what is left of this buffer.
+			 */
+			if (sz < sizeof(*h) || sz & 7 || sz > head - tail ||
+			    off + sz > ctl->data_size || !type ||
+			    type > PMUCTX_REC_MAX) {
+				pmuctx_ring_release_tail(ctl, head);
+				return done ? done : -EIO;
+			}
+			if (type != PMUCTX_REC_PAD) {
 				if (sz > len - done) {
 					pmuctx_ring_release_tail(ctl, tail);
 					return done ? done : -EINVAL;

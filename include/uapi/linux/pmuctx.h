@@ -597,7 +597,12 @@ struct pmuctx_ring_consume {
  * PMUCTX_IOC_RESUME		argument 0: unfreeze (also after a trigger).
  * PMUCTX_IOC_RING_CONSUME	normal mode: advance data_tail of one CPU
  *				(EINVAL: overwrite mode, bad cpu, tail outside
- *				[data_tail, data_head]).
+ *				[data_tail, data_head] or not 8-byte aligned).
+ *				The tail must be a record boundary; after any
+ *				other, what read(2) returns is undefined (bytes
+ *				of that CPU's buffer), and at a header that
+ *				cannot be one it drops the rest of the buffer
+ *				and fails with EIO.
  *
  * read(2) (normal mode) copies whole records out, consuming them, CPU by
  * CPU; it blocks for data unless O_NONBLOCK (EAGAIN) and never returns a
