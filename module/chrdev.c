@@ -103,7 +103,6 @@ static const struct file_operations pmuctx_fops = {
 	.poll		= pmuctx_poll,
 	.read		= pmuctx_read,
 	.write		= pmuctx_write,
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice pmuctx_miscdev = {
