@@ -594,7 +594,7 @@ static void pmuctx_drop_current(struct pmuctx_entry *e, bool exited)
 		e->flags |= PMUCTX_EF_EXITED;
 	else
 		e->flags |= PMUCTX_EF_PRIV_EXEC;
-	strscpy(e->comm, current->comm, sizeof(e->comm));
+	strscpy_pad(e->comm, current->comm, sizeof(e->comm));
 
 	if (!rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params)) {
 		/*
@@ -668,7 +668,7 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 		struct pmuctx_entry *e = arr[i];
 		struct pmuctx_session *s = e->sess;
 
-		strscpy(e->comm, p->comm, sizeof(e->comm));
+		strscpy_pad(e->comm, p->comm, sizeof(e->comm));
 		e->tid = task_pid_nr_ns(p, s->pid_ns);
 		e->pid = task_tgid_nr_ns(p, s->pid_ns);
 		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_EXEC) &&

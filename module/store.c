@@ -187,7 +187,7 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 	e->save_cpu = -1;
 	e->pid = task_tgid_nr_ns(t, s->pid_ns);
 	e->tid = task_pid_nr_ns(t, s->pid_ns);
-	strscpy(e->comm, t->comm, sizeof(e->comm));
+	strscpy_pad(e->comm, t->comm, sizeof(e->comm));
 	INIT_LIST_HEAD(&e->list);
 	atomic_inc(&s->nr_entries);
 	atomic64_inc(&s->tasks_seen);
