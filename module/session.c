@@ -13,9 +13,11 @@
  *    perf_event_paranoid <= 0, as perf does for CPU-wide events.
  *  - perf-backed events exclude kernel mode for callers without CAP_PERFMON
  *    when perf_event_paranoid > 1.
- * perf_event_paranoid is read from /proc/sys/kernel/perf_event_paranoid
- * (sysctl_perf_event_paranoid is not exported); if that fails, 2 is
- * assumed.  security_perf_event_open() is not called: LSM perf policies do
+ * perf_event_paranoid and kptr_restrict are read through a private procfs
+ * mount made at module load (the sysctls are not exported), never through
+ * the caller's root or mount namespace, which an unprivileged user
+ * namespace can change; if the read fails the strictest values (3 and 2)
+ * are assumed.  security_perf_event_open() is not called: LSM perf policies do
  * not apply to pmuctx.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
