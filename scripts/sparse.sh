@@ -32,8 +32,9 @@ trap 'rm -f "$log"' EXIT
 
 echo "sparse.sh: $("$SPARSE" --version 2>/dev/null || echo sparse) over module/ against $KDIR"
 # The module objects are (re)built as a side effect, with kbuild's normal
-# flags; `make all` rebuilds them with W=1 afterwards.
-$MAKE -C "$KDIR" M="$top" C=2 CHECK="$SPARSE" modules >"$log" 2>&1
+# flags; `make all` rebuilds them with W=1 afterwards.  MAKEFLAGS is
+# cleared: `make -s sparse` would silence the CHECK lines counted below.
+MAKEFLAGS= MFLAGS= $MAKE -j"$(nproc)" -C "$KDIR" M="$top" C=2 CHECK="$SPARSE" modules >"$log" 2>&1
 rc=$?
 if [ $rc -ne 0 ]; then
 	cat "$log"
