@@ -10,8 +10,12 @@
 #ifndef PMUCTX_TOOLS_BUILTIN_H
 #define PMUCTX_TOOLS_BUILTIN_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
+#include <sys/types.h>
 
 #include <pmuctx.h>
 
@@ -50,5 +54,69 @@ int lib_usage_error(const char *cmd, int err);
 const char *device_path(void);
 /* open the device, printing the error; returns 0 or EXIT_RUNTIME */
 int open_device(const char *cmd, struct pmuctx **h);
+
+/* option parsing */
+/* the getopt_long() error @c (':' or '?'): prints it; returns EXIT_USAGE */
+int option_error(const char *cmd, int c, char **argv);
+/* a decimal integer 0..@max, no sign */
+bool parse_uint(const char *s, unsigned long long max,
+		unsigned long long *out);
+/* -p PID: returns 0, or prints the usage error and returns EXIT_USAGE */
+int parse_pid_arg(const char *cmd, const char *arg, pid_t *pid);
+/* --duration SEC: seconds > 0 (decimals allowed, at most 1e9) in ns */
+bool parse_seconds(const char *s, uint64_t *ns);
+/* append @list to the comma-separated *@lists (repeated -e); 0 or -ENOMEM */
+int append_list(char **lists, const char *list);
+/*
+ * the event ids of *@lists (@dflt if NULL), which is freed and set to NULL;
+ * returns their number or a negative error (lib_usage_error() explains it)
+ */
+int parse_events(char **lists, const char *dflt, int *ids);
+/*
+ * the target of a counting session: every task (@system_wide), a cgroup,
+ * else @pid, with its future children if @inherit
+ */
+void session_target(struct pmuctx_session_opts *so, bool system_wide,
+		    const char *cgroup, pid_t pid, bool inherit);
+
+/* time */
+uint64_t clock_ns(clockid_t id);
+uint64_t now_ns(void);		/* CLOCK_MONOTONIC */
+
+/* running a command (stat, record) */
+/* "CMD ARGS" joined with spaces (malloc'd), NULL if out of memory */
+char *join_args(int argc, char **argv);
+/* write(), retried on EINTR: 0 if all of @buf was written, else -1 */
+int write_all(int fd, const void *buf, size_t len);
+/* pidfd_open(2): a file descriptor or -errno */
+int pidfd_open_compat(pid_t pid);
+
+/*
+ * The command is forked at once but execs only at child_start(), once the
+ * session is enabled, so that nothing it does is missed.
+ */
+struct child {
+	pid_t pid;
+	int go_fd;	/* a byte written here lets the child exec */
+	int err_fd;	/* exec's errno comes back here; EOF once it worked */
+};
+
+/*
+ * fork the child that will exec @argv, with the signal mask @mask (NULL:
+ * the caller's); returns 0, or -1 with errno set and *@what naming the
+ * call that failed ("pipe" or "fork")
+ */
+int child_spawn(struct child *c, char **argv, const sigset_t *mask,
+		const char **what);
+/* let the child exec; returns exec's errno, or 0 once it worked */
+int child_start(const char *cmd, struct child *c);
+/* the set-up failed: the child exits without running; reap it */
+void child_abort(struct child *c);
+/* print why the command could not be run (exec's errno @err) */
+void print_exec_error(const char *cmd, const char *prog, int err);
+/* the exit status when exec failed with @err: 127 (not found) or 126 */
+int exec_status(int err);
+/* the command's exit status from wait(): 128+N if killed by signal N */
+int wait_status(bool reaped, int status);
 
 #endif

@@ -7,7 +7,6 @@
  * memory maps of the processes go into the file too (tools/profile).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -20,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -390,36 +388,6 @@ int record_parse_trigger(const char *s, int *event, uint64_t *threshold,
 	return 0;
 }
 
-static int append_events(struct record_opts *o, const char *list)
-{
-	size_t old = o->events ? strlen(o->events) : 0;
-	char *n = realloc(o->events, old + strlen(list) + 2);
-
-	if (!n)
-		return -ENOMEM;
-	if (old)
-		n[old++] = ',';
-	strcpy(n + old, list);
-	o->events = n;
-	return 0;
-}
-
-static bool parse_uint(const char *s, unsigned long long max,
-		       unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int parse_opts(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -443,8 +411,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long v;
-	double d;
-	char *end;
 	int c;
 
 	opterr = 0;
@@ -481,7 +447,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->trigger = optarg;
 			break;
 		case 'e':
-			if (append_events(o, optarg))
+			if (append_list(&o->events, optarg))
 				return usage_error(CMD, "out of memory");
 			break;
 		case OPT_NO_INHERIT:
@@ -491,24 +457,15 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			o->system_wide = true;
 			break;
 		case 'p':
-			if (!parse_uint(optarg, INT32_MAX, &v) || !v)
-				return usage_error(CMD, "-p '%s': expected a "
-					"process id (a positive integer)",
-					optarg);
-			o->pid = (pid_t)v;
+			if (parse_pid_arg(CMD, optarg, &o->pid))
+				return EXIT_USAGE;
 			break;
 		case OPT_DURATION:
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(d) ||
-			    d <= 0 || d > 1e9)
+			if (!parse_seconds(optarg, &o->duration_ns))
 				return usage_error(CMD, "--duration '%s': "
 					"expected a number of seconds > 0",
 					optarg);
 			o->have_duration = true;
-			o->duration_ns = (uint64_t)(d * 1e9);
-			if (!o->duration_ns)
-				o->duration_ns = 1;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -549,15 +506,8 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		case 'h':
 			print_cmd_help(&cmd_record, stdout);
 			return -1;
-		case ':':
-			return usage_error(CMD, "option '%s' needs an argument",
-					   argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256 && optopt != '?')
-				return usage_error(CMD, "unknown option '-%c'",
-						   optopt);
-			return usage_error(CMD, "unknown option '%s'",
-					   argv[optind - 1]);
+			return option_error(CMD, c, argv);
 		}
 	}
 	o->argv = argv + optind;
@@ -589,61 +539,6 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 }
 
 /* ---- helpers --------------------------------------------------------------- */
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
-
-static char *join_args(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = write(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-static int pidfd_open_compat(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	long fd = syscall(SYS_pidfd_open, pid, 0);
-
-	return fd < 0 ? -errno : (int)fd;
-#else
-	(void)pid;
-	return -ENOSYS;
-#endif
-}
 
 static void human_bytes(char *buf, size_t len, uint64_t b)
 {
@@ -958,14 +853,8 @@ static int create_session(struct pmuctx *h, const struct record_opts *o,
 	);
 	long ps = sysconf(_SC_PAGESIZE);
 
-	if (o->system_wide) {
-		so.target = PMUCTX_TARGET_SYSTEM;
-	} else {
-		so.target = PMUCTX_TARGET_PID;
-		so.pid = o->pid ? o->pid : child;
-		if (!o->no_inherit)
-			so.flags |= PMUCTX_SESSION_INHERIT;
-	}
+	session_target(&so, o->system_wide, NULL, o->pid ? o->pid : child,
+		       !o->no_inherit);
 	so.ring_records = o->have_records ? o->records : DEFAULT_RECORDS;
 	if (o->switch_events)
 		so.ring_records |= PMUCTX_REC_MASK_SWITCH;
@@ -995,27 +884,6 @@ static __u32 pages_for(uint64_t bytes, long ps, bool *rounded)
 
 /* ---- entry ------------------------------------------------------------------- */
 
-static void __attribute__((noreturn)) child_main(const struct record_opts *o,
-						 const sigset_t *mask,
-						 int go_fd, int err_fd)
-{
-	char c;
-	ssize_t n;
-	int e;
-
-	sigprocmask(SIG_SETMASK, mask, NULL);
-	do
-		n = read(go_fd, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(127);
-	close(go_fd);
-	execvp(o->argv[0], o->argv);
-	e = errno;
-	write_all(err_fd, &e, sizeof(e));
-	_exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
-}
-
 static int record_run(int argc, char **argv)
 {
 	struct record_opts o = { .output = DEFAULT_OUTPUT,
@@ -1026,12 +894,14 @@ static int record_run(int argc, char **argv)
 	struct utsname uts;
 	char host[256], tool[64], why[512];
 	int ids[PMUCTX_MAX_EVENTS], nr, trig_id = 0, trig_idx = -1, i, ret;
-	int go[2] = { -1, -1 }, ep[2] = { -1, -1 }, sfd = -1, pidfd = -1;
-	int exec_err = 0, status = 0, exit_status = 0, err;
+	int sfd = -1, pidfd = -1, exec_err = 0, status = 0, exit_status = 0;
+	int err;
 	uint64_t threshold = 0, deadline = 0, t0;
 	sigset_t mask, old;
+	struct child ch = { .go_fd = -1, .err_fd = -1 };
 	pid_t child = 0;
 	bool rounded, child_done = false, stop = false;
+	const char *what;
 	char *cmdline = NULL;
 	__u32 pages;
 	long ps;
@@ -1060,10 +930,7 @@ static int record_run(int argc, char **argv)
 					   o.trigger, why);
 		}
 	}
-	nr = pmuctx_event_list_parse(o.events ? o.events : DEFAULT_EVENTS,
-				     ids, PMUCTX_MAX_EVENTS);
-	free(o.events);
-	o.events = NULL;
+	nr = parse_events(&o.events, DEFAULT_EVENTS, ids);
 	if (nr < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return lib_usage_error(CMD, nr);
@@ -1099,27 +966,20 @@ static int record_run(int argc, char **argv)
 
 	if (o.argc) {
 		cmdline = join_args(o.argc, o.argv);
-		if (!cmdline || pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-			fprintf(stderr, "pmuctx record: %s\n", cmdline ?
-				strerror(errno) : "out of memory");
+		if (!cmdline) {
+			fprintf(stderr, "pmuctx record: out of memory\n");
 			goto out;
 		}
-		fflush(NULL);
-		child = fork();
-		if (child < 0) {
-			fprintf(stderr, "pmuctx record: fork: %s\n",
-				strerror(errno));
-			child = 0;
+		if (child_spawn(&ch, o.argv, &old, &what)) {
+			if (!strcmp(what, "fork"))
+				fprintf(stderr, "pmuctx record: fork: %s\n",
+					strerror(errno));
+			else
+				fprintf(stderr, "pmuctx record: %s\n",
+					strerror(errno));
 			goto out;
 		}
-		if (child == 0) {
-			close(go[1]);
-			close(ep[0]);
-			child_main(&o, &old, go[0], ep[1]);
-		}
-		close(go[0]);
-		close(ep[1]);
-		go[0] = ep[1] = -1;
+		child = ch.pid;
 	} else if (o.pid) {
 		if (asprintf(&cmdline, "pid %d", (int)o.pid) < 0)
 			cmdline = NULL;
@@ -1228,22 +1088,8 @@ static int record_run(int argc, char **argv)
 	t0 = now_ns();
 	if (o.have_duration)
 		deadline = t0 + o.duration_ns;
-	if (child) {
-		ssize_t n;
-
-		if (write_all(go[1], "g", 1))
-			fprintf(stderr, "pmuctx record: cannot start the "
-				"command: %s\n", strerror(errno));
-		close(go[1]);
-		go[1] = -1;
-		do
-			n = read(ep[0], &exec_err, sizeof(exec_err));
-		while (n < 0 && errno == EINTR);
-		if (n != sizeof(exec_err))
-			exec_err = 0;
-		close(ep[0]);
-		ep[0] = -1;
-	}
+	if (child)
+		exec_err = child_start(CMD, &ch);
 
 	while (!stop) {
 		struct pollfd pfd[3];
@@ -1359,19 +1205,9 @@ static int record_run(int argc, char **argv)
 		}
 	}
 	clear_progress(&R);
-	if (child) {
-		if (exec_err)
-			exit_status = exec_err == ENOENT ||
-				      exec_err == ENOTDIR ? 127 : 126;
-		else if (!child_done)
-			exit_status = EXIT_RUNTIME;
-		else if (WIFEXITED(status))
-			exit_status = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			exit_status = 128 + WTERMSIG(status);
-		else
-			exit_status = EXIT_RUNTIME;
-	}
+	if (child)
+		exit_status = exec_err ? exec_status(exec_err) :
+			      wait_status(child_done, status);
 	{
 		__u64 recs = pmf_records(R.w), lost = total_lost(&R);
 		__u32 wins = pmf_windows(R.w);
@@ -1411,13 +1247,8 @@ static int record_run(int argc, char **argv)
 			fputc('\n', stderr);
 		}
 	}
-	if (exec_err) {
-		fprintf(stderr, "pmuctx record: cannot run '%s': %s\n",
-			o.argv[0], strerror(exec_err));
-		if (exec_err == ENOENT)
-			fprintf(stderr, "  (not found; check the name and "
-				"PATH)\n");
-	}
+	if (exec_err)
+		print_exec_error(CMD, o.argv[0], exec_err);
 	if (R.failed)
 		ret = EXIT_RUNTIME;
 	else
@@ -1427,20 +1258,9 @@ out:
 		pmf_close(R.w, -1, NULL, 0);
 		R.w = NULL;
 	}
-	if (child && !child_done) {
-		/* set-up failed: the child exits without running (go pipe) */
-		if (go[1] >= 0)
-			close(go[1]);
-		go[1] = -1;
-		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	for (i = 0; i < 2; i++) {
-		if (go[i] >= 0)
-			close(go[i]);
-		if (ep[i] >= 0)
-			close(ep[i]);
-	}
+	/* set-up failed: the child exits without running */
+	if (child && !child_done)
+		child_abort(&ch);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (sfd >= 0) {

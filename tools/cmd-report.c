@@ -1292,15 +1292,8 @@ static int report_run(int argc, char **argv)
 		case 'h':
 			print_cmd_help(&cmd_report, stdout);
 			return 0;
-		case ':':
-			return usage_error(CMD, "option '%s' needs an argument",
-					   argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256 && optopt != '?')
-				return usage_error(CMD, "unknown option '-%c'",
-						   optopt);
-			return usage_error(CMD, "unknown option '%s'",
-					   argv[optind - 1]);
+			return option_error(CMD, c, argv);
 		}
 	}
 	if (optind < argc)

@@ -109,14 +109,6 @@ static bool is_recorder(const char *cmdline, ssize_t len)
 	return !strncmp(base, "pmuctx", 6) && !strcmp(a1, "record");
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static int snapshot_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -171,15 +163,8 @@ static int snapshot_run(int argc, char **argv)
 		case 'h':
 			print_cmd_help(&cmd_snapshot, stdout);
 			return 0;
-		case ':':
-			return usage_error(CMD, "option '%s' needs an argument",
-					   argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256 && optopt != '?')
-				return usage_error(CMD, "unknown option '-%c'",
-						   optopt);
-			return usage_error(CMD, "unknown option '%s'",
-					   argv[optind - 1]);
+			return option_error(CMD, c, argv);
 		}
 	}
 	if (optind < argc)

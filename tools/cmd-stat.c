@@ -4,21 +4,16 @@
  * whole system, perf-stat style.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "builtin.h"
@@ -237,36 +232,6 @@ enum {
 	OPT_SELFTEST,
 };
 
-static int append_events(struct stat_opts *o, const char *list)
-{
-	size_t old = o->events ? strlen(o->events) : 0;
-	char *n = realloc(o->events, old + strlen(list) + 2);
-
-	if (!n)
-		return -ENOMEM;
-	if (old)
-		n[old++] = ',';
-	strcpy(n + old, list);
-	o->events = n;
-	return 0;
-}
-
-static bool parse_uint(const char *s, unsigned long long max,
-		       unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
 	static const struct option longopts[] = {
@@ -285,8 +250,6 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long v;
-	double d;
-	char *end;
 	int c;
 
 	opterr = 0;
@@ -295,7 +258,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (append_events(o, optarg))
+			if (append_list(&o->events, optarg))
 				return usage_error(CMD, "out of memory");
 			break;
 		case OPT_PER_TASK:
@@ -320,24 +283,15 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->system_wide = true;
 			break;
 		case OPT_DURATION:
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(d) ||
-			    d <= 0 || d > 1e9)
+			if (!parse_seconds(optarg, &o->duration_ns))
 				return usage_error(CMD, "--duration '%s': "
 					"expected a number of seconds > 0, "
 					"e.g. 5 or 0.5", optarg);
 			o->have_duration = true;
-			o->duration_ns = (uint64_t)(d * 1e9);
-			if (!o->duration_ns)
-				o->duration_ns = 1;
 			break;
 		case 'p':
-			if (!parse_uint(optarg, INT32_MAX, &v) || !v)
-				return usage_error(CMD, "-p '%s': expected a "
-					"process id (a positive integer)",
-					optarg);
-			o->pid = (pid_t)v;
+			if (parse_pid_arg(CMD, optarg, &o->pid))
+				return EXIT_USAGE;
 			break;
 		case 'G':
 			if (!*optarg)
@@ -356,15 +310,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'h':
 			print_cmd_help(&cmd_stat, stdout);
 			return -1;
-		case ':':
-			return usage_error(CMD, "option '%s' needs an argument",
-					   argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256 && optopt != '?')
-				return usage_error(CMD, "unknown option '-%c'",
-						   optopt);
-			return usage_error(CMD, "unknown option '%s'",
-					   argv[optind - 1]);
+			return option_error(CMD, c, argv);
 		}
 	}
 	o->argv = argv + optind;
@@ -396,38 +343,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t tv_ns(const struct timeval *tv)
 {
 	return (uint64_t)tv->tv_sec * 1000000000ULL +
 	       (uint64_t)tv->tv_usec * 1000ULL;
-}
-
-static char *join_args(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
 }
 
 static int create_session(struct pmuctx *h, const struct stat_opts *o,
@@ -438,17 +357,8 @@ static int create_session(struct pmuctx *h, const struct stat_opts *o,
 		.nr_event_ids = (size_t)nr,
 	);
 
-	if (o->system_wide) {
-		so.target = PMUCTX_TARGET_SYSTEM;
-	} else if (o->cgroup) {
-		so.target = PMUCTX_TARGET_CGROUP;
-		so.cgroup_path = o->cgroup;
-	} else {
-		so.target = PMUCTX_TARGET_PID;
-		so.pid = o->pid ? o->pid : child;
-		if (!o->no_inherit)
-			so.flags |= PMUCTX_SESSION_INHERIT;
-	}
+	session_target(&so, o->system_wide, o->cgroup, o->pid ? o->pid : child,
+		       !o->no_inherit);
 	if (o->per_task)
 		so.flags |= PMUCTX_SESSION_KEEP_EXITED;
 	if (o->selftest_size) {
@@ -499,35 +409,6 @@ static void forward_signal(int sig)
 		kill(forward_pid, sig);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	ssize_t n;
-
-	do
-		n = write(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-static void __attribute__((noreturn)) child_main(const struct stat_opts *o,
-						 int go_fd, int err_fd)
-{
-	char c;
-	ssize_t n;
-	int e;
-
-	do
-		n = read(go_fd, &c, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 1)
-		_exit(127);	/* the parent gave up; it says why */
-	close(go_fd);
-	execvp(o->argv[0], o->argv);
-	e = errno;
-	write_all(err_fd, &e, sizeof(e));
-	_exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
-}
-
 static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 			const int *ids, int nr, FILE *out)
 {
@@ -537,46 +418,31 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	struct pmuctx_counts counts;
 	struct stat_report rep;
 	struct rusage ru;
+	struct child ch;
 	uint64_t t0, t1;
-	int go[2], ep[2], status = 0, err, exec_err = 0, ret;
+	int status = 0, err, exec_err, ret;
+	const char *what;
 	char *cmdline;
 	pid_t child, w;
-	ssize_t n;
 
 	cmdline = join_args(o->argc, o->argv);
 	if (!cmdline) {
 		fprintf(stderr, "pmuctx stat: out of memory\n");
 		return EXIT_RUNTIME;
 	}
-	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-		fprintf(stderr, "pmuctx stat: pipe: %s\n", strerror(errno));
+	if (child_spawn(&ch, o->argv, NULL, &what)) {
+		fprintf(stderr, "pmuctx stat: %s: %s\n", what, strerror(errno));
 		free(cmdline);
 		return EXIT_RUNTIME;
 	}
-	fflush(NULL);
-	child = fork();
-	if (child < 0) {
-		fprintf(stderr, "pmuctx stat: fork: %s\n", strerror(errno));
-		free(cmdline);
-		return EXIT_RUNTIME;
-	}
-	if (child == 0) {
-		close(go[1]);
-		close(ep[0]);
-		child_main(o, go[0], ep[1]);
-	}
-	close(go[0]);
-	close(ep[1]);
+	child = ch.pid;
 
 	err = create_session(h, o, ids, nr, child);
 	if (!err)
 		err = pmuctx_enable(h);
 	if (err) {
 		ret = lib_error(CMD, h, err);
-		close(go[1]);		/* the child exits without running */
-		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-			;
-		close(ep[0]);
+		child_abort(&ch);	/* it exits without running */
 		free(cmdline);
 		return ret;
 	}
@@ -588,18 +454,7 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	sigaction(SIGHUP, &fwd, &old_hup);
 
 	t0 = now_ns();
-	if (write_all(go[1], "g", 1))
-		fprintf(stderr, "pmuctx stat: cannot start the command: %s\n",
-			strerror(errno));
-	close(go[1]);
-
-	/* EOF: exec worked (close-on-exec); an int: exec's errno */
-	do
-		n = read(ep[0], &exec_err, sizeof(exec_err));
-	while (n < 0 && errno == EINTR);
-	if (n != sizeof(exec_err))
-		exec_err = 0;
-	close(ep[0]);
+	exec_err = child_start(CMD, &ch);
 
 	memset(&ru, 0, sizeof(ru));
 	do
@@ -614,13 +469,9 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	sigaction(SIGHUP, &old_hup, NULL);
 
 	if (exec_err) {
-		fprintf(stderr, "pmuctx stat: cannot run '%s': %s\n",
-			o->argv[0], strerror(exec_err));
-		if (exec_err == ENOENT)
-			fprintf(stderr, "  (not found; check the name and "
-				"PATH)\n");
+		print_exec_error(CMD, o->argv[0], exec_err);
 		free(cmdline);
-		return exec_err == ENOENT || exec_err == ENOTDIR ? 127 : 126;
+		return exec_status(exec_err);
 	}
 
 	err = read_counts(h, o, &counts);
@@ -642,14 +493,7 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	rep.sys_ns = tv_ns(&ru.ru_stime);
 	rep.per_task = o->per_task;
 	rep.have_exit_status = true;
-	if (w != child)
-		rep.exit_status = EXIT_RUNTIME;
-	else if (WIFEXITED(status))
-		rep.exit_status = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		rep.exit_status = 128 + WTERMSIG(status);
-	else
-		rep.exit_status = EXIT_RUNTIME;
+	rep.exit_status = wait_status(w == child, status);
 
 	ret = print_report(out, o, &rep);
 	free(cmdline);
@@ -657,18 +501,6 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 }
 
 /* ---- stat -p / -a / -G ---------------------------------------------------- */
-
-static int pidfd_open_compat(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	long fd = syscall(SYS_pidfd_open, pid, 0);
-
-	return fd < 0 ? -errno : (int)fd;
-#else
-	(void)pid;
-	return -ENOSYS;
-#endif
-}
 
 static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 		       const int *ids, int nr, FILE *out)
@@ -780,10 +612,8 @@ static int stat_run(int argc, char **argv)
 		free(o.events);
 		return ret < 0 ? 0 : ret;	/* -1: --help */
 	}
-	nr = pmuctx_event_list_parse(o.events ? o.events :
-		"task-clock,context-switches,cpu-migrations,page-faults",
-		ids, PMUCTX_MAX_EVENTS);
-	free(o.events);
+	nr = parse_events(&o.events,
+		"task-clock,context-switches,cpu-migrations,page-faults", ids);
 	if (nr < 0)
 		return lib_usage_error(CMD, nr);
 

@@ -39,55 +39,10 @@
 
 #include <pmuctx.h>
 
-static int failures;
+#include "tap.h"
+
 static long page;
 static unsigned int nr_cpus;
-
-static void result(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static uint64_t ns_of(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void burn_ms(unsigned int ms)
-{
-	uint64_t end = ns_of(CLOCK_THREAD_CPUTIME_ID) + ms * 1000000ULL;
-
-	while (ns_of(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
-}
 
 static void sleep_ms(unsigned int ms)
 {

@@ -34,49 +34,7 @@
 
 #include <linux/pmuctx.h>
 
-static int failures;
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void burn_ms(unsigned int ms)
-{
-	uint64_t end = thread_ns() + ms * 1000000ULL;
-
-	while (thread_ns() < end)
-		;
-}
+#include "tap.h"
 
 static uint64_t rusage_children_ns(void)
 {
@@ -189,40 +147,6 @@ static void check_store_empty(const char *after)
 	       "store empty after %s (entries %llu, bytes %llu, sessions %u)",
 	       after, (unsigned long long)i.tasks_tracked,
 	       (unsigned long long)i.store_bytes, i.sessions);
-}
-
-/* A child that waits for a byte on a pipe, then runs fn. */
-struct gated {
-	pid_t pid;
-	int wfd;
-};
-
-static struct gated gated_child(void (*fn)(void *), void *arg)
-{
-	struct gated g;
-	int p[2];
-	char c;
-
-	if (pipe(p))
-		exit(2);
-	g.pid = fork();
-	if (!g.pid) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(3);
-		fn(arg);
-		_exit(0);
-	}
-	close(p[0]);
-	g.wfd = p[1];
-	return g;
-}
-
-static void gate_open(struct gated *g)
-{
-	if (write(g->wfd, "x", 1) != 1)
-		exit(2);
-	close(g->wfd);
 }
 
 static int wait_all(void)
@@ -533,14 +457,6 @@ struct mig {
 	int mode;	/* 0: pinned, 1: migrate every 10 ms, 2: flip fast */
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void set_cpu(int cpu)
 {
 	cpu_set_t s;
@@ -560,11 +476,11 @@ static void *mig_thread(void *arg)
 	switch (m->mode) {
 	case 0:
 		set_cpu(0);
-		m->busy_ns = mono_ns();
+		m->busy_ns = ns_of(CLOCK_MONOTONIC);
 		end = m->busy_ns + 300000000ULL;
-		while (mono_ns() < end)
+		while (ns_of(CLOCK_MONOTONIC) < end)
 			;
-		m->busy_ns = mono_ns() - m->busy_ns;
+		m->busy_ns = ns_of(CLOCK_MONOTONIC) - m->busy_ns;
 		break;
 	case 1:
 		for (i = 0; i < 30; i++) {
@@ -573,11 +489,11 @@ static void *mig_thread(void *arg)
 			cpu ^= 1;
 			set_cpu(cpu);
 			m->flips++;
-			t0 = mono_ns();
+			t0 = ns_of(CLOCK_MONOTONIC);
 			end = t0 + 10000000ULL;
-			while (mono_ns() < end)
+			while (ns_of(CLOCK_MONOTONIC) < end)
 				;
-			m->busy_ns += mono_ns() - t0;
+			m->busy_ns += ns_of(CLOCK_MONOTONIC) - t0;
 		}
 		break;
 	default:
@@ -588,7 +504,7 @@ static void *mig_thread(void *arg)
 		}
 		break;
 	}
-	m->cpu_ns = thread_ns();
+	m->cpu_ns = ns_of(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
 

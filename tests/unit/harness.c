@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test runner: runs every group, prints "ok N - ..." / "not ok N - ..."
- * lines and, as the very last line, "N passed, M failed".
+ * The test harness of every unit-test runner (unit-tests, ring-tests,
+ * ring-tests-san, stitch-tests): "ok N - ..." / "not ok N - ..." lines,
+ * "# ..." diagnostics and, as the very last line, "N passed, M failed".
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -49,27 +50,13 @@ void t_section(const char *name)
 	printf("# --- %s\n", name);
 }
 
-static const struct {
-	const char *name;
-	void (*fn)(void);
-} groups[] = {
-	{ "abi", test_abi },
-	{ "events", test_events },
-	{ "opts", test_opts },
-	{ "errors", test_errors },
-	{ "lib", test_lib },
-	{ "format", test_format },
-	{ "cli", test_cli },
-	{ "exports", test_exports },
-};
-
-int main(int argc, char **argv)
+int t_main(int argc, char **argv, const struct t_group *groups, size_t nr)
 {
 	size_t i;
 	int j;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+	for (i = 0; i < nr; i++) {
 		bool run = argc < 2;
 
 		for (j = 1; j < argc; j++)

@@ -5,9 +5,13 @@
 #ifndef PMUCTX_TEST_H
 #define PMUCTX_TEST_H
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+struct cmd;
 
 extern int t_passed, t_failed;
 
@@ -39,6 +43,30 @@ void t_section(const char *name);
 		t_diag("  '%s' unexpectedly in:\n%s", _n, _h ? _h : "(null)"); \
 	t_check(_ok, __FILE__, __LINE__, "lacks " #needle, __VA_ARGS__); \
 } while (0)
+
+/* a test group: the runners run the ones named on their command line */
+struct t_group {
+	const char *name;
+	void (*fn)(void);
+};
+
+/*
+ * A runner's main(): runs the groups named in @argv (all if none), prints
+ * the plan and, as the very last line, "N passed, M failed"; returns the
+ * exit status (1 if anything failed).
+ */
+int t_main(int argc, char **argv, const struct t_group *groups, size_t nr);
+
+/* capture.c: the contents of @path, malloc'd ("" if it cannot be read) */
+char *t_slurp(const char *path);
+/*
+ * capture.c: run the tool's command @cmd in-process, its standard output
+ * and error going to files in @dir and then, read back, to *@out and *@err
+ * (the previous ones freed); @ap holds the arguments, NULL-terminated.
+ * Returns the command's exit status.
+ */
+int t_run_cmd(const struct cmd *cmd, const char *dir, char **out, char **err,
+	      va_list ap);
 
 /* minimal JSON validator: 0 if @s is exactly one valid JSON value */
 int json_validate(const char *s, const char **err_at);

@@ -27,65 +27,18 @@ static char dir[64];
 static char out_path[128];
 static char *cap_out, *cap_err, *file_out;
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	m = open_memstream(&buf, &len);
-	if (f) {
-		while ((c = fgetc(f)) != EOF)
-			fputc(c, m);
-		fclose(f);
-	}
-	fclose(m);
-	return buf;
-}
-
 /* run @cmd in-process with stdout/stderr captured; NULL-terminated args */
 static int run(const struct cmd *cmd, ...)
 {
-	char so_path[128], se_path[128];
-	char *argv[64];
-	int argc = 0, so, se, fo, fe, ret;
 	va_list ap;
+	int ret;
 
-	argv[argc++] = (char *)cmd->name;
-	va_start(ap, cmd);
-	while (argc < 63 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
-	va_end(ap);
-	argv[argc] = NULL;
-
-	snprintf(so_path, sizeof(so_path), "%s/stdout", dir);
-	snprintf(se_path, sizeof(se_path), "%s/stderr", dir);
 	unlink(out_path);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(so_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	fe = open(se_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	ret = cmd->run(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fo);
-	close(fe);
-	free(cap_out);
-	free(cap_err);
+	va_start(ap, cmd);
+	ret = t_run_cmd(cmd, dir, &cap_out, &cap_err, ap);
+	va_end(ap);
 	free(file_out);
-	cap_out = slurp(so_path);
-	cap_err = slurp(se_path);
-	file_out = slurp(out_path);
+	file_out = t_slurp(out_path);
 	return ret;
 }
 
@@ -123,8 +76,8 @@ static int run_bin(const char *env, ...)
 	waitpid(pid, &st, 0);
 	free(cap_out);
 	free(cap_err);
-	cap_out = slurp(so_path);
-	cap_err = slurp(se_path);
+	cap_out = t_slurp(so_path);
+	cap_err = t_slurp(se_path);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -366,7 +319,7 @@ static void test_binary(void)
 		return;
 	}
 	CHECK_EQ(run_bin(NULL, "--version", NULL), 0, "--version -> 0");
-	CHECK_HAS(cap_out, " (libpmuctx 0.1.0, pmuctx ABI 1)",
+	CHECK_HAS(cap_out, " (libpmuctx 0.3.0, pmuctx ABI 1)",
 		  "--version text");
 	CHECK_EQ(run_bin(NULL, "--help", NULL), 0, "--help -> 0");
 	CHECK(strstr(cap_out, "  info ") && strstr(cap_out, "  stat "),

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libpmuctx.so exports exactly the PMUCTX_API functions, all listed in
- * libpmuctx.map, and nothing internal.
+ * libpmuctx.map, and nothing internal; the library's version is that of
+ * the map's newest version node.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
+
+#include <pmuctx.h>
 
 #include "test.h"
 
@@ -68,11 +71,35 @@ static bool in_map(const char *name)
 	return found;
 }
 
+/* the newest "LIBPMUCTX_MAJOR.MINOR {" node of libpmuctx.map */
+static bool newest_node(int *major, int *minor)
+{
+	FILE *f = fopen(TOP_DIR "/lib/libpmuctx.map", "re");
+	char line[256];
+	bool found = false;
+	int a, b;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "LIBPMUCTX_%d.%d {", &a, &b) != 2)
+			continue;
+		if (!found || a > *major || (a == *major && b > *minor)) {
+			*major = a;
+			*minor = b;
+		}
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 void test_exports(void)
 {
 	char names[64][64];
 	void *dl;
-	int n, i, missing_map = 0, missing_sym = 0;
+	int n, i, missing_map = 0, missing_sym = 0, major = -1, minor = -1;
+	bool found;
 
 	n = header_api(names, 64);
 	CHECK(n >= 20, "pmuctx.h declares the API with PMUCTX_API (%d)", n);
@@ -100,4 +127,10 @@ void test_exports(void)
 	CHECK(dlvsym(dl, "pmuctx_open", "LIBPMUCTX_0.1") != NULL,
 	      "symbols carry the LIBPMUCTX_0.1 version");
 	dlclose(dl);
+
+	found = newest_node(&major, &minor);
+	CHECK(found && major == LIBPMUCTX_MAJOR_VERSION &&
+	      minor == LIBPMUCTX_MINOR_VERSION,
+	      "the library version %s is that of the newest map node "
+	      "LIBPMUCTX_%d.%d", pmuctx_version(), major, minor);
 }

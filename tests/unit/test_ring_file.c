@@ -38,61 +38,15 @@ static char path[128], path2[128];
 static char *cap_out, *cap_err;
 static char msg[4096];
 
-static char *slurp(const char *p)
-{
-	FILE *f = fopen(p, "re");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	m = open_memstream(&buf, &len);
-	if (f) {
-		while ((c = fgetc(f)) != EOF)
-			fputc(c, m);
-		fclose(f);
-	}
-	fclose(m);
-	return buf;
-}
-
 /* run @cmd in-process, stdout/stderr captured; NULL-terminated args */
 static int run(const struct cmd *cmd, ...)
 {
-	char so_path[128], se_path[128];
-	char *argv[64];
-	int argc = 0, so, se, fo, fe, ret;
 	va_list ap;
+	int ret;
 
-	argv[argc++] = (char *)cmd->name;
 	va_start(ap, cmd);
-	while (argc < 63 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
+	ret = t_run_cmd(cmd, dir, &cap_out, &cap_err, ap);
 	va_end(ap);
-	argv[argc] = NULL;
-	snprintf(so_path, sizeof(so_path), "%s/stdout", dir);
-	snprintf(se_path, sizeof(se_path), "%s/stderr", dir);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(so_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	fe = open(se_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	ret = cmd->run(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fo);
-	close(fe);
-	free(cap_out);
-	free(cap_err);
-	cap_out = slurp(so_path);
-	cap_err = slurp(se_path);
 	return ret;
 }
 
@@ -291,7 +245,7 @@ static void test_bad_files(void)
 	snprintf(path, sizeof(path), "%s/a.pmu", dir);
 	snprintf(path2, sizeof(path2), "%s/b.pmu", dir);
 	write_sample(path, true);
-	s = slurp(path);
+	s = t_slurp(path);
 	if (stat(path, &st))
 		return;
 	len = (size_t)st.st_size;
@@ -471,7 +425,7 @@ static void test_report(void)
 	CHECK_EQ(ret, EXIT_RUNTIME, "missing file: exit 1");
 	CHECK_HAS(cap_err, "cannot open", "message");
 	{
-		char *s = slurp(path);
+		char *s = t_slurp(path);
 		struct stat st;
 
 		stat(path, &st);

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * TAP-ish output and small helpers shared by the VM test programs
+ * (tests/store, tests/ring, tests/sample, tests/faults): "ok - ..." /
+ * "not ok - ..." lines (the VM suite numbers them), "# ..." diagnostics,
+ * and the count of failures for the exit status.
+ *
+ * Header-only and static: each program uses its own subset.  The Makefiles
+ * put tests/common on the include path.
+ */
+#ifndef PMUCTX_TESTS_COMMON_TAP_H
+#define PMUCTX_TESTS_COMMON_TAP_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/types.h>
+
+/* the "not ok" lines so far */
+static int failures __attribute__((unused));
+
+static inline void __attribute__((format(printf, 2, 3)))
+result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static inline void __attribute__((format(printf, 1, 2)))
+diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* a check that could not run here: "ok - ... # SKIP why" */
+static inline void __attribute__((format(printf, 2, 3)))
+skip(const char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok - ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(" # SKIP %s\n", why);
+	fflush(stdout);
+}
+
+static inline uint64_t ns_of(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* spin for @ms of this thread's CPU time */
+static inline void burn_ms(unsigned int ms)
+{
+	uint64_t end = ns_of(CLOCK_THREAD_CPUTIME_ID) + ms * 1000000ULL;
+
+	while (ns_of(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+/* A child blocked on a pipe until gate_open(); then runs fn(arg). */
+struct gated {
+	pid_t pid;
+	int wfd;
+};
+
+static inline struct gated gated_child(void (*fn)(void *), void *arg)
+{
+	struct gated g;
+	int p[2];
+	char c;
+
+	if (pipe(p))
+		exit(2);
+	g.pid = fork();
+	if (!g.pid) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(3);
+		fn(arg);
+		_exit(0);
+	}
+	close(p[0]);
+	g.wfd = p[1];
+	return g;
+}
+
+static inline void gate_open(struct gated *g)
+{
+	if (write(g->wfd, "x", 1) != 1)
+		exit(2);
+	close(g->wfd);
+}
+
+#endif /* PMUCTX_TESTS_COMMON_TAP_H */

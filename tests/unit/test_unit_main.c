@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runner of the library and tool unit tests: unit-tests (harness.c prints
+ * the results).
+ *
+ *   ./unit-tests [GROUP...]	groups: abi events opts errors lib format
+ *				cli exports
+ */
+#include "test.h"
+
+static const struct t_group groups[] = {
+	{ "abi", test_abi },
+	{ "events", test_events },
+	{ "opts", test_opts },
+	{ "errors", test_errors },
+	{ "lib", test_lib },
+	{ "format", test_format },
+	{ "cli", test_cli },
+	{ "exports", test_exports },
+};
+
+int main(int argc, char **argv)
+{
+	return t_main(argc, argv, groups, sizeof(groups) / sizeof(groups[0]));
+}
