@@ -107,6 +107,8 @@ tools: lib
 progs: lib
 	$(MAKE) -C tests/progs $(SUBMAKE_VARS)
 	$(MAKE) -C tests/store $(SUBMAKE_VARS)
+	$(MAKE) -C tests/fuzz $(SUBMAKE_VARS)
+	$(MAKE) -C tests/faults $(SUBMAKE_VARS)
 	$(MAKE) -C tests/ring $(SUBMAKE_VARS)
 	$(MAKE) -C tests/sample $(SUBMAKE_VARS)
 
@@ -131,7 +133,7 @@ examples: lib
 
 # Sub-directories are cleaned only where they have a Makefile, so `make clean`
 # works in a partial tree (a DKMS source copy, a checkout mid-way).
-CLEAN_SUBDIRS = lib tools tests/progs tests/store tests/ring tests/sample tests/unit tests/vm examples
+CLEAN_SUBDIRS = lib tools tests/progs tests/store tests/ring tests/sample tests/fuzz tests/faults tests/unit tests/vm examples
 
 clean:
 	+@if [ -n "$(KVER)" ] && [ -f "$(KDIR)/Makefile" ]; then \

@@ -12,7 +12,8 @@
 # kmemleak leak fails the run (tests/vm/run and tests/vm/suite).
 #
 # Environment: DEBUG_KVER (default 6.1.192-pmuctx-debug), DEBUG_DEBS (dir
-# of the .deb files), PMUCTX_DEBUG_BUILD (build dir).  The last line is
+# of the .deb files), PMUCTX_DEBUG_BUILD (build dir), PMUCTX_DEBUG_TIMEOUT
+# (seconds for the VM, default 3300).  The last line is
 # the suite's "N passed, M failed".
 set -euo pipefail
 
@@ -61,5 +62,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	}
 fi
 
+# The debug kernel runs the suite 3-4x slower, and the fuzz, fault and
+# stress cases (70-73) do their heavy versions there: ~30 min in all on a
+# loaded 2-core machine.  PMUCTX_DEBUG_TIMEOUT bounds the VM.
 exec "$top/tests/vm/check" --kernel "/boot/vmlinuz-$kver" --bind "$build" \
-	--module "$build/module/pmuctx.ko"
+	--module "$build/module/pmuctx.ko" --timeout "${PMUCTX_DEBUG_TIMEOUT:-3300}"

@@ -5,6 +5,8 @@
 #
 #   style               scripts/checkpatch.sh
 #   sparse              scripts/sparse.sh
+#   check-6.12          scripts/check-kernel-6.12.sh (the module builds against
+#                       Linux 6.12 too; prepares a 6.12 tree once, ~5 min)
 #   all                 make all WERROR=1 (module W=1 -Werror, lib, tools, progs)
 #   check-unit          make -C tests/unit check        (a test suite)
 #   check-install       scripts/check-install.sh
@@ -46,10 +48,11 @@ CHECK_FAIL_FAST=${CHECK_FAIL_FAST:-0}
 logdir=${CHECK_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/pmuctx-check.XXXXXX")}
 mkdir -p "$logdir"
 
-steps=(style sparse all check-unit check-install check-examples check-man check-packages check-dkms-prepare check-vm)
+steps=(style sparse check-6.12 all check-unit check-install check-examples check-man check-packages check-dkms-prepare check-vm)
 declare -A cmd=(
 	[style]="$MAKE --no-print-directory style"
 	[sparse]="$MAKE --no-print-directory sparse"
+	[check-6.12]="scripts/check-kernel-6.12.sh"
 	[all]="$MAKE --no-print-directory all WERROR=1"
 	[check-unit]="$MAKE --no-print-directory check-unit WERROR=1"
 	[check-install]="$MAKE --no-print-directory check-install"

@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx-sec: the privilege model and information-leak checks
+ * (tests/vm/cases/73-security.sh runs it, mostly as an unprivileged user).
+ *
+ *   pmuctx-sec deny PID...     pid sessions on each PID (other users' tasks,
+ *                              kernel threads) are refused with EACCES,
+ *                              also as THREAD targets
+ *   pmuctx-sec nondumpable     an own child that made itself non-dumpable
+ *                              cannot be watched; an ordinary one can
+ *   pmuctx-sec perf            at the current perf_event_paranoid, each
+ *                              target (own pid, system-wide, cgroup) is
+ *                              allowed or refused exactly as
+ *                              perf_event_open() decides for the same scope
+ *   pmuctx-sec poison          every byte every ioctl, read(2) and the
+ *                              ring mapping return: buffers pre-filled with
+ *                              a pattern, reserved/padding fields and
+ *                              string tails must come back zero, nothing
+ *                              written past the reported size, no kernel
+ *                              address in samples of an unprivileged caller
+ *   pmuctx-sec limit N         sessions until refused: EMFILE after exactly
+ *                              N (max_sessions_per_user), also in a second
+ *                              process of the same user; the kernel stays
+ *                              healthy
+ *   pmuctx-sec userns          a user namespace with a fake
+ *                              /proc/sys/kernel/perf_event_paranoid (-1)
+ *                              bind-mounted over the real one must not
+ *                              unlock system-wide sessions
+ *   pmuctx-sec ring-tail       RING_CONSUME to a tail inside a record, then
+ *                              read(2): returns (EIO or records), never
+ *                              loops in the kernel
+ */
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "common.h"
+
+#define PAT	0xa5
+
+static bool zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		if (*c++)
+			return false;
+	return true;
+}
+
+static bool pat(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		if (*c++ != PAT)
+			return false;
+	return true;
+}
+
+/* NUL-terminated within n, zero after the NUL */
+static bool str_padded(const char *s, size_t n)
+{
+	size_t l = strnlen(s, n);
+
+	return l < n && zero(s + l, n - l);
+}
+
+/* ---- deny ------------------------------------------------------------------- */
+
+static void mode_deny(int argc, char **argv)
+{
+	int i, fd;
+
+	for (i = 0; i < argc; i++) {
+		pid_t pid = atoi(argv[i]);
+
+		fd = session(PMUCTX_TARGET_PID, pid, 0);
+		result(fd == -EACCES, "deny: pid %d (not ours) refused with EACCES (%s)",
+		       pid, fd >= 0 ? "allowed" : strerror(-fd));
+		if (fd >= 0)
+			close(fd);
+		fd = session(PMUCTX_TARGET_PID, pid, PMUCTX_SESSION_THREAD);
+		result(fd == -EACCES, "deny: thread %d refused with EACCES (%s)",
+		       pid, fd >= 0 ? "allowed" : strerror(-fd));
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* ---- nondumpable --------------------------------------------------------------- */
+
+static void wait_fn(void *arg)
+{
+	(void)arg;
+	usleep(100000);
+}
+
+static void nodump_fn(void *arg)
+{
+	(void)arg;
+	usleep(100000);
+}
+
+static void mode_nondumpable(void)
+{
+	struct gated g;
+	int fd, p[2];
+	pid_t kid;
+	char c;
+
+	g = gated_child(wait_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT);
+	result(fd >= 0, "nondumpable: an own, ordinary child can be watched (%s)",
+	       fd >= 0 ? "ok" : strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+	gate_open(&g);
+	waitpid(g.pid, NULL, 0);
+
+	if (pipe(p))
+		exit(2);
+	kid = fork();
+	if (kid == 0) {
+		prctl(PR_SET_DUMPABLE, 0);
+		if (write(p[1], "x", 1) != 1)
+			_exit(2);
+		nodump_fn(NULL);
+		_exit(0);
+	}
+	if (read(p[0], &c, 1) != 1)
+		exit(2);
+	fd = session(PMUCTX_TARGET_PID, kid, 0);
+	result(fd == -EACCES, "nondumpable: an own child that is not dumpable is refused with EACCES (%s)",
+	       fd >= 0 ? "allowed" : strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+	waitpid(kid, NULL, 0);
+}
+
+/* ---- the same decisions as perf ------------------------------------------------ */
+
+static int perf_open(pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &a, pid, cpu, group_fd, flags);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static const char *verdict(int r)
+{
+	return r == 0 ? "allowed" : r == -EACCES || r == -EPERM ? "refused" :
+	       strerror(-r);
+}
+
+/*
+ * With CAP_PERFMON pmuctx allows every target at every level (module
+ * policy, docs/SECURITY.md).  perf agrees upstream; Debian's level 3
+ * wants CAP_SYS_ADMIN, so there perf's verdict is only shown.
+ */
+static bool perfmon_mode;
+
+static void check_same(int paranoid, const char *what, int pf, int px)
+{
+	if (perfmon_mode) {
+		result(px == 0, "perf: CAP_PERFMON, paranoid %d, %s: pmuctx %s (perf %s)",
+		       paranoid, what, verdict(px), verdict(pf));
+		return;
+	}
+	result(!pf == !px, "perf: paranoid %d, %s: perf %s, pmuctx %s",
+	       paranoid, what, verdict(pf), verdict(px));
+}
+
+static void mode_perf(void)
+{
+	int paranoid = -9, pf, px, cg, fd;
+	struct pmuctx_session_attr a;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = -9;
+		fclose(f);
+	}
+	/* own process */
+	pf = perf_open(0, -1, -1, 0);
+	fd = session(PMUCTX_TARGET_PID, 0, 0);
+	px = fd >= 0 ? 0 : fd;
+	if (fd >= 0)
+		close(fd);
+	check_same(paranoid, "own process", pf, px);
+	/* every task on a CPU */
+	pf = perf_open(-1, 0, -1, 0);
+	fd = session(PMUCTX_TARGET_SYSTEM, 0, 0);
+	px = fd >= 0 ? 0 : fd;
+	if (fd >= 0)
+		close(fd);
+	check_same(paranoid, "system-wide", pf, px);
+	/* a cgroup */
+	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY);
+	pf = perf_open(cg, 0, -1, PERF_FLAG_PID_CGROUP);
+	attr_init(&a, PMUCTX_TARGET_CGROUP, 0, 0);
+	a.cgroup_fd = cg;
+	fd = session_attr(&a, false);
+	px = fd >= 0 ? 0 : fd;
+	if (fd >= 0)
+		close(fd);
+	close(cg);
+	check_same(paranoid, "cgroup", pf, px);
+}
+
+/* ---- poison ------------------------------------------------------------------- */
+
+static void poison_info(void)
+{
+	static const uint32_t sizes[] = {
+		PMUCTX_INFO_SIZE_VER0, PMUCTX_INFO_SIZE_VER1,
+		sizeof(struct pmuctx_info), sizeof(struct pmuctx_info) + 64,
+	};
+	unsigned char buf[512];
+	struct pmuctx_info in;
+	unsigned int i, bad = 0;
+	int fd = dev_open();
+
+	for (i = 0; i < 4; i++) {
+		uint32_t usize = sizes[i], n;
+
+		memset(buf, PAT, sizeof(buf));
+		memset(buf + sizeof(in), 0, usize > sizeof(in) ? usize - sizeof(in) : 0);
+		memcpy(buf, &usize, 4);
+		memset(buf + 4, 0, 4);		/* flags */
+		if (ioctl(fd, PMUCTX_IOC_INFO, buf)) {
+			result(0, "poison: INFO size %u: %s", usize, strerror(errno));
+			bad++;
+			continue;
+		}
+		memset(&in, 0, sizeof(in));
+		n = usize < sizeof(in) ? usize : sizeof(in);
+		memcpy(&in, buf, n);
+		if (!pat(buf + usize, sizeof(buf) - usize)) {
+			result(0, "poison: INFO size %u wrote past the struct", usize);
+			bad++;
+		}
+		if (in.flags || !str_padded(in.version, sizeof(in.version))) {
+			result(0, "poison: INFO size %u: flags %#x / version not zero-padded",
+			       usize, in.flags);
+			bad++;
+		}
+		/* every output word was written: none still holds the pattern */
+		for (n = 8; n + 4 <= in.size && n + 4 <= sizeof(in); n += 4) {
+			uint32_t w;
+
+			memcpy(&w, buf + n, 4);
+			if (w == 0xa5a5a5a5U) {
+				result(0, "poison: INFO size %u: bytes %u..%u not written",
+				       usize, n, n + 3);
+				bad++;
+				break;
+			}
+		}
+	}
+	close(fd);
+	result(!bad, "poison: INFO at sizes %u, %u, %u, %u: no byte left unwritten, nothing past the size, version zero-padded",
+	       sizes[0], sizes[1], sizes[2], sizes[3]);
+}
+
+static void long_name_fn(void *arg)
+{
+	(void)arg;
+	/* a 15-character name, then exec: the kernel's copy of the name
+	 * must not keep the tail of the old one
+	 */
+	prctl(PR_SET_NAME, "abcdefghijklmno");
+	execl("/bin/true", "true", (char *)NULL);
+	_exit(127);
+}
+
+static void poison_read(void)
+{
+	enum { N = 32, TSZ = 256 };
+	static unsigned char arr[(N + 2) * TSZ];
+	struct pmuctx_read r;
+	struct gated g;
+	unsigned int i, k, bad = 0;
+	int fd;
+
+	g = gated_child(long_name_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid,
+		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED);
+	if (fd < 0) {
+		result(0, "poison: READ: session: %s", strerror(-fd));
+		return;
+	}
+	gate_open(&g);
+	waitpid(g.pid, NULL, 0);
+	memset(&r, PAT, sizeof(r));
+	r.size = sizeof(r);
+	r.flags = PMUCTX_READ_PER_TASK;
+	r.nr_tasks = N;
+	r.task_size = TSZ;
+	r.__pad = 0;
+	r.tasks_ptr = (uintptr_t)arr;
+	memset(arr, PAT, sizeof(arr));
+	if (ioctl(fd, PMUCTX_IOC_READ, &r)) {
+		result(0, "poison: READ: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	if (r.__pad)
+		bad++, result(0, "poison: READ: __pad %#x", r.__pad);
+	for (i = r.nr_events; i < PMUCTX_MAX_EVENTS; i++)
+		if (r.values[i])
+			bad++, result(0, "poison: READ: values[%u] (past nr_events) = %#llx",
+				      i, (unsigned long long)r.values[i]);
+	for (k = 0; k < r.nr_tasks; k++) {
+		struct pmuctx_task_values tv;
+		unsigned char *el = arr + (size_t)k * TSZ;
+
+		memcpy(&tv, el, sizeof(tv));
+		if (!str_padded(tv.comm, sizeof(tv.comm))) {
+			char hex[3 * PMUCTX_COMM_LEN + 1];
+
+			for (i = 0; i < PMUCTX_COMM_LEN; i++)
+				sprintf(hex + 3 * i, "%02x ", (unsigned char)tv.comm[i]);
+			bad++;
+			result(0, "poison: READ: task %d comm \"%s\" not zero-padded: %s",
+			       tv.tid, tv.comm, hex);
+		}
+		for (i = r.nr_events; i < PMUCTX_MAX_EVENTS; i++)
+			if (tv.values[i] || tv.children[i])
+				bad++, result(0, "poison: READ: task %d value %u past nr_events",
+					      tv.tid, i);
+		if (!zero(el + sizeof(tv), TSZ - sizeof(tv)))
+			bad++, result(0, "poison: READ: task %d: element tail not zeroed", tv.tid);
+	}
+	if (!pat(arr + (size_t)r.nr_tasks * TSZ, sizeof(arr) - (size_t)r.nr_tasks * TSZ))
+		bad++, result(0, "poison: READ: wrote past the %u elements", r.nr_tasks);
+	close(fd);
+	result(!bad, "poison: READ per task (%u tasks, element size %u): pads, unused values, comm tails and element tails zero; nothing past them",
+	       r.nr_tasks, TSZ);
+}
+
+static void spin_fn(void *arg)
+{
+	uint64_t end = now_ns() + 300000000ULL;
+	volatile unsigned long x = 0;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 3; i++)
+		if (fork() == 0) {
+			usleep(1000);
+			_exit(0);
+		}
+	while (now_ns() < end)
+		x++;
+	while (wait(NULL) > 0)
+		;
+	execl("/bin/true", "true", (char *)NULL);
+}
+
+static int check_record(const unsigned char *p, size_t n, bool priv,
+			unsigned int nev)
+{
+	const struct pmuctx_rec_header *h = (const void *)p;
+	const struct pmuctx_rec_common *c = (const void *)(p + sizeof(*h));
+
+	(void)nev;
+	if (h->type != PMUCTX_REC_PAD && c->__pad)
+		return 1;
+	switch (h->type) {
+	case PMUCTX_REC_COMM: {
+		const struct pmuctx_rec_comm *r = (const void *)p;
+
+		return !str_padded(r->comm, sizeof(r->comm)) ? 2 : 0;
+	}
+	case PMUCTX_REC_EXEC: {
+		const struct pmuctx_rec_exec *r = (const void *)p;
+		size_t fl = n - sizeof(*r);
+
+		if (!str_padded(r->comm, sizeof(r->comm)))
+			return 3;
+		return fl && !str_padded(r->filename, fl) ? 4 : 0;
+	}
+	case PMUCTX_REC_EXIT: {
+		const struct pmuctx_rec_exit *r = (const void *)p;
+
+		return r->__pad ? 5 : 0;
+	}
+	case PMUCTX_REC_USER: {
+		const struct pmuctx_rec_user *r = (const void *)p;
+
+		if (r->__pad)
+			return 6;
+		return !zero(r->data + r->len, n - sizeof(*r) - r->len) ? 7 : 0;
+	}
+	case PMUCTX_REC_LOST:
+		return c->pid || c->tid ? 8 : 0;
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER2
+	case PMUCTX_REC_SAMPLE: {
+		const struct pmuctx_rec_sample *r = (const void *)p;
+		unsigned int i;
+
+		if (r->__pad)
+			return 9;
+		if (n < sizeof(*r) + (r->nr_kernel + r->nr_user) * 8ULL)
+			return 10;
+		if (!priv) {
+			/* no kernel address may reach an unprivileged reader */
+			if (r->ip >= 0xffff800000000000ULL)
+				return 11;
+			for (i = 0; i < r->nr_kernel + r->nr_user; i++)
+				if (r->ips[i] >= 0xffff800000000000ULL)
+					return 12;
+		}
+		return 0;
+	}
+	case PMUCTX_REC_USER_CALLCHAIN: {
+		const struct pmuctx_rec_user_callchain *r = (const void *)p;
+		unsigned int i;
+
+		if (r->__pad)
+			return 13;
+		for (i = 0; i < r->nr && !priv; i++)
+			if (r->ips[i] >= 0xffff800000000000ULL)
+				return 14;
+		return 0;
+	}
+#endif
+	default:
+		return 0;
+	}
+}
+
+static void poison_ring(bool priv)
+{
+	struct pmuctx_session_attr a;
+	static unsigned char buf[1 << 16];
+	unsigned int pages = 4, cpu, nr_cpus, bad = 0, recs = 0, types = 0;
+	struct pmuctx_info in;
+	struct gated g;
+	unsigned char *m;
+	size_t len;
+	ssize_t n;
+	int fd;
+
+	get_info(&in);
+	nr_cpus = in.nr_cpus;
+	if (!(in.features & PMUCTX_FEAT_RING)) {
+		skip("no ring buffers in this module", "poison: ring records");
+		return;
+	}
+	g = gated_child(spin_fn, NULL);
+	attr_init(&a, PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT);
+	a.ring_pages = pages;
+	a.ring_mode = PMUCTX_RING_NORMAL;
+	a.ring_records = PMUCTX_REC_MASK_ALL;
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER2
+	a.sample_freq = 1000;
+	a.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK;
+#endif
+	fd = session_attr(&a, true);
+	if (fd < 0) {
+		result(0, "poison: ring session: %s", strerror(-fd));
+		return;
+	}
+	len = (size_t)nr_cpus * (1 + pages) * 4096;
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (write(fd, "abc", 3) != 3)
+		bad++, result(0, "poison: write(2) of a USER record: %s", strerror(errno));
+	gate_open(&g);
+	waitpid(g.pid, NULL, 0);
+	if (m != MAP_FAILED) {
+		for (cpu = 0; cpu < nr_cpus; cpu++) {
+			const unsigned char *pg = m + (size_t)cpu * (1 + pages) * 4096;
+			const struct pmuctx_ring_ctl *ctl = (const void *)pg;
+
+			if (ctl->__pad || !zero(pg + sizeof(*ctl), 4096 - sizeof(*ctl)))
+				bad++, result(0, "poison: control page of cpu %u: padding or rest of the page not zero", cpu);
+		}
+	} else {
+		bad++, result(0, "poison: mmap of the ring: %s", strerror(errno));
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	memset(buf, PAT, sizeof(buf));
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		size_t off = 0;
+
+		while (off + 8 <= (size_t)n) {
+			const struct pmuctx_rec_header *h = (const void *)(buf + off);
+			int why;
+
+			if (h->size < 8 || off + h->size > (size_t)n)
+				break;
+			why = check_record(buf + off, h->size, priv, a.nr_events);
+			if (why && bad < 10)
+				bad++, result(0, "poison: record type %u size %u: check %d failed",
+					      h->type, h->size, why);
+			recs++;
+			types |= 1u << h->type;
+			off += h->size;
+		}
+		if (!pat(buf + n, sizeof(buf) - n))
+			bad++, result(0, "poison: read(2) wrote past the %zd bytes it returned", n);
+		memset(buf, PAT, sizeof(buf));
+	}
+	if (m != MAP_FAILED)
+		munmap(m, len);
+	close(fd);
+	diag("%u records read, types %#x", recs, types);
+	result(!bad && recs > 0, "poison: ring records (%u) and control pages: pads and string tails zero%s",
+	       recs, priv ? "" : ", no kernel address in samples");
+}
+
+static void mode_poison(void)
+{
+	poison_info();
+	poison_read();
+	poison_ring(getuid() == 0);
+}
+
+/* ---- per-user limit ----------------------------------------------------------- */
+
+static int fill_sessions(int *fds, int max)
+{
+	int i;
+
+	for (i = 0; i < max; i++) {
+		fds[i] = session(PMUCTX_TARGET_PID, 0, 0);
+		if (fds[i] < 0)
+			return i;
+	}
+	return i;
+}
+
+static void mode_limit(int n)
+{
+	int *fds = calloc(n + 16, sizeof(int)), made, err, st, i;
+	struct pmuctx_info in;
+	pid_t kid;
+
+	made = fill_sessions(fds, n + 16);
+	err = made < n + 16 ? fds[made] : 0;
+	result(made == n && err == -EMFILE,
+	       "limit: %d sessions, then %s (want %d, then EMFILE)", made,
+	       err ? strerror(-err) : "no refusal", n);
+	kid = fork();
+	if (kid == 0) {
+		int fd = session(PMUCTX_TARGET_PID, 0, 0);
+
+		_exit(fd == -EMFILE ? 0 : 1);
+	}
+	waitpid(kid, &st, 0);
+	result(WIFEXITED(st) && !WEXITSTATUS(st),
+	       "limit: a second process of the same user is refused too");
+	i = get_info(&in);
+	result(!i && in.sessions >= (uint32_t)made,
+	       "limit: the kernel answers INFO at the limit (%u sessions)", in.sessions);
+	for (i = 0; i < made; i++)
+		close(fds[i]);
+	i = session(PMUCTX_TARGET_PID, 0, 0);
+	result(i >= 0, "limit: sessions can be created again once closed");
+	if (i >= 0)
+		close(i);
+	free(fds);
+}
+
+/* ---- user namespace with a fake perf_event_paranoid ---------------------------- */
+
+static void mode_userns(void)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int fd, dev, r;
+
+	dev = dev_open();
+	if (dev < 0) {
+		result(0, "userns: open %s: %s", PMUCTX_DEVICE_PATH, strerror(errno));
+		return;
+	}
+	close(dev);
+	if (write_file("/tmp/pmuctx-fake-paranoid", "-1\n") &&
+	    (fd = open("/tmp/pmuctx-fake-paranoid", O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0) {
+		if (write(fd, "-1\n", 3) != 3)
+			_exit(2);
+		close(fd);
+	}
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS)) {
+		skip("unprivileged user namespaces are disabled", "userns: fake perf_event_paranoid");
+		return;
+	}
+	snprintf(map, sizeof(map), "0 %u 1", uid);
+	write_file("/proc/self/uid_map", map);
+	write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	write_file("/proc/self/gid_map", map);
+	mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	if (mount("/tmp/pmuctx-fake-paranoid", "/proc/sys/kernel/perf_event_paranoid",
+		  NULL, MS_BIND, NULL)) {
+		skip(strerror(errno), "userns: bind mount over /proc/sys/kernel/perf_event_paranoid");
+		return;
+	}
+	diag("in a user+mount namespace, /proc/sys/kernel/perf_event_paranoid now reads -1");
+	r = session(PMUCTX_TARGET_SYSTEM, 0, 0);
+	result(r == -EACCES, "userns: a system-wide session is still refused with EACCES (%s)",
+	       r >= 0 ? "ALLOWED" : strerror(-r));
+	if (r >= 0)
+		close(r);
+}
+
+/* ---- ring tail inside a record ------------------------------------------------ */
+
+static void mode_ring_tail(void)
+{
+	struct pmuctx_session_attr a;
+	struct pmuctx_info in;
+	struct pmuctx_ring_consume c = { .size = sizeof(c) };
+	unsigned int cpu;
+	pid_t kid;
+	int fd, st, k;
+	void *m;
+
+	get_info(&in);
+	if (!(in.features & PMUCTX_FEAT_RING)) {
+		skip("no ring buffers in this module", "ring-tail");
+		return;
+	}
+	attr_init(&a, PMUCTX_TARGET_PID, 0, PMUCTX_SESSION_INHERIT);
+	a.ring_pages = 1;
+	a.ring_mode = PMUCTX_RING_NORMAL;
+	a.ring_records = PMUCTX_REC_MASK_SWITCH | PMUCTX_REC_MASK_FORK |
+			 PMUCTX_REC_MASK_EXIT;
+	fd = session_attr(&a, true);
+	if (fd < 0) {
+		result(0, "ring-tail: session: %s", strerror(-fd));
+		return;
+	}
+	m = mmap(NULL, (size_t)in.nr_cpus * 2 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	for (k = 0; k < 20; k++) {
+		if (fork() == 0)
+			_exit(0);
+		wait(NULL);
+		usleep(1000);
+	}
+	for (cpu = 0; m != MAP_FAILED && cpu < in.nr_cpus; cpu++) {
+		const struct pmuctx_ring_ctl *ctl = (const void *)
+			((char *)m + (size_t)cpu * 2 * 4096);
+
+		if (ctl->data_head - ctl->data_tail >= 64)
+			break;
+	}
+	if (m == MAP_FAILED || cpu == in.nr_cpus) {
+		result(0, "ring-tail: no CPU buffer with records");
+		close(fd);
+		return;
+	}
+	c.cpu = cpu;
+	c.tail = ((const struct pmuctx_ring_ctl *)((char *)m + (size_t)cpu * 2 * 4096))->data_tail + 24;
+	k = ioctl(fd, PMUCTX_IOC_RING_CONSUME, &c) ? -errno : 0;
+	diag("RING_CONSUME to a tail 24 bytes into a record on cpu %u: %s", cpu,
+	     k ? strerror(-k) : "accepted");
+	/* the read happens in a child: on a broken module it never returns */
+	kid = fork();
+	if (kid == 0) {
+		static char buf[8192];
+
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		if (read(fd, buf, sizeof(buf)) < 0 && errno != EIO && errno != EAGAIN)
+			_exit(1);
+		_exit(0);
+	}
+	for (k = 0; k < 150; k++) {
+		if (waitpid(kid, &st, WNOHANG) == kid)
+			break;
+		usleep(100000);
+	}
+	result(k < 150 && WIFEXITED(st) && !WEXITSTATUS(st),
+	       "ring-tail: read(2) after a RING_CONSUME into a record returns (%s)",
+	       k < 150 ? "returned" : "still in the kernel after 15 s");
+	if (k < 150) {
+		munmap(m, (size_t)in.nr_cpus * 2 * 4096);
+		close(fd);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(m, "deny"))
+		mode_deny(argc - 2, argv + 2);
+	else if (!strcmp(m, "nondumpable"))
+		mode_nondumpable();
+	else if (!strcmp(m, "perf")) {
+		perfmon_mode = argc > 2 && !strcmp(argv[2], "--perfmon");
+		mode_perf();
+	}
+	else if (!strcmp(m, "poison"))
+		mode_poison();
+	else if (!strcmp(m, "limit"))
+		mode_limit(argc > 2 ? atoi(argv[2]) : 256);
+	else if (!strcmp(m, "userns"))
+		mode_userns();
+	else if (!strcmp(m, "ring-tail"))
+		mode_ring_tail();
+	else {
+		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|ring-tail\n");
+		return 2;
+	}
+	return !!failures;
+}

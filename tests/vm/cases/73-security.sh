@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 600
+#
+# Security model (tests/faults/pmuctx-sec), as an unprivileged user
+# (uid 65534 in the device's group 4242, no capabilities) unless noted.
+# Extends 61-store-priv.sh (pid 1 and system-wide refused, paranoid 3,
+# setuid exec) with:
+#  - another non-root user's task, a kernel thread, THREAD targets: EACCES;
+#  - an own child that made itself non-dumpable: EACCES;
+#  - perf_event_paranoid -1..3: each target (own process, system-wide,
+#    cgroup) allowed or refused exactly as perf_event_open() decides; with
+#    CAP_PERFMON everything is allowed (Debian's perf wants CAP_SYS_ADMIN
+#    at level 3: shown, see docs/SECURITY.md);
+#  - no uninitialized kernel memory: every byte INFO, READ (per task),
+#    read(2) and the ring mapping return is checked against a poison
+#    pattern; reserved/padding fields and string tails are zero; no kernel
+#    address in an unprivileged caller's samples;
+#  - the per-user session limit: EMFILE after max_sessions_per_user
+#    sessions, in every process of that user, the kernel stays healthy;
+#  - a user+mount namespace with a fake perf_event_paranoid must not
+#    unlock system-wide sessions;
+#  - RING_CONSUME into the middle of a record, then read(2), returns.
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+P=tests/faults/pmuctx-sec
+GID=4242
+need_exec "$P" || exit 1
+mod_load 2>/dev/null || true
+chgrp "$GID" "$DEV"
+chmod 0660 "$DEV"
+p=$(user_exec "$P")
+old=$(cat /proc/sys/kernel/perf_event_paranoid)
+oldmax=$(cat /sys/module/pmuctx/parameters/max_sessions_per_user 2>/dev/null || echo)
+other=
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	echo "$old" > /proc/sys/kernel/perf_event_paranoid
+	[ -z "$oldmax" ] || echo "$oldmax" > /sys/module/pmuctx/parameters/max_sessions_per_user
+	[ -z "$other" ] || kill "$other" 2>/dev/null || true
+}
+trap cleanup EXIT
+user() { as_user 65534 65534 "$GID" "$@"; }
+rc=0
+
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+# A task of another unprivileged user (65533), pid 1, kthreadd (2).
+as_user 65533 65533 - sleep 120 >/dev/null 2>&1 &
+other=$!
+sleep 0.2
+user "$p" deny "$other" 1 2 || rc=1
+user "$p" nondumpable || rc=1
+
+for lvl in -1 0 1 2 3; do
+	echo "$lvl" > /proc/sys/kernel/perf_event_paranoid
+	user "$p" perf || rc=1
+done
+echo 3 > /proc/sys/kernel/perf_event_paranoid
+if HOME=/tmp setpriv --reuid=65534 --regid=65534 --groups="$GID" \
+	--inh-caps=+perfmon --ambient-caps=+perfmon true 2>/dev/null; then
+	diag "with CAP_PERFMON (ambient), paranoid 3:"
+	HOME=/tmp setpriv --reuid=65534 --regid=65534 --groups="$GID" \
+		--inh-caps=+perfmon --ambient-caps=+perfmon "$p" perf --perfmon || rc=1
+else
+	skip "perf: CAP_PERFMON parity" "setpriv cannot grant CAP_PERFMON"
+fi
+
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+user "$p" poison || rc=1
+diag "as root:"
+"$p" poison || rc=1
+
+if [ -n "$oldmax" ]; then
+	echo 32 > /sys/module/pmuctx/parameters/max_sessions_per_user
+	user "$p" limit 32 || rc=1
+	echo "$oldmax" > /sys/module/pmuctx/parameters/max_sessions_per_user
+	# the default (256 is below the usual 1024 open files)
+	user "$p" limit "$oldmax" || rc=1
+else
+	not_ok "limit: the module has a per-user session limit (max_sessions_per_user)"
+fi
+
+user "$p" userns || rc=1
+user "$p" ring-tail || rc=1
+check "$CLI" info -- "security: the module is healthy afterwards (pmuctx info)"
+exit "$rc"
