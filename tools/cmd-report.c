@@ -98,7 +98,14 @@ static const char report_help[] =
 "              next_comm=swapper/1 next_pid=0\n"
 "          and pmuctx:sched_process_fork, pmuctx:sched_process_exec,\n"
 "          pmuctx:sched_process_exit and pmuctx:user lines; lost records\n"
-"          are counted on standard error.\n"
+"          are counted on standard error.  A sample is printed as perf\n"
+"          script prints one recorded with -g: a header line\n"
+"            burn  1234 [001] 5678.123456:    1001001 cpu-clock:u\n"
+"          (period in ns; :u or :k, the mode it interrupted), then its\n"
+"          callchain innermost first, kernel then user, stitched with\n"
+"          its deferred user callchain and symbolized, one frame a line\n"
+"            <TAB>          401136 f3+0x16 (/usr/bin/burn)\n"
+"          and a blank line (what stackcollapse-perf.pl reads).\n"
 "\n"
 "    --partial\n"
 "        Read a file cut short (the recorder was killed, the disk filled\n"
@@ -182,6 +189,7 @@ struct report {
 	size_t cap;		/* power of two */
 	size_t used;
 	__u64 lost_records;	/* LOST records' counts, deduplicated */
+	const struct prof *prof;	/* perf-script: the samples' frames */
 };
 
 static struct task *task_get(struct report *R, __s32 tid, bool create)
@@ -1067,6 +1075,47 @@ static void json_report(struct report *R, const char *path)
 
 /* ---- perf script -------------------------------------------------------------- */
 
+static void perf_frame(FILE *f, const struct prof_frame *fr)
+{
+	fprintf(f, "\t%16llx ", (unsigned long long)fr->addr);
+	if (fr->name && fr->addr >= fr->sym_start)
+		fprintf(f, "%s+0x%llx", fr->name,
+			(unsigned long long)(fr->addr - fr->sym_start));
+	else
+		fprintf(f, "[unknown]");
+	fprintf(f, " (%s)\n", fr->module ? fr->module :
+		fr->kernel ? "[kernel.kallsyms]" : "[unknown]");
+}
+
+/*
+ * A sample as perf script prints one recorded with -g: the header, then
+ * its stitched callchain innermost first (kernel, then user), symbolized,
+ * and a blank line.  Deferred samples whose user callchain never came show
+ * their kernel part only.
+ */
+static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
+{
+	const struct prof_sample *x;
+	FILE *f = R->out;
+	__u32 i;
+
+	fprintf(f, "%10llu cpu-clock:%s\n", (unsigned long long)sm->period,
+		sm->hdr.misc & PMUCTX_SAMPLE_M_USER ? "u" : "k");
+	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
+			     sm->ip);
+	if (x) {
+		for (i = 0; i < x->nr; i++)
+			perf_frame(f, &R->prof->frames[R->prof->sample_frames[
+					x->first + i] - 1]);
+	} else {
+		fprintf(f, "\t%16llx [unknown] (%s)\n",
+			(unsigned long long)sm->ip,
+			sm->hdr.misc & PMUCTX_SAMPLE_M_USER ? "[unknown]" :
+			"[kernel.kallsyms]");
+	}
+	fputc('\n', f);
+}
+
 static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 {
 	const struct pmuctx_rec_common *c = common(h);
@@ -1081,6 +1130,7 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 	case PMUCTX_REC_EXEC:
 	case PMUCTX_REC_EXIT:
 	case PMUCTX_REC_USER:
+	case PMUCTX_REC_SAMPLE:
 		break;
 	default:
 		return;
@@ -1131,6 +1181,9 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 		fprintf(f, "\"\n");
 		break;
 	}
+	case PMUCTX_REC_SAMPLE:
+		perf_sample(R, (const struct pmuctx_rec_sample *)h);
+		break;
 	}
 }
 
@@ -1155,7 +1208,7 @@ static bool has_samples(const struct pmuctx_rec_header *const *a, size_t n)
 
 static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 			 size_t n, const struct prof_opts *po, bool lines,
-			 struct prof **out)
+			 bool keep_samples, struct prof **out)
 {
 	const struct pmf_reader *r = R->r;
 	struct prof_maps *maps;
@@ -1186,6 +1239,7 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 		in.duration_ns = r->end.time - R->info->start_mono_ns;
 	in.kallsyms = po->kallsyms;
 	in.lines = lines;
+	in.keep_samples = keep_samples;
 	e = prof_build(&in, out, err, sizeof(err));
 	free(maps);
 	if (e)
@@ -1326,15 +1380,16 @@ static int report_run(int argc, char **argv)
 
 	samples = has_samples(all, n);
 	if (R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF || po.stitch_stats ||
-	    (R.fmt == FMT_TEXT && samples)) {
+	    ((R.fmt == FMT_TEXT || R.fmt == FMT_PERF) && samples)) {
 		if (build_profile(&R, all, n, &po, R.fmt == FMT_PPROF,
-				  &prof)) {
+				  R.fmt == FMT_PERF, &prof)) {
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
 		if (R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF ||
-		    R.fmt == FMT_TEXT)
+		    R.fmt == FMT_TEXT || R.fmt == FMT_PERF)
 			profile_notes(prof, r);
+		R.prof = prof;
 		if ((R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF) && !samples)
 			fprintf(stderr, "pmuctx report: %s has no samples "
 				"(record with -F or -g)\n", path);

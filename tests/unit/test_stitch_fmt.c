@@ -597,10 +597,32 @@ static void t_build(void)
 	in.nr_maps = 1;
 	in.kallsyms = kallsyms_path;
 	in.sample_freq = 1000;
+	in.keep_samples = true;
 	e = prof_build(&in, &p, err, sizeof(err));
 	CHECK(!e && p, "prof_build from records (%s)", e ? err : "ok");
 	if (e)
 		goto out;
+	CHECK(p->nr_samples == 6, "keep_samples: 6 samples kept (%zu)",
+	      p->nr_samples);
+	{
+		const struct prof_sample *x, *y, *z;
+
+		/* sample 3 (time 13, cpu 1): stitched, 3 kernel + 2 user */
+		x = prof_find_sample(p, 1, 13, 77, k[0]);
+		CHECK(x && x->nr == 5 && x->nr_kernel == 3 &&
+		      !strcmp(p->frames[p->sample_frames[x->first] - 1].name,
+			      "clear_user") &&
+		      !strcmp(p->frames[p->sample_frames[x->first + 4] - 1].name,
+			      "ts_outer_fn"),
+		      "prof_find_sample: a stitched sample's own frames, "
+		      "kernel innermost first, then user");
+		y = prof_find_sample(p, 0, 30, 77, k[0]);
+		CHECK(y && y->nr == 3 && y->nr_kernel == 3,
+		      "prof_find_sample: the unresolved one, kernel part only");
+		z = prof_find_sample(p, 0, 31, 77, k[0]);
+		CHECK(!z && !prof_find_sample(p, 1, 13, 78, k[0]),
+		      "prof_find_sample: no sample at another time or tid");
+	}
 	out = run_writer(prof_write_folded, p, PROF_WEIGHT_SAMPLES);
 	CHECK_HAS(out, "tester;ts_outer_fn;ts_inner_fn;do_syscall_64;"
 		  "read_zero;clear_user 4\n",

@@ -45,6 +45,7 @@ struct prof_priv {
 	struct hidx maps_idx;
 	__u32 *scratch;
 	size_t cap_scratch;
+	bool keep_samples;
 };
 
 static bool str_eq(const void *ctx, __u32 idx, const void *key)
@@ -111,6 +112,8 @@ void prof_free(struct prof *p)
 		free(p->stacks[i].frames);
 	free(p->stacks);
 	free(p->frames);
+	free(p->samples);
+	free(p->sample_frames);
 	if (q) {
 		for (i = 0; i < q->strings.n; i++)
 			free(q->strings.v[i]);
@@ -507,6 +510,90 @@ static __s32 maps_pid(const struct prof_priv *q, __s32 pid)
 
 /* ---- building ------------------------------------------------------------- */
 
+/* prof_input.keep_samples: the sample's own frames, for perf-script */
+static int keep_sample(struct prof *p, const struct pmuctx_callchain *cc,
+		       const struct stack_key *k)
+{
+	struct prof_sample *x;
+
+	if (p->nr_samples == p->cap_samples) {
+		size_t cap = p->cap_samples ? p->cap_samples * 2 : 256;
+		void *v = realloc(p->samples, cap * sizeof(*p->samples));
+
+		if (!v)
+			return -ENOMEM;
+		p->samples = v;
+		p->cap_samples = cap;
+	}
+	if (p->nr_sample_frames + k->nr > p->cap_sample_frames) {
+		size_t cap = p->cap_sample_frames ? p->cap_sample_frames : 1024;
+		void *v;
+
+		while (cap < p->nr_sample_frames + k->nr)
+			cap *= 2;
+		v = realloc(p->sample_frames, cap * sizeof(*p->sample_frames));
+		if (!v)
+			return -ENOMEM;
+		p->sample_frames = v;
+		p->cap_sample_frames = cap;
+	}
+	if (p->nr_sample_frames + k->nr > UINT32_MAX)
+		return -ENOMEM;
+	x = &p->samples[p->nr_samples++];
+	x->time = cc->time;
+	x->cpu = cc->cpu;
+	x->tid = cc->tid;
+	x->ip = cc->ip;
+	x->first = (__u32)p->nr_sample_frames;
+	x->nr = k->nr;
+	x->nr_kernel = k->nr_kernel;
+	x->flags = cc->flags;
+	memcpy(p->sample_frames + p->nr_sample_frames, k->frames,
+	       k->nr * sizeof(*k->frames));
+	p->nr_sample_frames += k->nr;
+	return 0;
+}
+
+static int cmp_sample_key(__u32 cpu, __u64 time, __s32 tid, __u64 ip,
+			  const struct prof_sample *b)
+{
+	if (cpu != b->cpu)
+		return cpu < b->cpu ? -1 : 1;
+	if (time != b->time)
+		return time < b->time ? -1 : 1;
+	if (tid != b->tid)
+		return tid < b->tid ? -1 : 1;
+	if (ip != b->ip)
+		return ip < b->ip ? -1 : 1;
+	return 0;
+}
+
+static int cmp_samples(const void *x, const void *y)
+{
+	const struct prof_sample *a = x;
+
+	return cmp_sample_key(a->cpu, a->time, a->tid, a->ip, y);
+}
+
+const struct prof_sample *prof_find_sample(const struct prof *p, __u32 cpu,
+					   __u64 time, __s32 tid, __u64 ip)
+{
+	size_t lo = 0, hi = p ? p->nr_samples : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_sample_key(cpu, time, tid, ip, &p->samples[mid]);
+
+		if (!c)
+			return &p->samples[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
 static int add_callchain(struct prof *p, struct pmuctx_syms *y,
 			 const struct pmuctx_callchain *cc)
 {
@@ -557,6 +644,8 @@ static int add_callchain(struct prof *p, struct pmuctx_syms *y,
 	}
 	k.nr = n;
 	k.frames = p->priv->scratch;
+	if (p->priv->keep_samples && keep_sample(p, cc, &k))
+		return -ENOMEM;
 	return add_stack(p, &k, 1, cc->period);
 }
 
@@ -596,6 +685,7 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 		return e;
 	}
 	q = p->priv;
+	q->keep_samples = in->keep_samples;
 	p->sample_freq = in->sample_freq;
 	p->start_real_ns = in->start_real_ns;
 	p->duration_ns = in->duration_ns;
@@ -678,6 +768,9 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 		goto nomem;
 	pmuctx_stitch_stats(s, &p->stats);
 	p->have_stats = true;
+	if (p->nr_samples > 1)
+		qsort(p->samples, p->nr_samples, sizeof(*p->samples),
+		      cmp_samples);
 	pmuctx_stitch_free(s);
 	pmuctx_syms_free(y);
 	*out = p;

@@ -44,6 +44,7 @@ struct prof_input {
 	const char *kallsyms;		/* NULL: /proc/kallsyms */
 	bool no_kernel_syms;
 	bool lines;			/* source lines (pprof) */
+	bool keep_samples;		/* prof_find_sample() (perf-script) */
 };
 
 /* ---- the profile --------------------------------------------------------- */
@@ -72,6 +73,18 @@ struct prof_stack {
 	__u64 period;			/* ns */
 };
 
+/* one sample, kept with prof_input.keep_samples */
+struct prof_sample {
+	__u64 time;
+	__u32 cpu;
+	__s32 tid;
+	__u64 ip;
+	__u32 first;			/* index into prof.sample_frames */
+	__u32 nr;			/* frames, innermost first */
+	__u32 nr_kernel;		/* the first nr_kernel are kernel */
+	__u32 flags;			/* PMUCTX_CALLCHAIN_* of the stitcher */
+};
+
 struct prof {
 	struct prof_frame *frames;	/* frames[id - 1] */
 	size_t nr_frames, cap_frames;
@@ -83,6 +96,10 @@ struct prof {
 	__u64 kernel_hidden;		/* samples with KADDR_HIDDEN */
 	__u32 sample_freq;
 	__u64 start_real_ns, duration_ns;
+	struct prof_sample *samples;	/* keep_samples: sorted by key */
+	size_t nr_samples, cap_samples;
+	__u32 *sample_frames;		/* frame ids of the samples */
+	size_t nr_sample_frames, cap_sample_frames;
 	/* private */
 	struct prof_priv *priv;
 };
@@ -106,6 +123,13 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 int prof_add_named(struct prof *p, const char *comm, __s32 pid, __s32 tid,
 		   const char *const *names, __u32 nr, __u32 nr_kernel,
 		   __u64 count, __u64 period);
+
+/*
+ * prof_find_sample() - the kept sample recorded on @cpu at @time by @tid
+ * with @ip (the fields of its SAMPLE record), or NULL
+ */
+const struct prof_sample *prof_find_sample(const struct prof *p, __u32 cpu,
+					   __u64 time, __s32 tid, __u64 ip);
 
 /* ---- writers ---------------------------------------------------------- */
 

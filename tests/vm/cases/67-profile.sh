@@ -13,6 +13,8 @@
 #                     the top function of chain is f3 or a kernel
 #                     function under it;
 #   --format text     children/self table with f3, main and [k] frames;
+#   --format perf-script  each sample with its stitched callchain, frames
+#                     as perf script prints them (f3 f2 f1 main in order);
 #   --stitch-stats    stitched samples, user records shared by more than
 #                     one sample;
 #   --weight period   ns instead of samples.
@@ -100,6 +102,38 @@ if [ "${shared:-0}" -gt 0 ]; then
 	ok "stitch stats: $shared user records shared by more than one sample"
 else
 	not_ok "stitch stats: user records shared by more than one sample ($shared)"
+fi
+
+# ---- perf-script: samples with their stitched callchains -------------------------
+check "$CLI" report -i "$W/defer.pmu" --format perf-script -- \
+	"pmuctx report --format perf-script"
+printf '%s\n' "$CHECK_OUT" > "$W/defer.script"
+# Each sample of chain: a header "... cpu-clock:[uk]", its frames (kernel
+# innermost first, then f3, f2, f1, main), a blank line.  Count the samples
+# whose block holds f3+0x.. (path) followed by f2, f1 and main, in order.
+if awk '
+	/ cpu-clock:[uk]$/ { inblk = ($1 == "chain"); n = 0; hdr++; next }
+	/^\t/ && inblk { fr[++n] = $2; next }
+	/^$/ && inblk {
+		s = ""
+		for (i = 1; i <= n; i++) { sub(/\+0x[0-9a-f]+$/, "", fr[i]); s = s " " fr[i] }
+		if (s ~ / f3 f2 f1 main/) good++
+		chain++; inblk = 0
+	}
+	END {
+		printf "%d chain samples, %d with f3 f2 f1 main\n", chain, good > "/dev/stderr"
+		exit !(chain > 0 && good * 100 >= chain * 80)
+	}' "$W/defer.script" 2>"$W/script.stat"; then
+	ok "perf-script: samples with their stitched callchains ($(cat "$W/script.stat"))"
+else
+	not_ok "perf-script: >= 80% of chain samples show f3, f2, f1, main in their callchain ($(cat "$W/script.stat"))"
+	diag_out "$(grep -A12 ' cpu-clock:' "$W/defer.script" | head -n 40)"
+fi
+if grep -qE '^	 *[0-9a-f]+ f3\+0x[0-9a-f]+ \(/' "$W/defer.script"; then
+	ok "perf-script: frames as perf prints them (address, symbol+offset, (file))"
+else
+	not_ok "perf-script: frames as perf prints them (address, symbol+offset, (file))"
+	diag_out "$(grep -A12 ' cpu-clock:' "$W/defer.script" | head -n 20)"
 fi
 
 # ---- pprof, read by go tool pprof ------------------------------------------------
