@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * chain N FLIP: the sampling workload, main -> f1 -> f2 -> f3, where f3
+ * chain N FLIP [DEPTH]: the sampling workload, main -> f1 -> f2 -> f3, where f3
  * reads N blocks of 4 MiB from /dev/zero with an inline syscall
  * instruction (the user ip of every kernel entry is in f3) and calls
  * touch() in its loop, so that gcc keeps its frame (it drops the frame
  * pointer of leaf functions even with -fno-omit-frame-pointer).  FLIP 1
  * moves the task between CPU 0 and 1 before every read.  N 0 loops until
- * killed.
+ * killed.  DEPTH (default 0) puts that many frames of deeper() between
+ * f1 and f2, for deep callchains (bench/sample.sh).  With CHAIN_TIME=1 in
+ * the environment it prints "chain: NS ns" on stderr at the end: the
+ * time of the loop alone, without start-up and exit.
  *
  * Prints the addresses "f3 f2 f1 main end" on stdout, then waits for one
  * byte on stdin before starting (so the session exists first).
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BLOCK	(4 << 20)
@@ -61,9 +65,24 @@ __attribute__((noinline)) void f2(long n)
 	touch(2);
 }
 
+static int depth;
+
+/* not a tail call (touch after it): one frame per level */
+__attribute__((noinline)) void deeper(long n, int d)
+{
+	if (d > 0)
+		deeper(n, d - 1);
+	else
+		f2(n);
+	touch(d);
+}
+
 __attribute__((noinline)) void f1(long n)
 {
-	f2(n);
+	if (depth)
+		deeper(n, depth - 1);
+	else
+		f2(n);
 	touch(1);
 }
 
@@ -74,7 +93,11 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 100;
 	char c;
 
+	struct timespec t0, t1;
+	const char *tm = getenv("CHAIN_TIME");
+
 	flip = argc > 2 ? atoi(argv[2]) : 0;
+	depth = argc > 3 ? atoi(argv[3]) : 0;
 	zero_fd = open("/dev/zero", 0);
 	blk = mmap(NULL, BLOCK, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -86,7 +109,13 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (read(0, &c, 1) != 1)
 		return 3;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	f1(n);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (tm && *tm == '1')
+		fprintf(stderr, "chain: %lld ns\n",
+			(long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+			(t1.tv_nsec - t0.tv_nsec));
 	return 0;
 }
 
