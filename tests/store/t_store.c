@@ -831,7 +831,7 @@ static void exec_fn(void *arg)
 {
 	struct exec_arg *x = arg;
 
-	execl(x->path, x->path, "300", (char *)NULL);
+	execl(x->path, x->path, "1000", (char *)NULL);
 	_exit(127);
 }
 
@@ -858,8 +858,13 @@ static void test_setuid(const char *path)
 	result(r.priv_exec_stopped == 1,
 	       "setuid: session reports one task stopped at a privileged exec (%llu)",
 	       (unsigned long long)r.priv_exec_stopped);
-	result(r.values[0] < 100000000ULL,
-	       "setuid: the helper's 300 ms are not counted (%llu ns)",
+	/*
+	 * What is counted is the child up to the exec probe, loading the
+	 * helper included: over 100 ms on the debug kernel under load.  The
+	 * helper burns 1000 ms: counting it would put the total above 1 s.
+	 */
+	result(r.values[0] < 500000000ULL,
+	       "setuid: the helper's 1000 ms are not counted (%llu ns)",
 	       (unsigned long long)r.values[0]);
 	for (k = 0; k < r.nr_tasks; k++)
 		if (tv[k].flags & PMUCTX_TASK_PRIV_EXEC)
