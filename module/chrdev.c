@@ -72,22 +72,37 @@ static ssize_t pmuctx_read(struct file *file, char __user *buf, size_t len,
 	return pmuctx_ring_read(s, file, buf, len);
 }
 
+/*
+ * write(2) payloads up to this size are copied to the stack rather than
+ * to a kmalloc()ed buffer.  The copy from user space cannot go straight
+ * into the ring: it may fault and sleep, and a reserved record must be
+ * committed with preemption off.
+ */
+#define PMUCTX_WRITE_ONSTACK	256
+
 static ssize_t pmuctx_write(struct file *file, const char __user *buf,
 			    size_t len, loff_t *ppos)
 {
 	struct pmuctx_session *s = file->private_data;
-	void *kbuf;
+	u64 onstack[PMUCTX_WRITE_ONSTACK / sizeof(u64)];
+	void *kbuf = onstack;
 	int ret;
 
 	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE || !s->ring_area)
 		return -EINVAL;
 	if (!len || len > PMUCTX_USER_MAX)
 		return -EINVAL;
-	kbuf = memdup_user(buf, len);
-	if (IS_ERR(kbuf))
-		return PTR_ERR(kbuf);
+	if (len <= sizeof(onstack)) {
+		if (copy_from_user(onstack, buf, len))
+			return -EFAULT;
+	} else {
+		kbuf = memdup_user(buf, len);
+		if (IS_ERR(kbuf))
+			return PTR_ERR(kbuf);
+	}
 	ret = pmuctx_ring_user(s, kbuf, len);
-	kfree(kbuf);
+	if (kbuf != onstack)
+		kfree(kbuf);
 	return ret ? ret : len;
 }
 

@@ -9,6 +9,7 @@
 #include <linux/rcupdate.h>
 
 #include "pmuctx.h"
+#include "ringbench.h"
 
 unsigned int pmuctx_max_tasks = 65536;
 module_param_named(max_tasks, pmuctx_max_tasks, uint, 0644);
@@ -94,6 +95,7 @@ static int __init pmuctx_init(void)
 	ret = pmuctx_chrdev_init();
 	if (ret)
 		goto err_chrdev;
+	pmuctx_ringbench_init();	/* debugfs only; cannot fail */
 
 	pr_info("version %s loaded (ABI %d)\n", PMUCTX_VERSION,
 		PMUCTX_ABI_VERSION);
@@ -106,6 +108,7 @@ err_chrdev:
 
 static void __exit pmuctx_exit(void)
 {
+	pmuctx_ringbench_exit();
 	pmuctx_chrdev_exit();
 	/* Entries are freed by call_rcu(): wait for every callback. */
 	rcu_barrier();

@@ -12,11 +12,12 @@
  * (preemption off around the record).  Reservation happens with IRQs off
  * on that CPU, so writers nest (an IRQ writer interrupting a probe or a
  * write(2) between reserve and commit) but never interleave inside a
- * reservation.  The header of a record is written at reservation time, so
- * the overwrite writer can always walk the tail record by record.
- * data_head is published only when the outermost writer commits: readers
- * never see a reserved but unwritten record.  NMI writers are not
- * supported (counted as lost).
+ * reservation.  The header and the time of a record are written at
+ * reservation time, so the overwrite writer can always walk the tail
+ * record by record, and each CPU's records are in time order.  data_head
+ * is published only when the outermost writer commits (with IRQs on, see
+ * pmuctx_ring_commit()): readers never see a reserved but unwritten
+ * record.  NMI writers are not supported (counted as lost).
  *
  * Overwrite mode moves the tail record by record: the buffer always keeps
  * everything but the space the next record needs.  (Seed 003 jumps to a
@@ -44,6 +45,7 @@
 
 #include "compat.h"
 #include "pmuctx.h"
+#include "ringbench.h"
 
 #define PMUCTX_REC_MAX_SIZE	(U16_MAX & ~7U)
 
@@ -240,15 +242,15 @@ static bool pmuctx_ring_room(struct pmuctx_session *s, struct pmuctx_ring *r,
 
 /*
  * Reserve @size bytes (a multiple of 8) on this CPU's buffer of @s.
- * Writes the header (type, size) and, when the end of the data area is
- * too close, a PAD record first.  Returns NULL when the record is dropped
- * (counted in lost).  Preemption must be off; pair with
- * pmuctx_ring_commit().
+ * Writes the header (type, size) and the time of the common part, and,
+ * when the end of the data area is too close, a PAD record first.
+ * Returns NULL when the record is dropped (counted in lost).  Preemption
+ * must be off; pair with pmuctx_ring_commit().
  */
 static void *pmuctx_ring_reserve(struct pmuctx_session *s,
 				 struct pmuctx_ring *r, u32 type, u32 size)
 {
-	u64 size_data = r->ctl->data_size, off, pad, need, lost_size = 0;
+	u64 size_data = r->ctl->data_size, off, pad, need, lost_size = 0, now;
 	struct pmuctx_rec_header *h;
 	unsigned long flags;
 
@@ -276,6 +278,15 @@ again:
 	if (!r->nest)
 		r->busy_start = r->head;
 	r->nest++;
+	/* counted at reservation: every reserved record is committed */
+	WRITE_ONCE(r->ctl->records, r->ctl->records + 1);
+	/*
+	 * The time is taken here, IRQs off, not when the record is filled:
+	 * a writer nested between this reservation and the fill gets a later
+	 * place in the buffer, and must get a later time too, so each CPU's
+	 * records are in time order (readers merge the CPUs by time).
+	 */
+	now = ktime_get_mono_fast_ns();
 	if (pad) {
 		h = pmuctx_ring_at(r, r->head);
 		h->type = PMUCTX_REC_PAD;
@@ -289,7 +300,7 @@ again:
 		l->hdr.type = PMUCTX_REC_LOST;
 		l->hdr.size = sizeof(*l);
 		l->hdr.misc = 0;
-		l->c.time = ktime_get_mono_fast_ns();
+		l->c.time = now;
 		l->c.cpu = smp_processor_id();
 		l->c.pid = 0;
 		l->c.tid = 0;
@@ -302,6 +313,7 @@ again:
 	h->type = type;
 	h->size = size;
 	h->misc = 0;
+	((struct pmuctx_rec_common *)(h + 1))->time = now;
 	r->head += size;
 	local_irq_restore(flags);
 	return h;
@@ -313,38 +325,51 @@ drop:
 	return NULL;
 }
 
+/*
+ * Publish the record reserved last.  IRQs stay on (the scheme of perf's
+ * perf_output_put_handle()): only the outermost writer publishes, and
+ * after dropping nest to 0 it checks r->head again.  An interrupt writer
+ * that reserved before that saw nest > 0 and left the publishing to us:
+ * the loop covers its record.  One that came after published itself, and
+ * its head includes ours.  So data_head never moves back, and no record
+ * is published before it is complete.  Interrupt writers leave r->nest as
+ * they found it, so the plain read-modify-write of r->nest is safe.
+ */
 static void pmuctx_ring_commit(struct pmuctx_session *s, struct pmuctx_ring *r)
 {
-	unsigned long flags;
-	u64 head, fill;
-	bool wake = false;
+	u64 head;
 
-	local_irq_save(flags);
-	WRITE_ONCE(r->ctl->records, r->ctl->records + 1);
-	if (--r->nest) {
+	if (r->nest > 1) {
 		/* The outermost writer publishes for everyone. */
-		local_irq_restore(flags);
+		WRITE_ONCE(r->nest, r->nest - 1);
 		return;
 	}
-	head = r->head;
+again:
+	head = READ_ONCE(r->head);
 	/* record bytes before the head that covers them (= smp_wmb) */
 	smp_store_release(&r->ctl->data_head, head);
-	if (s->ring_mode == PMUCTX_RING_NORMAL) {
-		fill = head - READ_ONCE(r->ctl->data_tail);
-		wake = fill >= s->wakeup_bytes && !r->wake_sent;
-		if (wake)
-			r->wake_sent = true;
+	barrier();
+	WRITE_ONCE(r->nest, 0);
+	barrier();
+	if (unlikely(READ_ONCE(r->head) != head)) {
+		WRITE_ONCE(r->nest, 1);
+		barrier();
+		goto again;
 	}
-	local_irq_restore(flags);
-	if (wake)
-		irq_work_queue(&s->ring_wake);
+	if (s->ring_mode != PMUCTX_RING_NORMAL ||
+	    head - READ_ONCE(r->ctl->data_tail) < s->wakeup_bytes ||
+	    READ_ONCE(r->wake_sent))
+		return;
+	/* a nested writer may queue it too: irq_work_queue() is idempotent */
+	WRITE_ONCE(r->wake_sent, true);
+	irq_work_queue(&s->ring_wake);
 }
 
+/* The common part but its time (set by pmuctx_ring_reserve()). */
 static void pmuctx_ring_common(struct pmuctx_session *s,
 			       struct pmuctx_rec_common *c,
 			       struct task_struct *t)
 {
-	c->time = ktime_get_mono_fast_ns();
 	c->cpu = smp_processor_id();
 	c->pid = t ? task_tgid_nr_ns(t, s->pid_ns) : 0;
 	c->tid = t ? task_pid_nr_ns(t, s->pid_ns) : 0;
@@ -546,6 +571,32 @@ void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
 	w->avg_ns = avg;
 	pmuctx_ring_commit(s, r);
 }
+
+#ifdef CONFIG_DEBUG_FS
+/*
+ * ringbench.c: the writer's fast path alone, as write(2) runs it (the
+ * record filled with preemption off, IRQs on, between reserve and
+ * commit): one record of @size bytes whose bytes after the header and
+ * time are copied from @src.  False when the record was dropped.
+ */
+bool pmuctx_ring_bench_write(struct pmuctx_session *s, const void *src,
+			     u32 size)
+{
+	const u32 fixed = sizeof(struct pmuctx_rec_header) + sizeof(u64);
+	struct pmuctx_ring *r;
+	u8 *w;
+
+	preempt_disable();
+	r = pmuctx_ring_this(s);
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_USER, size);
+	if (w) {
+		memcpy(w + fixed, (const u8 *)src + fixed, size - fixed);
+		pmuctx_ring_commit(s, r);
+	}
+	preempt_enable();
+	return w;
+}
+#endif
 
 /* ---- freezing ------------------------------------------------------------ */
 

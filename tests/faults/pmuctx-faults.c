@@ -334,7 +334,11 @@ static int op_mmap(void)
 
 static int op_write(void)
 {
-	static const char msg[] = "pmuctx-faults user record";
+	/*
+	 * Over 256 bytes: pmuctx_write() copies shorter payloads to the
+	 * stack, longer ones with memdup_user() - the allocation to fail.
+	 */
+	static char msg[512] = "pmuctx-faults user record";
 
 	return write(C.fd, msg, sizeof(msg)) < 0 ? -errno : 0;
 }

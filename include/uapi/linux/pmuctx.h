@@ -380,7 +380,9 @@ enum pmuctx_ring_mode {
  * @data_tail:	read position: normal mode the reader's (RING_CONSUME),
  *		overwrite mode the oldest complete record
  * @lost:	records not written (buffer full in normal mode, frozen)
- * @records:	records written
+ * @records:	records written, counted when their space is reserved
+ *		(briefly before data_head covers them).  A CPU's records
+ *		are in time order: the time is taken with the space.
  * @overwritten: overwrite mode: records dropped from the tail
  * @seq:	seqcount, see above
  */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuctx: in-kernel microbenchmark of the ring writer (ringbench.c),
+ * reachable through debugfs only.
+ */
+#ifndef _PMUCTX_RINGBENCH_H
+#define _PMUCTX_RINGBENCH_H
+
+#include <linux/types.h>
+
+struct pmuctx_session;
+
+#ifdef CONFIG_DEBUG_FS
+void pmuctx_ringbench_init(void);
+void pmuctx_ringbench_exit(void);
+/* ring.c: reserve, fill, commit one record, as the real writers do */
+bool pmuctx_ring_bench_write(struct pmuctx_session *s, const void *src,
+			     u32 size);
+#else
+static inline void pmuctx_ringbench_init(void) { }
+static inline void pmuctx_ringbench_exit(void) { }
+#endif
+
+#endif /* _PMUCTX_RINGBENCH_H */
