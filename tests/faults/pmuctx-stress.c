@@ -823,6 +823,7 @@ static void mode_hold(int secs)
 	gate_open(&g);
 	printf("# holding sessions %d %d\n", a, b);
 	sleep(secs);
+	printf("# releasing\n");
 	*stop_flag = 1;
 	waitpid(g.pid, NULL, 0);
 	close(a);

@@ -47,11 +47,17 @@ fi
 "$S" read-churn "$rc_secs" || rc=1
 
 # rmmod while sessions are held under load: refused, then clean.
+# The holder holds for 8 s after it says "# holding"; rmmod is tried for
+# 5 s of that, and never after it says "# releasing".
 "$S" hold 8 >"$CASE_TMP/hold.out" 2>&1 &
 holder=$!
-sleep 2
+holding() { grep -q '^# holding' "$CASE_TMP/hold.out" 2>/dev/null; }
+wait_for 60 holding || true
+start=$(date +%s)
 refused=0 tries=0
-while kill -0 "$holder" 2>/dev/null && [ "$tries" -lt 20 ]; do
+while kill -0 "$holder" 2>/dev/null && [ "$tries" -lt 20 ] &&
+      [ $(($(date +%s) - start)) -lt 5 ] &&
+      ! grep -q '^# releasing' "$CASE_TMP/hold.out"; do
 	tries=$((tries + 1))
 	if out=$(rmmod "$MODNAME" 2>&1); then
 		not_ok "stress: rmmod succeeded while sessions were held"
