@@ -271,6 +271,11 @@ demo-run: all
 	tests/vm/run --kernel /boot/vmlinuz-$(KVER) -- tools/pmuctx info
 	tests/vm/run --kernel /boot/vmlinuz-$(KVER) -- $(DEMO_CMD)
 
+# Benchmark suite against perf and bpftrace, in the VM (bench/run,
+# docs/PERFORMANCE.md); about 30 minutes, not part of `check`.
+.PHONY: bench
+bench: all
+	bench/run
 
 # ---------------------------------------------------------------------------
 
@@ -306,6 +311,7 @@ help:
 	@echo '  check-debug        the VM suite on the debug kernel $(DEBUG_KVER) (KASAN, lockdep, kmemleak)'
 	@echo 'Other:'
 	@echo '  demo               install prerequisites, build, run the main job in a QEMU VM'
+	@echo '  bench              benchmarks against perf and bpftrace in the VM (docs/PERFORMANCE.md)'
 	@echo '  version            print the version (scripts/version.sh)'
 	@echo '  help               this text'
 	@echo
