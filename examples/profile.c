@@ -14,6 +14,7 @@
  * joins each SAMPLE with its USER_CALLCHAIN record (pmuctx_stitch_*),
  * names the frames (pmuctx_syms_*, with the child's /proc/PID/maps) and
  * prints the functions with the most samples (self), the hottest stack
+ * (the one seen most often; the first 256 distinct stacks are counted)
  * and the stitcher's counters; -f prints every stack in the folded
  * format of flamegraph.pl instead.
  *
@@ -83,8 +84,14 @@ struct func {
 
 static struct func funcs[MAX_FUNCS];
 static unsigned int nfuncs;
-static char hot_stack[4096];
-static unsigned long hot_count, total;
+/* distinct stacks and their counts, for the hottest one (first 256) */
+#define MAX_STACKS 256
+static struct stack {
+	char *text;
+	unsigned long count;
+} stacks[MAX_STACKS];
+static unsigned int nr_stacks;
+static unsigned long total;
 
 static const char *frame_name(struct pmuctx_syms *y, pid_t pid,
 			      __u64 time, __u64 addr, __u32 flags,
@@ -148,14 +155,17 @@ static void use_chain(struct pmuctx_syms *y, const struct pmuctx_callchain *cc,
 		printf("%s 1\n", line);
 		return;
 	}
-	/* the hottest stack: the most recent one seen most often in a row */
-	if (!strcmp(line, hot_stack)) {
-		hot_count++;
-	} else if (hot_count <= 1) {
-		snprintf(hot_stack, sizeof(hot_stack), "%s", line);
-		hot_count = 1;
-	} else {
-		hot_count--;
+	/* count it: the hottest stack is the one seen most often */
+	for (i = 0; i < nr_stacks; i++) {
+		if (!strcmp(stacks[i].text, line)) {
+			stacks[i].count++;
+			return;
+		}
+	}
+	if (nr_stacks < MAX_STACKS) {
+		stacks[nr_stacks].text = strdup(line);
+		if (stacks[nr_stacks].text)
+			stacks[nr_stacks++].count = 1;
 	}
 }
 
@@ -351,11 +361,20 @@ int main(int argc, char **argv)
 			printf("  %6.2f%%  %s\n",
 			       100.0 * (double)funcs[i].self / (double)total,
 			       funcs[i].name);
-		if (hot_stack[0])
-			printf("hottest stack: %s\n", hot_stack);
+		if (nr_stacks) {
+			unsigned int k, hot = 0;
+
+			for (k = 1; k < nr_stacks; k++)
+				if (stacks[k].count > stacks[hot].count)
+					hot = k;
+			printf("hottest stack (%lu samples): %s\n",
+			       stacks[hot].count, stacks[hot].text);
+		}
 	}
 	ret = 0;
 out:
+	while (nr_stacks)
+		free(stacks[--nr_stacks].text);
 	pmuctx_syms_free(y);
 	pmuctx_stitch_free(st);
 	pmuctx_ring_unmap(r);
