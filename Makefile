@@ -250,7 +250,7 @@ check-dkms-prepare:
 	KVER="$(KVER)" KDIR="$(KDIR)" tests/dkms.sh
 
 # The VM suite on the debug kernel (KASAN, lockdep, kmemleak, ...).
-check-debug:
+check-debug: lib tools progs examples
 	DEBUG_KVER="$(DEBUG_KVER)" scripts/check-debug.sh
 
 check-vm:
