@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 600
 #
 # The module unloads and loads cleanly 20 times, /dev/pmuctx appears each
 # time as a misc char device (major 10, mode 0660 root:root), and modinfo
