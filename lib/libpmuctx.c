@@ -247,6 +247,24 @@ static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
 			"pmuctx_session_opts: sample_flags 0x%x without "
 			"sample_freq: callchains come with samples; set "
 			".sample_freq (e.g. 999)", a->sample_flags);
+	if (a->sample_event && !a->sample_freq)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: sample_event %u without "
+			"sample_freq: set .sample_freq (e.g. 999), the rate "
+			"the event's period is adjusted to", a->sample_event);
+	if (a->sample_event &&
+	    (pmuctx_event_name((int)a->sample_event) == NULL ||
+	     a->sample_event == PMUCTX_EV_TASK_CLOCK ||
+	     a->sample_event == PMUCTX_EV_CONTEXT_SWITCHES ||
+	     a->sample_event == PMUCTX_EV_CPU_MIGRATIONS))
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: sample_event %u cannot "
+			"sample: it is %s; use cpu-clock, page-faults or a "
+			"hardware event (cycles, instructions, ...), or 0 "
+			"for the hrtimer", a->sample_event,
+			pmuctx_event_name((int)a->sample_event) ?
+			"counted by the module at context switches, it never "
+			"overflows" : "not an event id");
 	if ((a->sample_flags & PMUCTX_SAMPLE_DEFER_USER) &&
 	    !(a->sample_flags & PMUCTX_SAMPLE_USER_STACK))
 		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
@@ -418,6 +436,7 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 	attr.sample_freq = OPTS_GET(opts, sample_freq, 0);
 	attr.sample_flags = OPTS_GET(opts, sample_flags, 0);
 	attr.sample_max_stack = OPTS_GET(opts, sample_max_stack, 0);
+	attr.sample_event = OPTS_GET(opts, sample_event, 0);
 	err = check_ring_opts(h, &attr);
 	if (err) {
 		if (own_fd >= 0)
@@ -448,6 +467,11 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 			e->struct_name = "pmuctx_session_attr";
 			e->lib_size = sizeof(attr);
 			e->kernel_size = attr.size;
+		} else if (err == -EOPNOTSUPP && attr.sample_event &&
+			   pmuctx_event_is_hw((int)attr.sample_event) == 1) {
+			/* the sampling event is the one refused */
+			e->culprits[0] = (int)attr.sample_event;
+			e->nr_culprits = 1;
 		} else if (err == -EOPNOTSUPP && (!attr.ring_pages ||
 			   (h->probed &&
 			    (h->info.features & PMUCTX_FEAT_RING)))) {

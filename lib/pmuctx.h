@@ -41,7 +41,7 @@ extern "C" {
 
 #define LIBPMUCTX_MAJOR_VERSION	0
 #define LIBPMUCTX_MINOR_VERSION	3
-#define LIBPMUCTX_PATCH_VERSION	0
+#define LIBPMUCTX_PATCH_VERSION	1
 
 /*
  * LIBPMUCTX_OPTS - declare and initialise an opts struct
@@ -316,6 +316,15 @@ PMUCTX_API const char *pmuctx_task_flag_name(unsigned int bit);
  * @sample_flags: PMUCTX_SAMPLE_KERNEL_STACK, _USER_STACK, _DEFER_USER
  * @sample_max_stack: frames per callchain part, 1..PMUCTX_MAX_STACK (0:
  *                64)
+ * @sample_event: (libpmuctx 0.3.1) 0: sample with an hrtimer per CPU;
+ *                else an enum pmuctx_event_id backed by perf (page-faults,
+ *                cpu-clock or a hardware event, not the module-native
+ *                task-clock, context-switches, cpu-migrations) whose
+ *                per-CPU counter samples on overflow, aiming at
+ *                @sample_freq; SAMPLE periods are then in that event's
+ *                unit.  Hardware events fail with -EOPNOTSUPP without a
+ *                hardware PMU; a module older than this field, with
+ *                -EINVAL.
  */
 struct pmuctx_session_opts {
 	size_t sz;
@@ -341,9 +350,11 @@ struct pmuctx_session_opts {
 	__u32 sample_freq;
 	__u32 sample_flags;
 	__u32 sample_max_stack;
+	/* libpmuctx 0.3.1 */
+	__u32 sample_event;
 	size_t :0;
 };
-#define pmuctx_session_opts__last_field sample_max_stack
+#define pmuctx_session_opts__last_field sample_event
 
 /**
  * pmuctx_session_create() - turn a handle into a counting session

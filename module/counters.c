@@ -153,6 +153,57 @@ err_destroy:
 	return ret;
 }
 
+/*
+ * The sampling counters of @s (sample.c): event s->sample_event on every
+ * online CPU, in perf's frequency mode aiming at s->sample_freq, created
+ * disabled (ENABLE/DISABLE switch them), overflows going to @fn with @s
+ * as context.  Same credentials and error mapping as the counters above;
+ * pmuctx_sample_destroy() releases them.
+ */
+int pmuctx_sample_counters_create(struct pmuctx_session *s,
+				  perf_overflow_handler_t fn)
+{
+	const struct pmuctx_event_def *d = &pmuctx_events[s->sample_event];
+	struct perf_event_attr attr = {
+		.type		= d->type,
+		.size		= sizeof(attr),
+		.config		= d->config,
+		.freq		= 1,
+		.sample_freq	= s->sample_freq,
+		.disabled	= 1,
+		.pinned		= 1,
+		.exclude_kernel	= s->exclude_kernel,
+		.exclude_hv	= s->exclude_kernel,
+	};
+	const struct cred *kcred, *old;
+	struct perf_event *ev;
+	int cpu, ret = 0;
+
+	kcred = prepare_kernel_cred(&init_task);
+	if (!kcred)
+		return -ENOMEM;
+	old = override_creds(kcred);
+	for_each_online_cpu(cpu) {
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, fn, s);
+		if (IS_ERR(ev)) {
+			ret = PTR_ERR(ev);
+			if (ret == -ENODEV && !cpu_online(cpu)) {
+				ret = 0;
+				continue;
+			}
+			if (d->type == PERF_TYPE_HARDWARE &&
+			    (ret == -ENOENT || ret == -EOPNOTSUPP ||
+			     ret == -ENODEV || ret == -EINVAL))
+				ret = -EOPNOTSUPP;
+			break;
+		}
+		per_cpu_ptr(s->cpu, cpu)->sample_ev = ev;
+	}
+	revert_creds(old);
+	put_cred(kcred);
+	return ret;
+}
+
 void pmuctx_counters_destroy(struct pmuctx_session *s)
 {
 	unsigned int i;

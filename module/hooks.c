@@ -428,6 +428,23 @@ out:
  * The entry of session @s for the task running on this CPU, or NULL.
  * IRQs off (sampling interrupt), inside rcu_read_lock().
  */
+/*
+ * @t's live entry in @s from the store alone, without this CPU's cache,
+ * which the switch probe may be rewriting under an NMI.  RCU read side.
+ */
+struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
+				       struct task_struct *t)
+{
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *e;
+
+	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	rhl_for_each_entry_rcu(e, pos, list, node)
+		if (e->sess == s && !READ_ONCE(e->dead))
+			return e;
+	return NULL;
+}
+
 struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
 {
 	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);

@@ -26,6 +26,12 @@
  * no sleeping lock, allocates nothing (entries come from a per-CPU pool that
  * an irq_work refills), never wakes anything up (irq_work only), never
  * prints, and never touches user memory.
+ *
+ * The sampling counters' overflow handler (sample.c) may run in NMI
+ * context: it takes no lock at all (an atomic busy flag guards the
+ * per-CPU stage), reads the store under RCU, walks user memory only with
+ * copy_from_user_nmi(), and leaves the ring and task_work_add() to the
+ * stage's irq_work (hardirq, same CPU).
  */
 #ifndef _PMUCTX_INTERNAL_H
 #define _PMUCTX_INTERNAL_H
@@ -36,6 +42,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
+#include <linux/perf_event.h>
 #include <linux/rhashtable.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -143,6 +150,9 @@ struct pmuctx_sess_cpu {
 	u64			last_tick;	/* local_clock() of the last tick */
 	u64			cur_period;	/* throttled period, ns */
 	u64			avg_took;	/* interrupt cost, ns (EWMA) */
+	/* sampling on counter overflow (sample_event != 0) */
+	struct perf_event	*sample_ev;
+	struct pmuctx_sample_stage *stage;
 };
 
 enum pmuctx_sess_state {
@@ -215,6 +225,7 @@ struct pmuctx_session {
 	u32			sample_freq;
 	u32			sample_flags;
 	u32			sample_max_stack;
+	u32			sample_event;	/* 0: hrtimer; else PMUCTX_EV_* */
 	bool			show_kaddr;	/* kallsyms_show_value() rules */
 	atomic_t		defer_inflight;	/* task_works queued */
 };
@@ -313,6 +324,8 @@ void pmuctx_cpu_forget(void *info);
 void pmuctx_cpu_forget_entry(void *info);
 void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu);
 struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
+struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
+				       struct task_struct *t);
 extern struct list_head pmuctx_adopters;
 
 /* counters.c */
@@ -321,6 +334,8 @@ void pmuctx_counters_destroy(struct pmuctx_session *s);
 int pmuctx_event_validate(u32 id);
 bool pmuctx_event_is_native(u32 id);
 u64 pmuctx_counter_read(struct perf_event *ev);
+int pmuctx_sample_counters_create(struct pmuctx_session *s,
+				  perf_overflow_handler_t fn);
 
 /* ring.c */
 extern unsigned int pmuctx_max_ring_pages;
@@ -353,10 +368,12 @@ int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma);
 /* sample.c */
 extern unsigned int pmuctx_max_sample_freq;
 int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a);
-void pmuctx_sample_init(struct pmuctx_session *s, u32 freq, u32 flags,
-			u32 max_stack, bool show_kaddr);
-void pmuctx_sample_start_cpu(void *info);
+int pmuctx_sample_init(struct pmuctx_session *s,
+		       const struct pmuctx_session_attr *a, bool show_kaddr);
+void pmuctx_sample_start(struct pmuctx_session *s);
 void pmuctx_sample_stop(struct pmuctx_session *s);
+void pmuctx_sample_destroy(struct pmuctx_session *s);
+void pmuctx_ring_add_lost(struct pmuctx_session *s, u64 n);
 void pmuctx_ring_sample(struct pmuctx_session *s, u16 misc, u64 ip,
 			u64 period, u64 cookie, const unsigned long *kst,
 			unsigned int nk, const u64 *ust, unsigned int nu);

@@ -572,6 +572,21 @@ void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
 	pmuctx_ring_commit(s, r);
 }
 
+/*
+ * Count @n records lost before they reached this CPU's ring (samples an
+ * NMI could not stage, sample.c): in lost now, in the next LOST record.
+ * IRQs off, the session's ring live.
+ */
+void pmuctx_ring_add_lost(struct pmuctx_session *s, u64 n)
+{
+	struct pmuctx_ring *r = pmuctx_ring_this(s);
+
+	if (!s->ring_area || !r->ctl)
+		return;
+	r->lost_pending += n;
+	WRITE_ONCE(r->ctl->lost, r->ctl->lost + n);
+}
+
 #ifdef CONFIG_DEBUG_FS
 /*
  * ringbench.c: the writer's fast path alone, as write(2) runs it (the

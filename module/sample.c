@@ -2,10 +2,27 @@
 /*
  * pmuctx: sampling with kernel and (deferred) user callchains.
  *
- * Source: one hrtimer per CPU and session (works everywhere, including a
- * VM without a PMU).  The callback runs in hardirq context on its CPU: if
- * the current task has an entry in the session it writes a SAMPLE record
- * to this CPU's ring; idle and other tasks write nothing.
+ * Sources (sample_event):
+ *  - 0: one hrtimer per CPU and session (works everywhere, including a VM
+ *    without a PMU).  The callback runs in hardirq context on its CPU: if
+ *    the current task has an entry in the session it writes a SAMPLE
+ *    record to this CPU's ring; idle and other tasks write nothing.
+ *  - a perf-backed event: one kernel counter per online CPU in perf's
+ *    frequency mode, sampling on overflow.  A hardware PMU overflows in
+ *    NMI context, where neither the ring (its reservation masks IRQs) nor
+ *    task_work_add() (KASAN's aux stack, locks) may be used.  So the
+ *    overflow handler only *captures*, whatever its context: it looks the
+ *    task up in the store (not in the CPU cache the switch probe may be
+ *    rewriting), takes an entry reference, walks the kernel stack and
+ *    the non-faulting user stack into the session's per-CPU stage, and
+ *    queues the stage's irq_work.  The irq_work (hardirq, same CPU, as
+ *    soon as IRQs are on) writes the SAMPLE and, for deferred user
+ *    callchains, queues the task_work if the sampled task is still
+ *    current (else the sample says USER_TRUNC: no user part).  An
+ *    overflow while the stage is still full is counted as lost.  Software
+ *    events (cpu-clock: hrtimer context) take the same path, which is how
+ *    the VM, with no hardware PMU, tests it.  CPUs that come online after
+ *    session creation have no counter.
  *
  * Callchains are frame-pointer walks (sframe/DWARF are out of scope):
  *  - kernel: stack_trace_save() from the interrupt, cut at the
@@ -49,23 +66,44 @@ unsigned int pmuctx_max_sample_freq = 10000;
 
 static DEFINE_PER_CPU(u64, pmuctx_cookie_seq);
 
-/* Callchain scratch of the sampling interrupt (IRQs off: one user). */
-struct pmuctx_sample_scratch {
+/* A sample's callchains, captured in the interrupt. */
+struct pmuctx_sample_buf {
 	unsigned long	kst[PMUCTX_MAX_STACK + 16];
 	u64		ubuf[PMUCTX_MAX_STACK];
+	u64		ip;
+	unsigned int	nk, nu;
+	u16		misc;
 };
 
-static DEFINE_PER_CPU(struct pmuctx_sample_scratch, pmuctx_scratch);
+/* Scratch of the hrtimer source (IRQs off: one user per CPU). */
+static DEFINE_PER_CPU(struct pmuctx_sample_buf, pmuctx_scratch);
+
+/*
+ * Per session and CPU, overflow source: one captured sample waiting for
+ * its irq_work.  @busy is set by the overflow handler (any context, this
+ * CPU) and cleared by the irq_work when it is done with the rest.
+ */
+struct pmuctx_sample_stage {
+	struct irq_work		work;
+	struct pmuctx_session	*s;
+	struct pmuctx_entry	*e;	/* reference held while busy */
+	const struct task_struct *task;	/* compared, never dereferenced */
+	u64			weight;
+	atomic_t		busy;
+	atomic64_t		missed;	/* overflows while busy */
+	struct pmuctx_sample_buf b;
+};
 
 int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a)
 {
-	if (a->__reserved3)
-		return -EINVAL;
 	if (!a->sample_freq) {
-		if (a->sample_flags || a->sample_max_stack)
+		if (a->sample_flags || a->sample_max_stack || a->sample_event)
 			return -EINVAL;
 		return 0;
 	}
+	if (a->sample_event && (pmuctx_event_validate(a->sample_event) ||
+				pmuctx_event_is_native(a->sample_event)))
+		return -EINVAL;
 	if (!a->ring_pages)
 		return -EINVAL;
 	if (a->sample_freq > READ_ONCE(pmuctx_max_sample_freq))
@@ -258,55 +296,90 @@ static u64 pmuctx_sample_weight(struct pmuctx_sess_cpu *sc,
 	return now - from;
 }
 
+/*
+ * Capture the sample of the interrupted context @regs into @b: ip, kernel
+ * callchain, immediate user callchain (non-faulting).  Any context,
+ * NMI included; preemption off.
+ */
+static void pmuctx_sample_capture(struct pmuctx_session *s,
+				  struct pt_regs *regs,
+				  struct pmuctx_sample_buf *b)
+{
+	unsigned int max = s->sample_max_stack, cut;
+	unsigned long *kst = b->kst;
+	struct pt_regs *uregs;
+	bool trunc;
+
+	b->nk = 0;
+	b->nu = 0;
+	b->misc = 0;
+	b->ip = regs ? instruction_pointer(regs) : 0;
+	if (regs && user_mode(regs))
+		b->misc |= PMUCTX_SAMPLE_M_USER;
+	if (!(b->misc & PMUCTX_SAMPLE_M_USER) && !s->show_kaddr) {
+		b->misc |= PMUCTX_SAMPLE_M_KADDR_HIDDEN;
+		b->ip = 0;
+	}
+	if ((s->sample_flags & PMUCTX_SAMPLE_KERNEL_STACK) && regs &&
+	    !(b->misc & (PMUCTX_SAMPLE_M_USER | PMUCTX_SAMPLE_M_KADDR_HIDDEN))) {
+		b->nk = stack_trace_save(kst, ARRAY_SIZE(b->kst), 0);
+		cut = pmuctx_cut_irq_frames(kst, b->nk,
+					    instruction_pointer(regs));
+		if (cut < b->nk) {
+			memmove(kst, kst + cut, (b->nk - cut) * sizeof(kst[0]));
+			b->nk -= cut;
+		} else {
+			kst[0] = instruction_pointer(regs);
+			b->nk = 1;
+		}
+		if (b->nk > max) {
+			b->nk = max;
+			b->misc |= PMUCTX_SAMPLE_M_KERNEL_TRUNC;
+		}
+	}
+	if ((s->sample_flags & PMUCTX_SAMPLE_USER_STACK) &&
+	    !(s->sample_flags & PMUCTX_SAMPLE_DEFER_USER)) {
+		uregs = pmuctx_user_regs(regs);
+		if (uregs)
+			b->nu = pmuctx_user_walk(uregs, b->ubuf, max, true,
+						 &trunc);
+		if (uregs && trunc)
+			b->misc |= PMUCTX_SAMPLE_M_USER_TRUNC;
+	}
+}
+
+/*
+ * Write the SAMPLE captured in @b for @e's task, taking the deferred user
+ * callchain's cookie if the session wants one and @current_task (the
+ * sampled task is current: the task_work goes to it).  Hardirq context.
+ */
+static void pmuctx_sample_emit(struct pmuctx_session *s,
+			       struct pmuctx_entry *e,
+			       struct pmuctx_sample_buf *b, u64 weight,
+			       bool current_task)
+{
+	u64 cookie = 0;
+
+	if ((s->sample_flags & PMUCTX_SAMPLE_DEFER_USER) &&
+	    (s->sample_flags & PMUCTX_SAMPLE_USER_STACK)) {
+		if (current_task)
+			cookie = pmuctx_defer_cookie(s, e);
+		else
+			b->misc |= PMUCTX_SAMPLE_M_USER_TRUNC;
+		if (cookie)
+			b->misc |= PMUCTX_SAMPLE_M_USER_DEFERRED;
+	}
+	pmuctx_ring_sample(s, b->misc, b->ip, weight, cookie, b->kst, b->nk,
+			   b->ubuf, b->nu);
+}
+
 static void pmuctx_sample(struct pmuctx_session *s, struct pmuctx_entry *e,
 			  struct pt_regs *regs, u64 weight)
 {
-	struct pmuctx_sample_scratch *sb = this_cpu_ptr(&pmuctx_scratch);
-	unsigned int max = s->sample_max_stack, nk = 0, nu = 0, cut;
-	unsigned long *kst = sb->kst;
-	u64 *ubuf = sb->ubuf;
-	struct pt_regs *uregs;
-	u16 misc = 0;
-	bool trunc;
-	u64 cookie = 0, ip = regs ? instruction_pointer(regs) : 0;
+	struct pmuctx_sample_buf *b = this_cpu_ptr(&pmuctx_scratch);
 
-	if (regs && user_mode(regs))
-		misc |= PMUCTX_SAMPLE_M_USER;
-	if (!(misc & PMUCTX_SAMPLE_M_USER) && !s->show_kaddr) {
-		misc |= PMUCTX_SAMPLE_M_KADDR_HIDDEN;
-		ip = 0;
-	}
-	if ((s->sample_flags & PMUCTX_SAMPLE_KERNEL_STACK) && regs &&
-	    !(misc & (PMUCTX_SAMPLE_M_USER | PMUCTX_SAMPLE_M_KADDR_HIDDEN))) {
-		nk = stack_trace_save(kst, ARRAY_SIZE(sb->kst), 0);
-		cut = pmuctx_cut_irq_frames(kst, nk, instruction_pointer(regs));
-		if (cut < nk) {
-			memmove(kst, kst + cut, (nk - cut) * sizeof(kst[0]));
-			nk -= cut;
-		} else {
-			kst[0] = instruction_pointer(regs);
-			nk = 1;
-		}
-		if (nk > max) {
-			nk = max;
-			misc |= PMUCTX_SAMPLE_M_KERNEL_TRUNC;
-		}
-	}
-	if (s->sample_flags & PMUCTX_SAMPLE_USER_STACK) {
-		if (s->sample_flags & PMUCTX_SAMPLE_DEFER_USER) {
-			cookie = pmuctx_defer_cookie(s, e);
-			if (cookie)
-				misc |= PMUCTX_SAMPLE_M_USER_DEFERRED;
-		} else {
-			uregs = pmuctx_user_regs(regs);
-			if (uregs)
-				nu = pmuctx_user_walk(uregs, ubuf, max, true,
-						      &trunc);
-			if (uregs && trunc)
-				misc |= PMUCTX_SAMPLE_M_USER_TRUNC;
-		}
-	}
-	pmuctx_ring_sample(s, misc, ip, weight, cookie, kst, nk, ubuf, nu);
+	pmuctx_sample_capture(s, regs, b);
+	pmuctx_sample_emit(s, e, b, weight, true);
 }
 
 /* Longest period throttling may stretch a CPU's sampling to (10 Hz). */
@@ -366,33 +439,117 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-void pmuctx_sample_init(struct pmuctx_session *s, u32 freq, u32 flags,
-			u32 max_stack, bool show_kaddr)
+/* ---- the overflow source ------------------------------------------------ */
+
+/* irq_work of a stage (hardirq, the stage's CPU): write the sample. */
+static void pmuctx_sample_stage_fn(struct irq_work *w)
 {
+	struct pmuctx_sample_stage *st = container_of(w, struct pmuctx_sample_stage,
+						      work);
+	struct pmuctx_session *s = st->s;
+	struct pmuctx_entry *e = st->e;
+	u64 missed;
+
+	if (!atomic_read(&st->busy))
+		return;
+	rcu_read_lock();
+	if (pmuctx_sess_live(s) && READ_ONCE(s->enabled)) {
+		missed = atomic64_xchg(&st->missed, 0);
+		if (missed)
+			pmuctx_ring_add_lost(s, missed);
+		pmuctx_sample_emit(s, e, &st->b, st->weight,
+				   st->task == current);
+	}
+	rcu_read_unlock();
+	st->e = NULL;
+	atomic_set_release(&st->busy, 0);
+	pmuctx_entry_put(e);
+}
+
+/*
+ * Overflow of a session's sampling counter on this CPU: NMI for a
+ * hardware PMU, hrtimer (hardirq) for cpu-clock.  Capture only; see the
+ * top of the file.
+ */
+static void pmuctx_sample_overflow(struct perf_event *ev,
+				   struct perf_sample_data *data,
+				   struct pt_regs *regs)
+{
+	struct pmuctx_session *s = ev->overflow_handler_context;
+	struct pmuctx_sample_stage *st;
+	struct pmuctx_entry *e;
+
+	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
+	    is_idle_task(current))
+		return;
+	st = this_cpu_ptr(s->cpu)->stage;
+	if (!st)
+		return;
+	rcu_read_lock();
+	e = pmuctx_task_entry(s, current);
+	if (e) {
+		if (atomic_read(&st->busy) || !refcount_inc_not_zero(&e->ref)) {
+			atomic64_inc(&st->missed);
+		} else {
+			atomic_set(&st->busy, 1);
+			pmuctx_sample_capture(s, regs, &st->b);
+			st->e = e;
+			st->task = current;
+			st->weight = data->period;
+			irq_work_queue(&st->work);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Session creation (process context): the sampling parameters, and the
+ * source: hrtimers, or the overflow counters and their stages.  Undone by
+ * pmuctx_sample_destroy(), also after a failure here.
+ */
+int pmuctx_sample_init(struct pmuctx_session *s,
+		       const struct pmuctx_session_attr *a, bool show_kaddr)
+{
+	struct pmuctx_sample_stage *st;
 	int cpu;
 
-	s->sample_freq = freq;
-	s->sample_flags = flags;
-	s->sample_max_stack = max_stack ? max_stack : 64;
+	s->sample_freq = a->sample_freq;
+	s->sample_flags = a->sample_flags;
+	s->sample_max_stack = a->sample_max_stack ? a->sample_max_stack : 64;
+	s->sample_event = a->sample_event;
 	s->show_kaddr = show_kaddr;
-	if (freq)
-		s->sample_period_ns = div_u64(NSEC_PER_SEC, freq);
-	for_each_possible_cpu(cpu) {
-		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+	if (!s->sample_freq)
+		return 0;
+	s->sample_period_ns = div_u64(NSEC_PER_SEC, s->sample_freq);
+	if (!s->sample_event) {
+		for_each_possible_cpu(cpu) {
+			struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 
-		hrtimer_init(&sc->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		sc->timer.function = pmuctx_sample_tick;
+			hrtimer_init(&sc->timer, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL_PINNED_HARD);
+			sc->timer.function = pmuctx_sample_tick;
+		}
+		return 0;
 	}
+	for_each_possible_cpu(cpu) {
+		st = kzalloc_node(sizeof(*st), GFP_KERNEL_ACCOUNT,
+				  cpu_to_node(cpu));
+		if (!st)
+			return -ENOMEM;
+		init_irq_work(&st->work, pmuctx_sample_stage_fn);
+		st->s = s;
+		per_cpu_ptr(s->cpu, cpu)->stage = st;
+	}
+	return pmuctx_sample_counters_create(s, pmuctx_sample_overflow);
 }
 
 /* IPI on each CPU (ENABLE): start this CPU's timer. */
-void pmuctx_sample_start_cpu(void *info)
+static void pmuctx_sample_start_cpu(void *info)
 {
 	struct pmuctx_session *s = info;
 	struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
 
-	if (s->sample_freq && !hrtimer_active(&sc->timer)) {
+	if (!hrtimer_active(&sc->timer)) {
 		sc->last_tick = local_clock();
 		sc->cur_period = s->sample_period_ns;
 		sc->avg_took = 0;
@@ -401,8 +558,28 @@ void pmuctx_sample_start_cpu(void *info)
 	}
 }
 
-/* Process context (DISABLE, teardown): stop every timer, waiting for any
- * callback running.
+/* Process context (ENABLE, s->enabled already set). */
+void pmuctx_sample_start(struct pmuctx_session *s)
+{
+	int cpu;
+
+	if (!s->sample_freq)
+		return;
+	if (!s->sample_event) {
+		on_each_cpu(pmuctx_sample_start_cpu, s, 1);
+		return;
+	}
+	for_each_possible_cpu(cpu) {
+		struct perf_event *ev = per_cpu_ptr(s->cpu, cpu)->sample_ev;
+
+		if (ev)
+			perf_event_enable(ev);
+	}
+}
+
+/*
+ * Process context (DISABLE, teardown): stop every timer or counter, and
+ * wait for any callback or staged sample still running.
  */
 void pmuctx_sample_stop(struct pmuctx_session *s)
 {
@@ -410,6 +587,47 @@ void pmuctx_sample_stop(struct pmuctx_session *s)
 
 	if (!s->sample_freq || !s->cpu)
 		return;
-	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(s->cpu, cpu)->timer);
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		if (!s->sample_event) {
+			hrtimer_cancel(&sc->timer);
+			continue;
+		}
+		/*
+		 * perf_event_disable() stops the counter on its CPU, by IPI:
+		 * an overflow NMI there has returned by then.
+		 */
+		if (sc->sample_ev)
+			perf_event_disable(sc->sample_ev);
+		if (sc->stage)
+			irq_work_sync(&sc->stage->work);
+	}
+}
+
+/* Session freeing (process context), after pmuctx_sample_stop(). */
+void pmuctx_sample_destroy(struct pmuctx_session *s)
+{
+	struct pmuctx_sample_stage *st;
+	int cpu;
+
+	if (!s->cpu || !s->sample_event)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		if (sc->sample_ev) {
+			perf_event_release_kernel(sc->sample_ev);
+			sc->sample_ev = NULL;
+		}
+		st = sc->stage;
+		if (!st)
+			continue;
+		irq_work_sync(&st->work);
+		/* A stage filled before the counter stopped, never run. */
+		if (atomic_read(&st->busy) && st->e)
+			pmuctx_entry_put(st->e);
+		sc->stage = NULL;
+		kfree(st);
+	}
 }

@@ -442,6 +442,7 @@ static void pmuctx_put_tasks(struct task_struct **tasks, int n)
 
 static void pmuctx_session_free_parts(struct pmuctx_session *s)
 {
+	pmuctx_sample_destroy(s);
 	pmuctx_user_uncharge(s);
 	pmuctx_ring_destroy(s);
 	if (s->cpu) {
@@ -542,8 +543,9 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 		goto err_parts;
 	s->trigger_idx = a.trigger_event;
 	s->trigger_threshold = a.trigger_threshold;
-	pmuctx_sample_init(s, a.sample_freq, a.sample_flags, a.sample_max_stack,
-			   pmuctx_show_kaddr(paranoid, perfmon));
+	ret = pmuctx_sample_init(s, &a, pmuctx_show_kaddr(paranoid, perfmon));
+	if (ret)
+		goto err_parts;
 	for_each_possible_cpu(cpu) {
 		ret = pmuctx_pool_fill(s, cpu, GFP_KERNEL);
 		if (ret)
@@ -850,8 +852,7 @@ long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 		s->enabled_at = local_clock();
 		WRITE_ONCE(s->enabled, true);
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
-		if (s->sample_freq)
-			on_each_cpu(pmuctx_sample_start_cpu, s, 1);
+		pmuctx_sample_start(s);
 		break;
 	case _IOC_NR(PMUCTX_IOC_DISABLE):
 		if (arg) {

@@ -51,7 +51,7 @@ static const char record_help[] =
 "    OPTIONS: [-o FILE] [--overwrite] [--buffer-size SIZE] [--switch-events]\n"
 "             [--records LIST] [--trigger 'EVENT>VALUE'] [-e EV,...]\n"
 "             [--no-inherit] [-q] [-F HZ] [-g] [--call-graph fp|defer]\n"
-"             [--max-stack N]\n"
+"             [--max-stack N] [--sample-event EVENT]\n"
 "\n"
 "DESCRIPTION\n"
 "    The pmuctx kernel module writes a record into a per-CPU ring buffer\n"
@@ -170,6 +170,17 @@ static const char record_help[] =
 "    --max-stack N\n"
 "        Frames per callchain part (kernel, user): 1..127. Default: 64.\n"
 "\n"
+"    --sample-event EVENT\n"
+"        Sample on overflow of EVENT's per-CPU counter instead of an\n"
+"        hrtimer, with the period adjusted to reach -F HZ (perf's\n"
+"        frequency mode; default 999): cycles, instructions, branches,\n"
+"        branch-misses, cache-references, cache-misses (hardware PMU:\n"
+"        the overflow is an NMI), cpu-clock or page-faults. Sample\n"
+"        periods are then counts of EVENT. Not task-clock,\n"
+"        context-switches or cpu-migrations: the module counts those at\n"
+"        context switches and they never overflow. Without a hardware\n"
+"        PMU (most VMs), hardware events fail with a message saying so.\n"
+"\n"
 "    -c\n"
 "        Sampling every N events is not supported: use -F.\n"
 "\n"
@@ -226,6 +237,7 @@ struct record_opts {
 	__u32 freq;
 	enum call_graph call_graph;
 	__u32 max_stack;
+	__u32 sample_event;
 	char **argv;
 	int argc;
 };
@@ -240,6 +252,7 @@ enum {
 	OPT_DURATION,
 	OPT_CALL_GRAPH,
 	OPT_MAX_STACK,
+	OPT_SAMPLE_EVENT,
 };
 
 int record_parse_size(const char *s, uint64_t *out)
@@ -407,6 +420,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "count", required_argument, NULL, 'c' },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "sample-event", required_argument, NULL, OPT_SAMPLE_EVENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -479,8 +493,9 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'c':
 			return usage_error(CMD, "-c: sampling every N events "
-				"is not supported; pmuctx samples on a timer: "
-				"use -F HZ");
+				"is not supported; pmuctx samples at a "
+				"frequency (hrtimer or --sample-event): use "
+				"-F HZ");
 		case 'g':
 			if (o->call_graph == CG_NONE)
 				o->call_graph = CG_DEFER;
@@ -503,6 +518,24 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 					PMUCTX_MAX_STACK);
 			o->max_stack = (__u32)v;
 			break;
+		case OPT_SAMPLE_EVENT: {
+			int id = pmuctx_event_parse(optarg);
+
+			if (id < 0)
+				return usage_error(CMD, "--sample-event '%s': "
+					"unknown event (pmuctx info lists them)",
+					optarg);
+			if (id == PMUCTX_EV_TASK_CLOCK ||
+			    id == PMUCTX_EV_CONTEXT_SWITCHES ||
+			    id == PMUCTX_EV_CPU_MIGRATIONS)
+				return usage_error(CMD, "--sample-event %s: the "
+					"module counts it at context switches, "
+					"it never overflows; sample on cycles, "
+					"cpu-clock, ... or drop the option for "
+					"the hrtimer", optarg);
+			o->sample_event = (__u32)id;
+			break;
+		}
 		case 'h':
 			print_cmd_help(&cmd_record, stdout);
 			return -1;
@@ -530,7 +563,7 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 				   "command");
 	if (o->trigger)
 		o->overwrite = true;
-	if (o->call_graph && !o->freq)
+	if ((o->call_graph || o->sample_event) && !o->freq)
 		o->freq = DEFAULT_FREQ;
 	if (o->max_stack && !o->call_graph)
 		return usage_error(CMD, "--max-stack applies to callchains: "
@@ -865,6 +898,7 @@ static int create_session(struct pmuctx *h, const struct record_opts *o,
 		so.trigger_threshold = threshold;
 	}
 	so.sample_freq = o->freq;
+	so.sample_event = o->sample_event;
 	so.sample_flags = sample_flags(o);
 	if (o->call_graph)
 		so.sample_max_stack = o->max_stack ? o->max_stack :
@@ -1033,6 +1067,7 @@ static int record_run(int argc, char **argv)
 	meta.info.trigger_event = trig_idx >= 0 ? (__u32)trig_idx + 1 : 0;
 	meta.info.trigger_threshold = threshold;
 	meta.info.sample_freq = o.freq;
+	meta.info.sample_event = o.sample_event;
 	meta.info.sample_flags = sample_flags(&o);
 	meta.info.sample_max_stack = o.call_graph ? (o.max_stack ?
 				     o.max_stack : DEFAULT_MAX_STACK) : 0;

@@ -572,6 +572,24 @@ static void text_header(struct report *R, const char *path)
 	fprintf(f, "\n");
 }
 
+/* The sampled event of a recording: NULL for the hrtimer (cpu-clock). */
+static const char *sample_event_name(const struct pmf_info *in)
+{
+	return in->sample_event ? pmuctx_event_name((int)in->sample_event) :
+				  NULL;
+}
+
+/* Periods of the recording's samples are ns (hrtimer, clock events). */
+static bool sample_period_ns(const struct pmf_info *in)
+{
+	const char *u;
+
+	if (!in->sample_event)
+		return true;
+	u = pmuctx_event_unit((int)in->sample_event);
+	return u && !strcmp(u, "ns");
+}
+
 static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 {
 	const struct pmuctx_rec_common *c = common(h);
@@ -650,9 +668,10 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 	case PMUCTX_REC_SAMPLE: {
 		const struct pmuctx_rec_sample *sm = (const void *)h;
 
-		fprintf(f, " ip=0x%llx period=%llu ns, %u kernel + %u user "
+		fprintf(f, " ip=0x%llx period=%llu %s, %u kernel + %u user "
 			"frame(s)%s", (unsigned long long)sm->ip,
-			(unsigned long long)sm->period, sm->nr_kernel,
+			(unsigned long long)sm->period,
+			sample_period_ns(in) ? "ns" : "events", sm->nr_kernel,
 			sm->nr_user, h->misc & PMUCTX_SAMPLE_M_USER_DEFERRED ?
 			", user stack deferred" : "");
 		break;
@@ -1037,6 +1056,9 @@ static void json_report(struct report *R, const char *path)
 
 		json_begin_object(&j);
 		json_kv_u64(&j, "freq", in->sample_freq);
+		json_kv_string(&j, "source", in->sample_event ?
+			       (sample_event_name(in) ? sample_event_name(in) :
+				"unknown") : "hrtimer");
 		json_key(&j, "flags");
 		json_begin_array(&j);
 		for (i = 0; i < 3; i++)
@@ -1099,7 +1121,10 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 	FILE *f = R->out;
 	__u32 i;
 
-	fprintf(f, "%10llu cpu-clock:%s\n", (unsigned long long)sm->period,
+	const char *ev = sample_event_name(R->info);
+
+	fprintf(f, "%10llu %s:%s\n", (unsigned long long)sm->period,
+		ev ? ev : "cpu-clock",
 		sm->hdr.misc & PMUCTX_SAMPLE_M_USER ? "u" : "k");
 	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
 			     sm->ip);
@@ -1234,6 +1259,8 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 	in.maps = maps;
 	in.nr_maps = r->nr_maps;
 	in.sample_freq = R->info->sample_freq;
+	in.event = sample_event_name(R->info);
+	in.period_events = !sample_period_ns(R->info);
 	in.start_real_ns = R->info->start_real_ns;
 	if (r->have_end && r->end.time > R->info->start_mono_ns)
 		in.duration_ns = r->end.time - R->info->start_mono_ns;
@@ -1424,9 +1451,14 @@ static int report_run(int argc, char **argv)
 
 		text_header(&R, path);
 		if (R.info->sample_freq)
-			fprintf(R.out, "# sampling: %u Hz per CPU, %s, up to "
-				"%u frames per part, %zu memory map(s)\n",
+			fprintf(R.out, "# sampling: %u Hz per CPU (%s%s), %s, "
+				"up to %u frames per part, %zu memory map(s)\n",
 				R.info->sample_freq,
+				R.info->sample_event ? "on overflow of " :
+				"hrtimer",
+				R.info->sample_event ?
+				(sample_event_name(R.info) ?
+				 sample_event_name(R.info) : "?") : "",
 				(R.info->sample_flags &
 				 PMUCTX_SAMPLE_DEFER_USER) ?
 				"deferred user callchains" :

@@ -72,7 +72,7 @@ struct pmf_info {
 	__u32	sample_freq;	/* Hz per CPU; 0: no sampling */
 	__u32	sample_flags;	/* PMUCTX_SAMPLE_* */
 	__u32	sample_max_stack;
-	__u32	__pad2;
+	__u32	sample_event;	/* 0: hrtimer; else the PMUCTX_EV_* sampled */
 	/* strings: command, hostname, kernel release, tool version,
 	 * module version */
 };

@@ -857,9 +857,8 @@ static int attr_valid(const struct pmuctx_session_attr *a0, uint32_t usize)
 		return 0;
 	}
 #ifdef PMUCTX_SESSION_ATTR_SIZE_VER2
-	if (a.__reserved3)
-		return 0;
-	if (!a.sample_freq && (a.sample_flags || a.sample_max_stack))
+	if (!a.sample_freq &&
+	    (a.sample_flags || a.sample_max_stack || a.sample_event))
 		return 0;
 	if (a.sample_freq && !a.ring_pages)
 		return 0;
@@ -881,7 +880,11 @@ static int attr_valid(const struct pmuctx_session_attr *a0, uint32_t usize)
 	if (!a.trigger_event && a.trigger_threshold)
 		return 0;
 #ifdef PMUCTX_SESSION_ATTR_SIZE_VER2
-	if (a.__reserved3)
+	if (a.sample_event &&
+	    (a.sample_event < 1 || a.sample_event > PMUCTX_EV_MAX ||
+	     a.sample_event == PMUCTX_EV_TASK_CLOCK ||
+	     a.sample_event == PMUCTX_EV_CONTEXT_SWITCHES ||
+	     a.sample_event == PMUCTX_EV_CPU_MIGRATIONS))
 		return 0;
 	if (a.sample_freq) {
 		if (a.sample_flags & ~PMUCTX_SAMPLE_FLAGS_ALL ||

@@ -276,7 +276,7 @@ static void test_read(void)
 
 void test_lib(void)
 {
-	CHECK(!strcmp(pmuctx_version(), "0.3.0"), "pmuctx_version() 0.3.0");
+	CHECK(!strcmp(pmuctx_version(), "0.3.1"), "pmuctx_version() 0.3.1");
 	CHECK_EQ(pmuctx_abi_version(), PMUCTX_ABI_VERSION,
 		 "pmuctx_abi_version() == PMUCTX_ABI_VERSION");
 	test_info();

@@ -131,6 +131,33 @@ void test_opts(void)
 			 "nr_event_ids without event_ids -> -EINVAL");
 	}
 	{
+		/* sample_event (libpmuctx 0.3.1): checked before any ioctl */
+		LIBPMUCTX_OPTS(pmuctx_session_opts, so, .events = "cs",
+			       .ring_pages = 8,
+			       .sample_event = PMUCTX_EV_CYCLES);
+		int before = fake.nr_creates;
+
+		CHECK_EQ(pmuctx_session_create(h, &so), -EINVAL,
+			 "sample_event without sample_freq -> -EINVAL");
+		pmuctx_errmsg(h, -EINVAL, msg, sizeof(msg));
+		CHECK_HAS(msg, "sample_event 6 without sample_freq",
+			  "message names sample_event and sample_freq");
+		so.sample_freq = 999;
+		so.sample_event = PMUCTX_EV_TASK_CLOCK;
+		CHECK_EQ(pmuctx_session_create(h, &so), -EINVAL,
+			 "module-native sample_event -> -EINVAL");
+		pmuctx_errmsg(h, -EINVAL, msg, sizeof(msg));
+		CHECK_HAS(msg, "never overflows",
+			  "message says why task-clock cannot sample");
+		so.sample_event = 99;
+		CHECK_EQ(pmuctx_session_create(h, &so), -EINVAL,
+			 "unknown sample_event -> -EINVAL");
+		pmuctx_errmsg(h, -EINVAL, msg, sizeof(msg));
+		CHECK_HAS(msg, "not an event id", "message says so");
+		CHECK_EQ(fake.nr_creates, before,
+			 "no ioctl for a bad sample_event");
+	}
+	{
 		LIBPMUCTX_OPTS(pmuctx_session_opts, so,
 			       .target = PMUCTX_TARGET_CGROUP);
 

@@ -197,13 +197,19 @@ int prof_write_text(const struct prof *p, enum prof_weight w, FILE *f)
 		}
 	}
 	qsort(v, n, sizeof(*v), cmp_tentry);
-	fprintf(f, "# Samples: %" PRIu64 " of event 'cpu-clock'",
-		(uint64_t)p->total_count);
+	fprintf(f, "# Samples: %" PRIu64 " of event '%s'",
+		(uint64_t)p->total_count, p->event ? p->event : "cpu-clock");
 	if (p->sample_freq)
 		fprintf(f, " (%u Hz per CPU)", p->sample_freq);
-	fprintf(f, ", %.3f ms of CPU time\n", (double)p->total_period / 1e6);
+	if (!p->period_events)
+		fprintf(f, ", %.3f ms of CPU time\n",
+			(double)p->total_period / 1e6);
+	else
+		fprintf(f, ", %" PRIu64 " %s events\n",
+			(uint64_t)p->total_period, p->event ? p->event : "?");
 	fprintf(f, "# Weight: %s\n", w == PROF_WEIGHT_PERIOD ?
-		"period (ns of CPU time per sample)" : "samples");
+		(!p->period_events ? "period (ns of CPU time per sample)" :
+		 "period (events per sample)") : "samples");
 	if (p->have_stats && p->stats.deferred)
 		fprintf(f, "# Deferred user callchains: %" PRIu64 " of %"
 			PRIu64 " stitched, %" PRIu64 " unresolved\n",

@@ -184,8 +184,9 @@ int prof_pprof_encode(const struct prof *p, void **buf, size_t *len)
 		goto out;
 	vt[0].type = str_id(&x.st, "samples");
 	vt[0].unit = str_id(&x.st, "count");
-	vt[1].type = str_id(&x.st, "cpu");
-	vt[1].unit = str_id(&x.st, "nanoseconds");
+	vt[1].type = str_id(&x.st, p->period_events && p->event ? p->event :
+			    "cpu");
+	vt[1].unit = str_id(&x.st, p->period_events ? "count" : "nanoseconds");
 	pt.type = vt[1].type;
 	pt.unit = vt[1].unit;
 	s_comm = str_id(&x.st, "comm");
@@ -351,7 +352,9 @@ int prof_pprof_encode(const struct prof *p, void **buf, size_t *len)
 	prof.time_nanos = (int64_t)p->start_real_ns;
 	prof.duration_nanos = (int64_t)p->duration_ns;
 	prof.period_type = &pt;
-	prof.period = p->sample_freq ? 1000000000LL / p->sample_freq : 0;
+	/* an event's period varies (perf's frequency mode): none given */
+	prof.period = p->sample_freq && !p->period_events ?
+		      1000000000LL / p->sample_freq : 0;
 
 	packed_len = perftools__profiles__profile__get_packed_size(&prof);
 	packed = malloc(packed_len ? packed_len : 1);

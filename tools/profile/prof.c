@@ -687,6 +687,8 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 	q = p->priv;
 	q->keep_samples = in->keep_samples;
 	p->sample_freq = in->sample_freq;
+	p->event = in->event;
+	p->period_events = in->period_events;
 	p->start_real_ns = in->start_real_ns;
 	p->duration_ns = in->duration_ns;
 	e = pmuctx_stitch_new(&s, NULL);

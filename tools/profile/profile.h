@@ -39,6 +39,8 @@ struct prof_input {
 	const struct prof_maps *maps;
 	size_t nr_maps;
 	__u32 sample_freq;		/* Hz, 0 unknown */
+	const char *event;		/* sampled event; NULL: cpu-clock */
+	bool period_events;		/* periods count events, not ns */
 	__u64 start_real_ns;		/* CLOCK_REALTIME at the start */
 	__u64 duration_ns;
 	const char *kallsyms;		/* NULL: /proc/kallsyms */
@@ -70,7 +72,7 @@ struct prof_stack {
 	__u32 nr_kernel;		/* the first nr_kernel are kernel */
 	__u32 *frames;			/* frame ids, innermost first */
 	__u64 count;			/* samples */
-	__u64 period;			/* ns */
+	__u64 period;			/* ns, or events (prof.period_events) */
 };
 
 /* one sample, kept with prof_input.keep_samples */
@@ -95,6 +97,8 @@ struct prof {
 	bool have_stats;
 	__u64 kernel_hidden;		/* samples with KADDR_HIDDEN */
 	__u32 sample_freq;
+	const char *event;		/* NULL: cpu-clock; "cycles", ... */
+	bool period_events;		/* periods count events, not ns */
 	__u64 start_real_ns, duration_ns;
 	struct prof_sample *samples;	/* keep_samples: sorted by key */
 	size_t nr_samples, cap_samples;

@@ -212,7 +212,7 @@ struct pmuctx_session_attr {
 	__u32	sample_freq;
 	__u32	sample_flags;
 	__u32	sample_max_stack;
-	__u32	__reserved3;
+	__u32	sample_event;	/* 0: hrtimer; else PMUCTX_EV_* overflow */
 };
 
 #define PMUCTX_SESSION_ATTR_SIZE_VER0	72
@@ -230,6 +230,16 @@ struct pmuctx_session_attr {
  * is not resident).  Frame pointers only, in both cases.
  */
 #define PMUCTX_SAMPLE_DEFER_USER (1U << 2)
+/*
+ * pmuctx_session_attr.sample_event: the sampling source.  0 (what ABI
+ * version 2 callers pass in the former __reserved3): one hrtimer per CPU
+ * at sample_freq.  Otherwise a perf-backed PMUCTX_EV_* (not a
+ * module-native one: task-clock, context-switches, cpu-migrations): a
+ * per-CPU kernel counter of that event samples on overflow, perf's
+ * frequency mode aiming at sample_freq, and SAMPLE.period is the event's
+ * period (e.g. cycles).  Hardware events are -EOPNOTSUPP without a
+ * hardware PMU; older modules reject a non-zero value with -EINVAL.
+ */
 #define PMUCTX_SAMPLE_FLAGS_ALL	0x7U
 #define PMUCTX_MAX_STACK	127
 

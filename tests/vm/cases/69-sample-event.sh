@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 600
+#
+# Sampling on counter overflow (pmuctx record --sample-event, the
+# session attr's sample_event): the source for a hardware PMU, where the
+# overflow is an NMI.  The guest has no hardware PMU, so:
+#   - cpu-clock (a perf software event overflowing from its hrtimer) takes
+#     the same capture -> irq_work -> ring path an NMI takes: deferred
+#     user callchains of tests/sample/chain stitch to main;f1;f2;f3 (>= 80%
+#     of the samples, >= 90% of the deferred ones stitched, user records
+#     shared), the report names the source, perf-script prints the event;
+#   - --sample-event cycles fails cleanly, saying there is no hardware PMU
+#     (with a hardware PMU it must record samples instead);
+#   - module-native events (task-clock, ...) are refused: they never
+#     overflow.
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+CHAIN=$PMUCTX_TOP/tests/sample/chain
+need_exec "$CLI" || exit 1
+need_exec "$CHAIN" || exit 1
+mod_load 2>/dev/null || true
+W=${CASE_TMP:-/tmp}/sample-event
+rm -rf "$W"
+mkdir -p "$W"
+
+weight() {
+	awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }' "$1"
+}
+
+# ---- cpu-clock overflow, deferred user callchains ----------------------------
+
+check "$CLI" record -g -F 999 --sample-event cpu-clock -o "$W/ovf.pmu" -- \
+	sh -c "echo go | '$CHAIN' 150 1 >/dev/null" -- \
+	"pmuctx record -g --sample-event cpu-clock -- chain"
+last_ok || diag_out "$CHECK_OUT"
+check "$CLI" report -i "$W/ovf.pmu" --format folded -- \
+	"report --format folded of the overflow recording"
+printf '%s\n' "$CHECK_OUT" > "$W/ovf.folded"
+all=$(weight "$W/ovf.folded" '^chain;')
+full=$(weight "$W/ovf.folded" '^chain;.*main;f1;f2;f3')
+if [ "$all" -ge 20 ] && [ $((full * 100)) -ge $((all * 80)) ]; then
+	ok "overflow samples: $full of $all chain samples have main;f1;f2;f3"
+else
+	not_ok "overflow samples: >= 20 chain samples, >= 80% with main;f1;f2;f3 ($full of $all)"
+	diag_out "$(sort -t' ' -k2 -n -r "$W/ovf.folded" | head -n 10)"
+fi
+if grep -qE '^chain;.*main;f1;f2;f3;[^ ]*(do_syscall_64|entry_SYSCALL)' "$W/ovf.folded"; then
+	ok "overflow samples: kernel callchains (the syscall entry) after f3"
+else
+	not_ok "overflow samples: kernel callchains (the syscall entry) after f3"
+fi
+
+check "$CLI" report -i "$W/ovf.pmu" --stitch-stats -- \
+	"report --stitch-stats of the overflow recording"
+stats=$CHECK_OUT
+diag_out "$stats"
+num() { printf '%s\n' "$stats" | sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" | head -n 1; }
+stitched=$(num stitched) shared=$(num 'shared by >1 sample') deferred=$(num deferred)
+if [ "${stitched:-0}" -gt 0 ] && [ $((stitched * 100)) -ge $((${deferred:-0} * 90)) ]; then
+	ok "overflow samples: $stitched of $deferred deferred samples stitched (task_work queued from the irq_work)"
+else
+	not_ok "overflow samples: >= 90% of deferred samples stitched ($stitched of $deferred)"
+fi
+if [ "${shared:-0}" -gt 0 ]; then
+	ok "overflow samples: $shared user records shared by more than one sample"
+else
+	not_ok "overflow samples: user records shared by more than one sample ($shared)"
+fi
+
+check "$CLI" report -i "$W/ovf.pmu" --format text -- \
+	"report --format text of the overflow recording"
+if printf '%s\n' "$CHECK_OUT" | grep -q "on overflow of cpu-clock" &&
+   printf '%s\n' "$CHECK_OUT" | grep -q "of event 'cpu-clock'"; then
+	ok "report names the sampling source (on overflow of cpu-clock)"
+else
+	not_ok "report names the sampling source (on overflow of cpu-clock)"
+	diag_out "$(printf '%s\n' "$CHECK_OUT" | head -n 12)"
+fi
+check "$CLI" report -i "$W/ovf.pmu" --format perf-script -- \
+	"report --format perf-script of the overflow recording"
+if printf '%s\n' "$CHECK_OUT" | grep -qE '^ *chain .* cpu-clock:[uk]$'; then
+	ok "perf-script: samples headed with the sampled event"
+else
+	not_ok "perf-script: samples headed with the sampled event"
+	diag_out "$(printf '%s\n' "$CHECK_OUT" | head -n 8)"
+fi
+
+# ---- hardware events: a clean failure without a PMU ----------------------------
+
+if "$CLI" info 2>/dev/null | grep -q 'hw-pmu'; then
+	check "$CLI" record -F 999 --sample-event cycles -o "$W/hw.pmu" -- \
+		sh -c "echo go | '$CHAIN' 100 0 >/dev/null" -- \
+		"pmuctx record --sample-event cycles (hardware PMU present)"
+else
+	expect_fail "$CLI" record -F 999 --sample-event cycles -o "$W/hw.pmu" -- \
+		sh -c "echo go | '$CHAIN' 100 0 >/dev/null" -- \
+		"pmuctx record --sample-event cycles fails without a hardware PMU"
+	if printf '%s\n' "$CHECK_OUT" | grep -q "no hardware PMU" &&
+	   printf '%s\n' "$CHECK_OUT" | grep -q "cycles"; then
+		ok "the message names cycles and the missing hardware PMU"
+	else
+		not_ok "the message names cycles and the missing hardware PMU"
+		diag_out "$CHECK_OUT"
+	fi
+	if [ "$CHECK_RC" = 1 ]; then
+		ok "exit status 1 (an error, not a usage error)"
+	else
+		not_ok "exit status 1 (an error, not a usage error): $CHECK_RC"
+	fi
+fi
+
+# ---- events that never overflow --------------------------------------------------
+
+expect_fail "$CLI" record -F 999 --sample-event task-clock -o "$W/tc.pmu" -- true -- \
+	"--sample-event task-clock is refused"
+if printf '%s\n' "$CHECK_OUT" | grep -q "never overflows"; then
+	ok "the message says why (counted at context switches, never overflows)"
+else
+	not_ok "the message says why (counted at context switches, never overflows)"
+	diag_out "$CHECK_OUT"
+fi
+
+exit 0
