@@ -149,6 +149,12 @@ is_misc_dev() {
 	[ -c "$_p" ] && [ "$(stat -c %t "$_p")" = a ]
 }
 
+# weight FILE PATTERN: the sum of the counts (last field) of the folded
+# stack lines of FILE matching PATTERN.
+weight() {
+	awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }' "$1"
+}
+
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
 wait_for() {
 	_t=$(($1 * 10)); shift

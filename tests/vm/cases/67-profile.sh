@@ -49,11 +49,6 @@ folded_ok() {
 	END { exit !(lines > 0 && !bad) }' "$1"
 }
 
-# weight FILE PATTERN: the sum of the counts of lines matching PATTERN
-weight() {
-	awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }' "$1"
-}
-
 # ---- deferred user callchains (-g) -------------------------------------------
 
 check "$CLI" record -g -F 999 -o "$W/defer.pmu" -- \

@@ -26,10 +26,6 @@ W=${CASE_TMP:-/tmp}/sample-event
 rm -rf "$W"
 mkdir -p "$W"
 
-weight() {
-	awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }' "$1"
-}
-
 # ---- cpu-clock overflow, deferred user callchains ----------------------------
 
 check "$CLI" record -g -F 999 --sample-event cpu-clock -o "$W/ovf.pmu" -- \
