@@ -387,7 +387,19 @@ sysctl -qw kernel.pid_max=4194304 kernel.threads-max=1000000 \
 	vm.max_map_count=4000000 2>/dev/null
 ulimit -n 65536 2>/dev/null
 ensure_loaded || exit 1
+# QEMU TCG can hang the guest for good when a tool attaching to or leaving
+# sched_switch (pmuctx, perf, bpftrace) live-patches __schedule while the
+# other vCPU runs it (docs/TESTING.md, "Static keys are pinned"); a
+# `make bench` hung that way in the bpftrace configuration.  So the keys
+# are pinned for the whole boot, in every configuration alike, unless
+# PMUCTX_BENCH_PIN_KEYS=0 (the production layout: first probe = direct
+# static call, no probe = patched out).
+PIN_KEYS=${PMUCTX_BENCH_PIN_KEYS:-1}
+if [ "$PIN_KEYS" = 1 ]; then
+	"$TOP/tests/progs/pin_keys" >/dev/null || say "pin_keys failed: the run may hang"
+fi
 env_record
+raw "E pinned_keys=$PIN_KEYS"
 # The host backs guest RAM on first touch: touch most of it once so that no
 # measurement pays for that.  Then warm the binaries and tools.
 say "warming up"

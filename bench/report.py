@@ -820,6 +820,19 @@ def write_md(res, path, plot_files):
       "`/proc/stat` ctxt, which also counts the tool's start-up and the "
       "other CPU, shows %s per op without a monitor)." %
       fmt(cs.get("pipe_switches_per_op_median"), 2))
+    if env.get("pinned_keys") == "1":
+        a("* **Pinned static keys.** QEMU TCG can hang the guest for good "
+          "when attaching a tool live-patches `__schedule` while the other "
+          "vCPU runs it (docs/TESTING.md, \"Static keys are pinned\"), so "
+          "`tests/progs/pin_keys` holds two idle probes on the sched "
+          "tracepoints (trace events in two tracefs instances, tracing "
+          "off) and the perf software-event keys for the whole boot, in "
+          "every configuration, the unloaded baseline included. Every "
+          "tracepoint user therefore goes through the tracepoint's "
+          "iterator rather than a direct static call, and the idle probes "
+          "run at each switch: added costs are measured on top of that "
+          "common floor. `PMUCTX_BENCH_PIN_KEYS=0` measures the "
+          "production layout instead, at the risk of the hang.")
     a("* **Events.** pmuctx's 4 default events (task-clock, "
       "context-switches, cpu-migrations, page-faults); perf gets the same "
       "4 with `-e`. The guest has no hardware PMU, so no configuration "
