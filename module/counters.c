@@ -75,8 +75,15 @@ u64 pmuctx_counter_read(struct perf_event *ev)
 	return local64_read(&ev->count);
 }
 
+/*
+ * A CPU-bound kernel counter of event @id for @s.  With @fn, a sampling
+ * counter (sample.c): perf's frequency mode aiming at s->sample_freq,
+ * created disabled (ENABLE/DISABLE switch it), overflows going to @fn
+ * with @s as context.
+ */
 static struct perf_event *
-pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu)
+pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu,
+		      perf_overflow_handler_t fn)
 {
 	const struct pmuctx_event_def *d = &pmuctx_events[id];
 	struct perf_event_attr attr = {
@@ -88,7 +95,43 @@ pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu)
 		.exclude_hv	= s->exclude_kernel,
 	};
 
-	return perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	if (fn) {
+		attr.freq = 1;
+		attr.sample_freq = s->sample_freq;
+		attr.disabled = 1;
+	}
+	return perf_event_create_kernel_counter(&attr, cpu, NULL, fn, s);
+}
+
+/* What a failed counter creation returns: no hardware PMU is EOPNOTSUPP. */
+static int pmuctx_counter_err(u32 id, int ret)
+{
+	if (pmuctx_events[id].type == PERF_TYPE_HARDWARE &&
+	    (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV ||
+	     ret == -EINVAL))
+		return -EOPNOTSUPP;
+	return ret;
+}
+
+/*
+ * Switch to kernel credentials for creating counters (see
+ * pmuctx_counters_create()).  NULL if out of memory; else pair with
+ * pmuctx_kcred_put().  Process context.
+ */
+static const struct cred *pmuctx_kcred_get(const struct cred **old)
+{
+	const struct cred *kcred = prepare_kernel_cred(&init_task);
+
+	if (kcred)
+		*old = override_creds(kcred);
+	return kcred;
+}
+
+static void pmuctx_kcred_put(const struct cred *kcred,
+			     const struct cred *old)
+{
+	revert_creds(old);
+	put_cred(kcred);
 }
 
 /*
@@ -115,10 +158,9 @@ int pmuctx_counters_create(struct pmuctx_session *s)
 	 * excluded for callers perf would restrict.  So they are created
 	 * with kernel credentials, after the session's own checks.
 	 */
-	kcred = prepare_kernel_cred(&init_task);
+	kcred = pmuctx_kcred_get(&old);
 	if (!kcred)
 		return -ENOMEM;
-	old = override_creds(kcred);
 
 	for_each_online_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
@@ -128,79 +170,56 @@ int pmuctx_counters_create(struct pmuctx_session *s)
 
 			if (pmuctx_event_is_native(id))
 				continue;
-			ev = pmuctx_counter_create(s, id, cpu);
+			ev = pmuctx_counter_create(s, id, cpu, NULL);
 			if (IS_ERR(ev)) {
 				ret = PTR_ERR(ev);
 				if (ret == -ENODEV && !cpu_online(cpu))
 					continue;
-				if (pmuctx_events[id].type == PERF_TYPE_HARDWARE &&
-				    (ret == -ENOENT || ret == -EOPNOTSUPP ||
-				     ret == -ENODEV || ret == -EINVAL))
-					ret = -EOPNOTSUPP;
+				ret = pmuctx_counter_err(id, ret);
 				goto err_destroy;
 			}
 			sc->ev[i] = ev;
 		}
 	}
-	revert_creds(old);
-	put_cred(kcred);
+	pmuctx_kcred_put(kcred, old);
 	return 0;
 
 err_destroy:
-	revert_creds(old);
-	put_cred(kcred);
+	pmuctx_kcred_put(kcred, old);
 	pmuctx_counters_destroy(s);
 	return ret;
 }
 
 /*
  * The sampling counters of @s (sample.c): event s->sample_event on every
- * online CPU, in perf's frequency mode aiming at s->sample_freq, created
- * disabled (ENABLE/DISABLE switch them), overflows going to @fn with @s
- * as context.  Same credentials and error mapping as the counters above;
- * pmuctx_sample_destroy() releases them.
+ * online CPU (pmuctx_counter_create() with @fn).  Same credentials and
+ * error mapping as the counters above; pmuctx_sample_destroy() releases
+ * them.
  */
 int pmuctx_sample_counters_create(struct pmuctx_session *s,
 				  perf_overflow_handler_t fn)
 {
-	const struct pmuctx_event_def *d = &pmuctx_events[s->sample_event];
-	struct perf_event_attr attr = {
-		.type		= d->type,
-		.size		= sizeof(attr),
-		.config		= d->config,
-		.freq		= 1,
-		.sample_freq	= s->sample_freq,
-		.disabled	= 1,
-		.pinned		= 1,
-		.exclude_kernel	= s->exclude_kernel,
-		.exclude_hv	= s->exclude_kernel,
-	};
 	const struct cred *kcred, *old;
 	struct perf_event *ev;
 	int cpu, ret = 0;
 
-	kcred = prepare_kernel_cred(&init_task);
+	kcred = pmuctx_kcred_get(&old);
 	if (!kcred)
 		return -ENOMEM;
-	old = override_creds(kcred);
 	for_each_online_cpu(cpu) {
-		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, fn, s);
+		ev = pmuctx_counter_create(s, s->sample_event, cpu, fn);
 		if (IS_ERR(ev)) {
 			ret = PTR_ERR(ev);
 			if (ret == -ENODEV && !cpu_online(cpu)) {
 				ret = 0;
 				continue;
 			}
-			if (d->type == PERF_TYPE_HARDWARE &&
-			    (ret == -ENOENT || ret == -EOPNOTSUPP ||
-			     ret == -ENODEV || ret == -EINVAL))
-				ret = -EOPNOTSUPP;
+			ret = pmuctx_counter_err(s->sample_event, ret);
 			break;
 		}
 		per_cpu_ptr(s->cpu, cpu)->sample_ev = ev;
 	}
-	revert_creds(old);
-	put_cred(kcred);
+	pmuctx_kcred_put(kcred, old);
 	return ret;
 }
 

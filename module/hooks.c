@@ -425,10 +425,6 @@ out:
 }
 
 /*
- * The entry of session @s for the task running on this CPU, or NULL.
- * IRQs off (sampling interrupt), inside rcu_read_lock().
- */
-/*
  * @t's live entry in @s from the store alone, without this CPU's cache,
  * which the switch probe may be rewriting under an NMI.  RCU read side.
  */
@@ -445,12 +441,15 @@ struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
 	return NULL;
 }
 
+/*
+ * The entry of session @s for the task running on this CPU, or NULL: from
+ * this CPU's cache when it holds the task, else from the store.  IRQs off
+ * (hrtimer sampling interrupt), inside rcu_read_lock().
+ */
 struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
 {
 	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
 	struct task_struct *t = current;
-	struct rhlist_head *list, *pos;
-	struct pmuctx_entry *e;
 	unsigned int i;
 
 	if (cc->task == t && cc->nr <= PMUCTX_CUR_MAX) {
@@ -459,11 +458,7 @@ struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
 				return cc->e[i];
 		return NULL;
 	}
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
-	rhl_for_each_entry_rcu(e, pos, list, node)
-		if (e->sess == s && !READ_ONCE(e->dead))
-			return e;
-	return NULL;
+	return pmuctx_task_entry(s, t);
 }
 
 /* ---- IPIs --------------------------------------------------------------- */
