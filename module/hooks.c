@@ -690,8 +690,8 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 		 * A deferred unwind queued before the exec would walk the new
 		 * program's stack: its cookie stays unresolved instead.
 		 */
-		if (READ_ONCE(e->defer_pending))
-			WRITE_ONCE(e->defer_stale, true);
+		if (pmuctx_defer(e) && READ_ONCE(pmuctx_defer(e)->pending))
+			WRITE_ONCE(pmuctx_defer(e)->stale, true);
 		if (raised && s->target == PMUCTX_TARGET_PID &&
 		    !s->owner_perfmon && pmuctx_sess_live(s)) {
 			atomic64_inc(&s->priv_exec);

@@ -112,6 +112,7 @@ static void __exit pmuctx_exit(void)
 	pmuctx_chrdev_exit();
 	/* Entries are freed by call_rcu(): wait for every callback. */
 	rcu_barrier();
+	pmuctx_entry_caches_destroy();
 	pmuctx_sysctl_exit();
 	pr_info("unloaded\n");
 }

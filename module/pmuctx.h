@@ -113,12 +113,26 @@ struct pmuctx_entry {
 		struct list_head list;		/* pending or exited list */
 		struct rcu_head	rcu;		/* pmuctx_entry_put() */
 	};
-	/* deferred user callchain (sample.c): task context and its IRQs */
-	struct callback_head	defer_work;
-	u64			defer_cookie;
-	bool			defer_pending;
-	bool			defer_stale;	/* exec since the sample */
+	/*
+	 * snapshot[nr_events], total[nr_events], children[nr_events], the
+	 * save area (data_size bytes), and in sampling sessions a struct
+	 * pmuctx_defer at s->defer_offset.  The header is 128 bytes on
+	 * x86-64: with 4 events an entry is 224 bytes (pmuctx_entry_alloc()).
+	 */
 	u64			data[];
+};
+
+/*
+ * Deferred user callchain of an entry (sample.c), only in entries of
+ * sampling sessions.  Written in the sampling interrupt and by the task
+ * itself (task_work, exec probe).
+ */
+struct pmuctx_defer {
+	struct callback_head	work;
+	struct pmuctx_entry	*e;		/* set when work is queued */
+	u64			cookie;
+	bool			pending;
+	bool			stale;		/* exec since the sample */
 };
 
 /*
@@ -178,7 +192,8 @@ struct pmuctx_session {
 	u32			data_size;
 	u32			nr_events;
 	u32			events[PMUCTX_MAX_EVENTS];
-	u32			entry_size;
+	u32			entry_size;	/* pmuctx_entry_size() */
+	u32			defer_offset;	/* 0: no struct pmuctx_defer */
 	u32			max_exited;
 	struct pid_namespace	*pid_ns;
 	struct cgroup		*cgrp;
@@ -245,6 +260,14 @@ static inline u64 *pmuctx_total(struct pmuctx_entry *e)
 	return e->data + e->sess->nr_events;
 }
 
+/* The entry's deferred-callchain state, or NULL outside sampling sessions. */
+static inline struct pmuctx_defer *pmuctx_defer(struct pmuctx_entry *e)
+{
+	u32 off = e->sess->defer_offset;
+
+	return off ? (struct pmuctx_defer *)((u8 *)e + off) : NULL;
+}
+
 static inline atomic64_t *pmuctx_children(struct pmuctx_entry *e)
 {
 	return (atomic64_t *)(e->data + 2 * e->sess->nr_events);
@@ -304,6 +327,8 @@ extern struct rhltable pmuctx_store;
 extern const struct rhashtable_params pmuctx_store_params;
 int pmuctx_store_get(void);
 void pmuctx_store_put(void);
+int pmuctx_entry_size(struct pmuctx_session *s);
+void pmuctx_entry_caches_destroy(void);
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
 struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s);
 int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp);

@@ -188,10 +188,10 @@ static struct pt_regs *pmuctx_user_regs(struct pt_regs *regs)
 
 static void pmuctx_defer_fn(struct callback_head *cb)
 {
-	struct pmuctx_entry *e = container_of(cb, struct pmuctx_entry,
-					      defer_work);
+	struct pmuctx_defer *d = container_of(cb, struct pmuctx_defer, work);
+	struct pmuctx_entry *e = d->e;
 	struct pmuctx_session *s = e->sess;
-	u64 cookie = READ_ONCE(e->defer_cookie);
+	u64 cookie = READ_ONCE(d->cookie);
 	unsigned int max = s->sample_max_stack, n = 0;
 	struct pt_regs *regs;
 	bool trunc = false;
@@ -204,7 +204,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	 * that exec'd since the sample: its stack is another program's.
 	 */
 	if (!(current->flags & PF_EXITING) && !fatal_signal_pending(current) &&
-	    !READ_ONCE(e->defer_stale) && pmuctx_sess_live(s)) {
+	    !READ_ONCE(d->stale) && pmuctx_sess_live(s)) {
 		regs = pmuctx_user_regs(NULL);
 		ips = kmalloc_array(max, sizeof(*ips), GFP_KERNEL);
 		if (regs && ips)
@@ -219,8 +219,8 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 		}
 		kfree(ips);
 	}
-	WRITE_ONCE(e->defer_stale, false);
-	WRITE_ONCE(e->defer_pending, false);
+	WRITE_ONCE(d->stale, false);
+	WRITE_ONCE(d->pending, false);
 	atomic_dec(&s->defer_inflight);
 	pmuctx_entry_put(e);
 	/*
@@ -239,23 +239,25 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 static u64 pmuctx_defer_cookie(struct pmuctx_session *s,
 			       struct pmuctx_entry *e)
 {
+	struct pmuctx_defer *d = pmuctx_defer(e);
 	u64 cookie;
 
-	if (current->flags & (PF_KTHREAD | PF_EXITING))
+	if (!d || current->flags & (PF_KTHREAD | PF_EXITING))
 		return 0;
-	if (READ_ONCE(e->defer_pending))
-		return READ_ONCE(e->defer_cookie);
+	if (READ_ONCE(d->pending))
+		return READ_ONCE(d->cookie);
 	cookie = ((u64)(smp_processor_id() + 1) << 48) |
 		 (this_cpu_inc_return(pmuctx_cookie_seq) & GENMASK_ULL(47, 0));
-	WRITE_ONCE(e->defer_cookie, cookie);
+	WRITE_ONCE(d->cookie, cookie);
 	if (!refcount_inc_not_zero(&e->ref))
 		return 0;
 	__module_get(THIS_MODULE);
 	atomic_inc(&s->defer_inflight);
-	WRITE_ONCE(e->defer_pending, true);
-	init_task_work(&e->defer_work, pmuctx_defer_fn);
-	if (task_work_add(current, &e->defer_work, TWA_RESUME)) {
-		WRITE_ONCE(e->defer_pending, false);
+	d->e = e;
+	WRITE_ONCE(d->pending, true);
+	init_task_work(&d->work, pmuctx_defer_fn);
+	if (task_work_add(current, &d->work, TWA_RESUME)) {
+		WRITE_ONCE(d->pending, false);
 		atomic_dec(&s->defer_inflight);
 		module_put(THIS_MODULE);
 		pmuctx_entry_put(e);

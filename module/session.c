@@ -502,8 +502,11 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	s->exclude_kernel = !perfmon && paranoid > 1;
 	s->max_exited = a.max_exited ? a.max_exited :
 				       READ_ONCE(pmuctx_max_exited_default);
-	s->entry_size = sizeof(struct pmuctx_entry) +
-			3 * sizeof(u64) * s->nr_events + s->data_size;
+	/* pmuctx_entry_size() needs it before pmuctx_sample_init() */
+	s->sample_freq = a.sample_freq;
+	ret = pmuctx_entry_size(s);
+	if (ret)
+		goto err_parts;
 
 	if (a.target == PMUCTX_TARGET_CGROUP) {
 		s->cgrp = cgroup_get_from_fd(a.cgroup_fd);

@@ -73,11 +73,92 @@ void pmuctx_store_put(void)
 	rhltable_destroy(&pmuctx_store);
 }
 
+/*
+ * Entry memory.  Entries of up to PMUCTX_CACHE_MAX bytes come from slab
+ * caches of their exact size rounded up to PMUCTX_CACHE_ALIGN
+ * ("pmuctx_entry_224" for 4 counting events), one per size in use, created
+ * by the first session that needs it and destroyed at module exit: kmalloc
+ * would round a 224-byte entry up to kmalloc-256.  Larger entries (big
+ * save areas) come from kmalloc.  A size's cache is set once, before any
+ * entry of that size exists, and never changes until module exit, so
+ * allocation and free agree on where an entry came from by its size alone.
+ */
+#define PMUCTX_CACHE_ALIGN	16
+#define PMUCTX_CACHE_MAX	512
+
+static struct kmem_cache *pmuctx_caches[PMUCTX_CACHE_MAX /
+					PMUCTX_CACHE_ALIGN + 1];
+static DEFINE_MUTEX(pmuctx_cache_lock);	/* creation; process context */
+
+static struct kmem_cache *pmuctx_entry_cache(u32 size)
+{
+	if (size > PMUCTX_CACHE_MAX)
+		return NULL;
+	return READ_ONCE(pmuctx_caches[size / PMUCTX_CACHE_ALIGN]);
+}
+
+/*
+ * Session creation, process context: lay out @s's entries (the counts, the
+ * save area, the deferred-callchain state of sampling sessions) and make
+ * sure their slab cache exists.  -ENOMEM if it cannot be created.
+ */
+int pmuctx_entry_size(struct pmuctx_session *s)
+{
+	size_t size = sizeof(struct pmuctx_entry) +
+		      3 * sizeof(u64) * s->nr_events + s->data_size;
+	struct kmem_cache *c;
+	char name[32];
+	int ret = 0;
+
+	BUILD_BUG_ON(sizeof(struct pmuctx_entry) % sizeof(u64));
+	s->defer_offset = 0;
+	if (s->sample_freq) {
+		size = ALIGN(size, __alignof__(struct pmuctx_defer));
+		s->defer_offset = size;
+		size += sizeof(struct pmuctx_defer);
+	}
+	if (size > PMUCTX_CACHE_MAX) {
+		s->entry_size = size;
+		return 0;
+	}
+	size = ALIGN(size, PMUCTX_CACHE_ALIGN);
+	s->entry_size = size;
+	mutex_lock(&pmuctx_cache_lock);
+	if (pmuctx_caches[size / PMUCTX_CACHE_ALIGN])
+		goto out;
+	snprintf(name, sizeof(name), "pmuctx_entry_%zu", size);
+	c = kmem_cache_create(name, size, __alignof__(struct pmuctx_entry),
+			      0, NULL);
+	if (!c) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	WRITE_ONCE(pmuctx_caches[size / PMUCTX_CACHE_ALIGN], c);
+out:
+	mutex_unlock(&pmuctx_cache_lock);
+	return ret;
+}
+
+/* Module exit, after rcu_barrier(): every entry has been freed. */
+void pmuctx_entry_caches_destroy(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pmuctx_caches); i++) {
+		kmem_cache_destroy(pmuctx_caches[i]);
+		pmuctx_caches[i] = NULL;
+	}
+}
+
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp)
 {
+	struct kmem_cache *c = pmuctx_entry_cache(s->entry_size);
 	struct pmuctx_entry *e;
 
-	e = kzalloc(s->entry_size, gfp);
+	if (c)
+		e = kmem_cache_zalloc(c, gfp);
+	else
+		e = kzalloc(s->entry_size, gfp);
 	if (!e)
 		return NULL;
 	e->size = s->entry_size;
@@ -87,8 +168,13 @@ struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp)
 
 static void pmuctx_entry_kfree(struct pmuctx_entry *e)
 {
+	struct kmem_cache *c = pmuctx_entry_cache(e->size);
+
 	atomic64_sub(e->size, &pmuctx_stats.bytes);
-	kfree(e);
+	if (c)
+		kmem_cache_free(c, e);
+	else
+		kfree(e);
 }
 
 /*
