@@ -351,9 +351,12 @@ void pmuctx_entry_retire(struct pmuctx_entry *e)
 	put_task_struct(e->task);
 	e->flags |= PMUCTX_EF_TASK_PUT;
 
+	if (!(s->flags & PMUCTX_SESSION_KEEP_EXITED)) {
+		pmuctx_entry_put(e);
+		return;
+	}
 	spin_lock_irqsave(&s->exited_lock, flags);
-	keep = (s->flags & PMUCTX_SESSION_KEEP_EXITED) && pmuctx_sess_live(s) &&
-	       s->nr_exited < s->max_exited;
+	keep = pmuctx_sess_live(s) && s->nr_exited < s->max_exited;
 	if (keep) {
 		/* Folded: the entry's own totals now live in sc->folded. */
 		e->flags |= PMUCTX_EF_FOLDED;
@@ -363,8 +366,7 @@ void pmuctx_entry_retire(struct pmuctx_entry *e)
 	spin_unlock_irqrestore(&s->exited_lock, flags);
 	if (keep)
 		return;
-	if (s->flags & PMUCTX_SESSION_KEEP_EXITED)
-		atomic64_inc(&s->unlisted);
+	atomic64_inc(&s->unlisted);
 	pmuctx_entry_put(e);
 }
 
