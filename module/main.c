@@ -87,10 +87,15 @@ static int __init pmuctx_init(void)
 		return -EINVAL;
 	}
 
+	ret = pmuctx_entry_caches_init();
+	if (ret) {
+		pr_err("cannot create the entry slab caches: %d\n", ret);
+		return ret;
+	}
 	ret = pmuctx_sysctl_init();
 	if (ret) {
 		pr_err("cannot mount a private procfs for sysctls: %d\n", ret);
-		return ret;
+		goto err_caches;
 	}
 	ret = pmuctx_chrdev_init();
 	if (ret)
@@ -103,6 +108,8 @@ static int __init pmuctx_init(void)
 
 err_chrdev:
 	pmuctx_sysctl_exit();
+err_caches:
+	pmuctx_entry_caches_destroy();
 	return ret;
 }
 

@@ -75,68 +75,51 @@ void pmuctx_store_put(void)
 
 /*
  * Entry memory.  Entries of up to PMUCTX_CACHE_MAX bytes come from slab
- * caches of their exact size rounded up to PMUCTX_CACHE_ALIGN
- * ("pmuctx_entry_224" for 4 counting events), one per size in use, created
- * by the first session that needs it and destroyed at module exit: kmalloc
- * would round a 224-byte entry up to kmalloc-256.  Larger entries (big
- * save areas) come from kmalloc.  A size's cache is set once, before any
- * entry of that size exists, and never changes until module exit, so
- * allocation and free agree on where an entry came from by its size alone.
+ * caches in steps of PMUCTX_CACHE_STEP bytes ("pmuctx_entry_224" holds the
+ * entries of 4 counting events; kmalloc would round them up to 256).  The
+ * caches are created at module load, not with the first session that needs
+ * one: kmem_cache_create() dumps a stack when it fails, which an
+ * allocation failure in SESSION_CREATE must not do.  Bigger entries (large
+ * save areas, many events with sampling) come from kmalloc; the size alone
+ * tells which, at allocation and at free.
  */
-#define PMUCTX_CACHE_ALIGN	16
-#define PMUCTX_CACHE_MAX	512
+#define PMUCTX_CACHE_STEP	32
+#define PMUCTX_CACHE_MIN	ALIGN(sizeof(struct pmuctx_entry) + \
+				      3 * sizeof(u64), PMUCTX_CACHE_STEP)
+#define PMUCTX_CACHE_MAX	384
+#define PMUCTX_NR_CACHES	((PMUCTX_CACHE_MAX - PMUCTX_CACHE_MIN) / \
+				 PMUCTX_CACHE_STEP + 1)
 
-static struct kmem_cache *pmuctx_caches[PMUCTX_CACHE_MAX /
-					PMUCTX_CACHE_ALIGN + 1];
-static DEFINE_MUTEX(pmuctx_cache_lock);	/* creation; process context */
+static struct kmem_cache *pmuctx_caches[PMUCTX_NR_CACHES];
 
 static struct kmem_cache *pmuctx_entry_cache(u32 size)
 {
-	if (size > PMUCTX_CACHE_MAX)
+	if (size < PMUCTX_CACHE_MIN || size > PMUCTX_CACHE_MAX ||
+	    size % PMUCTX_CACHE_STEP)
 		return NULL;
-	return READ_ONCE(pmuctx_caches[size / PMUCTX_CACHE_ALIGN]);
+	return pmuctx_caches[(size - PMUCTX_CACHE_MIN) / PMUCTX_CACHE_STEP];
 }
 
-/*
- * Session creation, process context: lay out @s's entries (the counts, the
- * save area, the deferred-callchain state of sampling sessions) and make
- * sure their slab cache exists.  -ENOMEM if it cannot be created.
- */
-int pmuctx_entry_size(struct pmuctx_session *s)
+/* Module load. */
+int pmuctx_entry_caches_init(void)
 {
-	size_t size = sizeof(struct pmuctx_entry) +
-		      3 * sizeof(u64) * s->nr_events + s->data_size;
 	struct kmem_cache *c;
+	unsigned int i, size;
 	char name[32];
-	int ret = 0;
 
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) % sizeof(u64));
-	s->defer_offset = 0;
-	if (s->sample_freq) {
-		size = ALIGN(size, __alignof__(struct pmuctx_defer));
-		s->defer_offset = size;
-		size += sizeof(struct pmuctx_defer);
+	for (i = 0; i < PMUCTX_NR_CACHES; i++) {
+		size = PMUCTX_CACHE_MIN + i * PMUCTX_CACHE_STEP;
+		snprintf(name, sizeof(name), "pmuctx_entry_%u", size);
+		c = kmem_cache_create(name, size,
+				      __alignof__(struct pmuctx_entry), 0, NULL);
+		if (!c) {
+			pmuctx_entry_caches_destroy();
+			return -ENOMEM;
+		}
+		pmuctx_caches[i] = c;
 	}
-	if (size > PMUCTX_CACHE_MAX) {
-		s->entry_size = size;
-		return 0;
-	}
-	size = ALIGN(size, PMUCTX_CACHE_ALIGN);
-	s->entry_size = size;
-	mutex_lock(&pmuctx_cache_lock);
-	if (pmuctx_caches[size / PMUCTX_CACHE_ALIGN])
-		goto out;
-	snprintf(name, sizeof(name), "pmuctx_entry_%zu", size);
-	c = kmem_cache_create(name, size, __alignof__(struct pmuctx_entry),
-			      0, NULL);
-	if (!c) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	WRITE_ONCE(pmuctx_caches[size / PMUCTX_CACHE_ALIGN], c);
-out:
-	mutex_unlock(&pmuctx_cache_lock);
-	return ret;
+	return 0;
 }
 
 /* Module exit, after rcu_barrier(): every entry has been freed. */
@@ -144,10 +127,31 @@ void pmuctx_entry_caches_destroy(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(pmuctx_caches); i++) {
+	for (i = 0; i < PMUCTX_NR_CACHES; i++) {
 		kmem_cache_destroy(pmuctx_caches[i]);
 		pmuctx_caches[i] = NULL;
 	}
+}
+
+/*
+ * Session creation: lay out @s's entries (the counts, the save area, the
+ * deferred-callchain state of sampling sessions) and pick their size: the
+ * next cache size, or the exact size for kmalloc.
+ */
+void pmuctx_entry_size(struct pmuctx_session *s)
+{
+	size_t size = sizeof(struct pmuctx_entry) +
+		      3 * sizeof(u64) * s->nr_events + s->data_size;
+
+	s->defer_offset = 0;
+	if (s->sample_freq) {
+		size = ALIGN(size, __alignof__(struct pmuctx_defer));
+		s->defer_offset = size;
+		size += sizeof(struct pmuctx_defer);
+	}
+	if (size <= PMUCTX_CACHE_MAX)
+		size = ALIGN(size, PMUCTX_CACHE_STEP);
+	s->entry_size = size;
 }
 
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp)
