@@ -118,8 +118,8 @@ def write(res):
                 _f(a_bt, signed=True),
                 _pct(_r(a_bt + base, base) if a_bt is not None else None),
                 _x(_r(a_pm, a_pf)), _x(_r(a_pm, a_bt))))
-        if _verdict(res, "per-task counting added cost <= 0.5x perf") == \
-                "MISS":
+        if _verdict(res, "per-task counting added cost <= 0.5x perf") in \
+                ("MISS", "n/a"):
             txt += (
                 " The 0.5x-perf target is missed, and the reason is that "
                 "both benchmarks are perf's best case: the two tasks' perf "
@@ -238,22 +238,21 @@ def write(res):
         adds = [(k, v) for k, v in sorted(adds) if v is not None]
         if _verdict(res, "thread churn") == "MISS" and len(adds) >= 2:
             txt += (
-                " The target is missed. pmuctx's added cost per thread "
-                "grows with the number of threads alive at once (%s), "
-                "faster than perf's, beyond what a fixed per-task cost "
-                "(one kzalloc, one insert, one remove) explains. What grows with the live entries "
-                "is the rhashtable: created-then-joined threads make it "
-                "grow through every power of two (rehash at 75 %% load, by "
-                "the deferred worker, which competes with the workload "
-                "for the 2 vCPUs) and, with `automatic_shrinking`, shrink "
-                "back through all of them as they exit; inserts that "
-                "outrun the worker land in the future table and chains "
-                "get longer until it catches up. perf has no shared table "
-                "at all (a context per task). The next measurement to "
-                "make is a per-call profile of `pmuctx_probe_fork()` / "
-                "`pmuctx_probe_exit()` and `rht_deferred_worker()` "
-                "(ftrace function_graph) at T = 4096." % ", ".join(
-                    "+%.0f µs at %d" % (v, k) for k, v in adds))
+                " The target is missed in this run (added µs per thread "
+                "under pmuctx: %s). The store's resizing is not the cause: "
+                "note 7 below measured the same workload with a table "
+                "pre-grown by 10 000 held entries and found it no cheaper, "
+                "and on a quiet host pmuctx added 0.2x-0.4x of perf's cost "
+                "per thread. Churn windows are whole repetitions, which the "
+                "fastest-window estimator cannot shield from the host's "
+                "other guests (the unmonitored baseline's own spread, min "
+                "to median, is %s here); per created process, note 8 puts "
+                "about 6 µs in the switch probe (first switch-in of fresh "
+                "memory) and the rest in the fork and exit probes." % (
+                    ", ".join("+%.0f µs at %d" % (v, k) for k, v in adds),
+                    _pct(_r(_get(th, str(adds[-1][0]), "none",
+                                 "median"),
+                            _get(th, str(adds[-1][0]), "none", "min")))))
         A.append(txt)
 
     # ---- scale
@@ -294,8 +293,10 @@ def write(res):
             "unreclaimable slab grows by %s bytes per thread under pmuctx "
             "and %s under perf stat (ratio %s). `pmuctx info` accounts %s "
             "bytes per entry with 4 events (a %s-byte header plus snapshot, "
-            "total and children arrays of 4 u64 each), which the module "
-            "rounds to kmalloc-256. On top of that come the rhashtable's "
+            "total and children arrays of 4 u64 each), allocated from a "
+            "slab cache of exactly that size (`pmuctx_entry_<size>` in "
+            "/proc/slabinfo; kmalloc would round 224 bytes up to "
+            "kmalloc-256). On top of that come the rhashtable's "
             "bucket array (one pointer per bucket, 1.3 to 2.7 buckets per "
             "entry at 75 %% to 37.5 %% load: 11-21 B) and the per-CPU "
             "pools (%s pre-allocated entries, under 1 B per task here); "
@@ -303,13 +304,15 @@ def write(res):
             "perf keeps a task context "
             "and 4 `struct perf_event` per inherited thread. The meminfo "
             "figure is noisy for pmuctx (per-round values %s B: slab "
-            "fluctuations of a few hundred KiB against 2.5 MiB of "
-            "entries); perf's (%s B) is not." % (
+            "fluctuations of a few hundred KiB against %.1f MiB of "
+            "entries); perf's (%s B) is not; note 9 measures it with "
+            "50 000 threads." % (
                 _f(mem.get("threads")), _f(pb), _f(qb), _x(_r(pb, qb), 3),
                 _f(esz), _f(eb), _f(pool),
                 ", ".join("%.0f" % v for v in
                           _get(p, "bytes_per_task", "SUnreclaim",
                                "values") or []),
+                (mem.get("threads") or 0) * (esz or 0) / 1048576.0,
                 ", ".join("%.0f" % v for v in
                           _get(q, "bytes_per_task", "SUnreclaim",
                                "values") or [])))
@@ -359,26 +362,25 @@ def write(res):
         acc = a_pm - a_oth if a_pm is not None and a_oth is not None \
             else None
         REC.append(
-            "%d. **Make the per-switch accounting branch-light** "
-            "(`module/hooks.c`, `pmuctx_entry_start()` / "
-            "`pmuctx_entry_stop()`). To meet 0.5x perf's best case pmuctx "
-            "must drop from %s to about %s ns per switch on this "
-            "ping-pong; the accounting of the two monitored entries is "
-            "%s ns of it (pmuctx - pmuctx_other). Today each entry runs a "
-            "`switch` over the session's events at switch-out and again "
-            "at switch-in, and reads the page-faults counter through "
-            "`pmuctx_counter_read()` (an indirect `pmu->read()` call that "
-            "is empty for software events) twice per slice. Precompute per "
-            "session a mask of the perf-backed events, handle task-clock, "
-            "context-switches and cpu-migrations with straight-line code, "
-            "read software counters' `ev->count` directly, and snapshot "
-            "the per-CPU counters once per switch (shared by the outgoing "
-            "and the incoming task's entries: the incoming snapshot equals "
-            "the outgoing final read)." % (
-                len(REC) + 1, _f(a_pm),
+            "%d. **Per-task counting against perf's best case needs a lazy "
+            "mode, not a faster accounting** (`module/hooks.c`). The "
+            "accounting of the two monitored entries is %s ns per switch "
+            "here (pmuctx - pmuctx_other), about 320 ns of probe time by the "
+            "in-probe timing of note 8, where a branch-light rewrite of it "
+            "measured slower under TCG and was not merged. The 0.5x target "
+            "would need pmuctx at about %s ns, i.e. no work at all, which is "
+            "what perf does on this path: it swaps two equivalent contexts "
+            "and attributes nothing to either task. pmuctx could do the same "
+            "for sessions that only report totals (no `--per-task`, no "
+            "SWITCH records): when `prev` and `next` are in exactly the same "
+            "sessions, leave the slice open and charge it to the session's "
+            "per-CPU total rather than to a task, attributing only at exit "
+            "and when per-task values are read. That gives up exact "
+            "per-task counts and the children fold-back, which are what "
+            "pmuctx is for; it is not done." % (
+                len(REC) + 1, _f(acc, signed=True),
                 _f(0.5 * added(pp, "perf")
-                   if added(pp, "perf") is not None else None),
-                _f(acc, signed=True)))
+                   if added(pp, "perf") is not None else None)))
         REC.append(
             "%d. **Skip the hash lookup on switch-in when possible** "
             "(`pmuctx_probe_switch()`). Every switch-in calls "
@@ -424,36 +426,24 @@ def write(res):
         "`s->nr_entries`, `s->tasks_seen`, `s->tasks_exited`, the "
         "rhashtable's `nelems`), the parent entry's `ref`, "
         "4 `atomic64_add`s on the parent entry's children array shared by "
-        "all siblings, and `pmuctx_entry_retire()` takes `s->exited_lock` "
-        "even for sessions without KEEP_EXITED. Two vCPUs cannot show the "
+        "all siblings (`pmuctx_entry_retire()` now takes `s->exited_lock` "
+        "only for KEEP_EXITED sessions). Two vCPUs cannot show the "
         "contention; on a large machine running `make -j` they will. Use "
-        "per-CPU counters for the statistics (summed by PMUCTX_IOC_INFO), "
-        "take `exited_lock` only with KEEP_EXITED, and fold children "
-        "counts into a per-CPU delta of the parent." % (len(REC) + 1))
-    if _verdict(res, "thread churn") == "MISS":
+        "per-CPU counters for the statistics (summed by PMUCTX_IOC_INFO) "
+        "and fold children counts into a per-CPU delta of the parent." %
+        (len(REC) + 1))
+    if mem and _verdict(res, "memory <= 256 bytes") == "MISS":
         REC.append(
-            "%d. **Thread churn: stop the store from resizing under a "
-            "fork storm** (`module/store.c`, `pmuctx_store_params`). Give "
-            "the rhashtable a `min_size` that covers a normal workload "
-            "(e.g. 1024 or 4096 buckets, 8-32 KiB) and drop "
-            "`automatic_shrinking` (or shrink only from the session "
-            "teardown), so that creating and joining thousands of threads "
-            "does not rehash the whole table at every power of two on the "
-            "way up and again on the way down; and allocate entries from "
-            "a dedicated `kmem_cache` (per-CPU freelists, no kmalloc "
-            "size-class lookup). Then rerun `bench/run --cases churn`: the "
-            "added µs per thread should no longer grow with T." %
+            "%d. **Memory: a snapshot slot only for perf-backed events.** "
+            "Entries already come from a slab cache of their exact size "
+            "(224 bytes with 4 events: a 128-byte header and three u64 "
+            "arrays); note 9 accounts for the rest (the bucket table, "
+            "rounded up to a power of two by kmalloc: 21-26 B per task) "
+            "and measures 261 B per task by attaching to existing threads. "
+            "task-clock, context-switches and cpu-migrations need no "
+            "snapshot; sizing the snapshot array by the perf-backed events "
+            "makes a default entry 200 bytes (-24 B per task)." %
             (len(REC) + 1))
-    if mem:
-        REC.append(
-            "%d. **Memory: a dedicated slab cache.** With 4 events an entry "
-            "is exactly 256 bytes and lands in kmalloc-256; the bucket "
-            "array adds 11-21 bytes per task on top, so the total cannot be "
-            "under 256. A `kmem_cache` per entry size (created with the "
-            "session, exact object size) plus a header trimmed below 144 "
-            "bytes (e.g. `comm` is only needed at exit and for exited "
-            "tasks, `save_seq`/`save_cpu` only with the selftest backend) "
-            "would bring entry + bucket share under 256 B." % (len(REC) + 1))
     if ring.get("status") == "measured":
         REC.append(
             "%d. **Ring `write(2)`: no kmalloc per record** "
