@@ -52,6 +52,9 @@ else
 	MEM_ROUNDS=5 MEM_N=10000
 	RING_N=20000 RING_ROUNDS=5
 fi
+# The memory case's population (bench/notes/9-memory.md: 50000 divides the
+# slab noise per task by 5)
+MEM_N=${PMUCTX_BENCH_MEM_N:-$MEM_N}
 BP_ARGS="-b 4 -p 1 -t 64"	# perf bench breakpoint thread
 
 say() { echo "bench: $*" >&2; }
