@@ -401,7 +401,8 @@ def write(res):
                 "within the noise floor of %s ns" % _f(noise)))
     if "pmuctx_sys" in pp and "pmuctx" in pp:
         a_sys, a_pm = added(pp, "pmuctx_sys"), added(pp, "pmuctx")
-        if a_sys is not None and a_pm is not None and a_sys > 1.5 * a_pm:
+        if a_sys is not None and a_pm is not None and a_pm > 0 and \
+                significant(a_sys - a_pm) and a_sys > 1.5 * a_pm:
             REC.append(
                 "%d. **Find why a system-wide session costs %s a per-process "
                 "one per switch** (%s vs %s ns on the same two tasks). In "
