@@ -679,6 +679,7 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 	for (i = 0; i < n; i++) {
 		struct pmuctx_entry *e = arr[i];
 		struct pmuctx_session *s = e->sess;
+		struct pmuctx_defer *d;
 
 		strscpy_pad(e->comm, p->comm, sizeof(e->comm));
 		e->tid = task_pid_nr_ns(p, s->pid_ns);
@@ -690,8 +691,9 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 		 * A deferred unwind queued before the exec would walk the new
 		 * program's stack: its cookie stays unresolved instead.
 		 */
-		if (pmuctx_defer(e) && READ_ONCE(pmuctx_defer(e)->pending))
-			WRITE_ONCE(pmuctx_defer(e)->stale, true);
+		d = pmuctx_defer(e);
+		if (d && READ_ONCE(d->pending))
+			WRITE_ONCE(d->stale, true);
 		if (raised && s->target == PMUCTX_TARGET_PID &&
 		    !s->owner_perfmon && pmuctx_sess_live(s)) {
 			atomic64_inc(&s->priv_exec);

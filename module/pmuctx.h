@@ -327,7 +327,7 @@ extern struct rhltable pmuctx_store;
 extern const struct rhashtable_params pmuctx_store_params;
 int pmuctx_store_get(void);
 void pmuctx_store_put(void);
-void pmuctx_entry_size(struct pmuctx_session *s);
+void pmuctx_entry_size(struct pmuctx_session *s, bool sampling);
 int pmuctx_entry_caches_init(void);
 void pmuctx_entry_caches_destroy(void);
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);

@@ -502,9 +502,7 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	s->exclude_kernel = !perfmon && paranoid > 1;
 	s->max_exited = a.max_exited ? a.max_exited :
 				       READ_ONCE(pmuctx_max_exited_default);
-	/* pmuctx_entry_size() needs it before pmuctx_sample_init() */
-	s->sample_freq = a.sample_freq;
-	pmuctx_entry_size(s);
+	pmuctx_entry_size(s, a.sample_freq != 0);
 
 	if (a.target == PMUCTX_TARGET_CGROUP) {
 		s->cgrp = cgroup_get_from_fd(a.cgroup_fd);

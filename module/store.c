@@ -135,16 +135,16 @@ void pmuctx_entry_caches_destroy(void)
 
 /*
  * Session creation: lay out @s's entries (the counts, the save area, the
- * deferred-callchain state of sampling sessions) and pick their size: the
- * next cache size, or the exact size for kmalloc.
+ * deferred-callchain state if @sampling) and pick their size: the next
+ * cache size, or the exact size for kmalloc.
  */
-void pmuctx_entry_size(struct pmuctx_session *s)
+void pmuctx_entry_size(struct pmuctx_session *s, bool sampling)
 {
 	size_t size = sizeof(struct pmuctx_entry) +
 		      3 * sizeof(u64) * s->nr_events + s->data_size;
 
 	s->defer_offset = 0;
-	if (s->sample_freq) {
+	if (sampling) {
 		size = ALIGN(size, __alignof__(struct pmuctx_defer));
 		s->defer_offset = size;
 		size += sizeof(struct pmuctx_defer);
