@@ -151,6 +151,15 @@ static int opt_timeout = 1800;
 static int opt_verbose;
 static int opt_children = 1;
 static int opt_only = -1;	/* debugging: run worker N in this process */
+/*
+ * 2 (default): every operation draws from its own stream, seeded from the
+ * worker's seed and the operation's number, so an outcome that differs
+ * between runs (a child that exited earlier, EAGAIN, ENOMEM) changes only
+ * that operation's effect on the fds, not the choices of all later ones.
+ * 1: one stream for the whole worker (before 2026-11; the corpus replays
+ * the seeds found then with it).
+ */
+static int opt_stream = 2;
 static char self_exe[4096];
 
 /* per worker */
@@ -800,6 +809,18 @@ static bool pow2(uint32_t x)
 }
 
 /*
+ * The attr as the kernel reads it: copy_struct_from_user() of @usize bytes,
+ * the rest zero.  The one place the model truncates: validity and the
+ * state of a created session both come from it.
+ */
+static void kernel_view(struct pmuctx_session_attr *k,
+			const struct pmuctx_session_attr *a, uint32_t usize)
+{
+	memset(k, 0, sizeof(*k));
+	memcpy(k, a, usize < sizeof(*k) ? usize : sizeof(*k));
+}
+
+/*
  * The documented rules (include/uapi/linux/pmuctx.h) for the bytes the
  * kernel reads: 1 valid, 0 invalid (EINVAL expected).  Size handling is
  * checked separately.
@@ -809,8 +830,7 @@ static int attr_valid(const struct pmuctx_session_attr *a0, uint32_t usize)
 	struct pmuctx_session_attr a;
 	unsigned int i, j;
 
-	memset(&a, 0, sizeof(a));
-	memcpy(&a, a0, usize < sizeof(a) ? usize : sizeof(a));
+	kernel_view(&a, a0, usize);
 	if (a.flags & ~PMUCTX_SESSION_FLAGS_ALL || a.__reserved || a.__reserved2)
 		return 0;
 	switch (a.target) {
@@ -923,11 +943,19 @@ static void after_create(int s, const struct pmuctx_session_attr *a,
 	int err;
 	long ret;
 
+	struct pmuctx_session_attr k;
+
+	/*
+	 * What the kernel created is what it read: the first @usize bytes,
+	 * zero beyond.  A size between two published versions (80, say)
+	 * still carries the fields it covers (ring_pages at offset 72): the
+	 * kernel does not round sizes down to a version (seed 3318547166).
+	 */
+	kernel_view(&k, a, usize);
 	slots[s].kind = K_LIVE;
-	slots[s].nr_events = a->nr_events;
-	slots[s].ring_pages = usize >= PMUCTX_SESSION_ATTR_SIZE_VER1 ?
-			      a->ring_pages : 0;
-	slots[s].ring_mode = slots[s].ring_pages ? a->ring_mode : 0;
+	slots[s].nr_events = k.nr_events;
+	slots[s].ring_pages = k.ring_pages;
+	slots[s].ring_mode = k.ring_pages ? k.ring_mode : 0;
 	st.sessions++;
 	if (chance(&R, 30)) {
 		memcpy(&b, a, sizeof(b));
@@ -2322,6 +2350,14 @@ static int pick_op(void)
 	return OP_INFO;
 }
 
+/* Stream 2: operation @i's own seed. */
+static uint64_t op_seed(uint64_t seed, long i)
+{
+	uint64_t x = seed ^ ((uint64_t)i * 0xd1342543de82ef95ULL);
+
+	return splitmix64(&x);
+}
+
 static void worker(uint64_t seed, long ops)
 {
 	struct timespec ta, tb;
@@ -2343,6 +2379,8 @@ static void worker(uint64_t seed, long ops)
 	}
 	for (i = 0; i < ops; i++) {
 		cur_op = i;
+		if (opt_stream >= 2)
+			rng_seed(&R, op_seed(seed, i));
 		op = pick_op();
 		cur_name = op_names[op];
 		st.ops[op]++;
@@ -2400,6 +2438,87 @@ static void worker(uint64_t seed, long ops)
 	}
 }
 
+/* ---- the model against the kernel, directed -------------------------------- */
+
+static int opt_model_check;
+
+/*
+ * --model-check: the model's view of a created session (after_create())
+ * against the kernel's, for every attr size from VER0 to past the struct,
+ * with a ring and with ring + sampling.  A model that rounds a size down to
+ * a published version says "no ring" for sizes 80..103, while the kernel
+ * read ring_pages (offset 72) and made one (seed 3318547166).  Returns the
+ * number of disagreements.
+ */
+static int model_check(void)
+{
+	struct pmuctx_ring_consume c;
+	struct pmuctx_session_attr a;
+	uint32_t usize;
+	int v, err, valid, checked = 0;
+	long ret;
+
+	cur_name = "model-check";
+	rng_seed(&R, 1);
+	for (usize = PMUCTX_SESSION_ATTR_SIZE_VER0; usize <= sizeof(a) + 8;
+	     usize++) {
+		for (v = 0; v < 2; v++) {
+			cur_op = (long)usize * 2 + v;
+			memset(&a, 0, sizeof(a));
+			a.size = usize;
+			a.target = PMUCTX_TARGET_PID;
+			a.cgroup_fd = -1;
+			a.nr_events = 1;
+			a.events[0] = PMUCTX_EV_TASK_CLOCK;
+			a.ring_pages = 1;
+			a.ring_mode = PMUCTX_RING_NORMAL;
+			a.ring_records = PMUCTX_REC_MASK_ALL;
+			if (v)
+				a.sample_freq = 100;
+			memset(arena, 0, PAGE);
+			memcpy(arena, &a, sizeof(a));
+			slots[0].fd = dev_open(O_NONBLOCK);
+			if (slots[0].fd < 0) {
+				fail("open: %s", strerror(errno));
+				return failures;
+			}
+			slots[0].kind = K_NEW;
+			ret = xioctl(slots[0].fd, PMUCTX_IOC_SESSION_CREATE,
+				     (unsigned long)arena, &err);
+			valid = attr_valid(&a, usize);
+			if (ret == 0 && valid == 0)
+				fail("size %u: an attr the model calls invalid was accepted",
+				     usize);
+			if (ret && valid == 1 && err == EINVAL)
+				fail("size %u: an attr the model calls valid got EINVAL",
+				     usize);
+			if (ret == 0) {
+				after_create(0, &a, usize);
+				memset(&c, 0, sizeof(c));
+				c.size = sizeof(c);
+				ret = xioctl(slots[0].fd,
+					     PMUCTX_IOC_RING_CONSUME,
+					     (unsigned long)&c, &err);
+				if (ret == 0 && !slots[0].ring_pages)
+					fail("size %u%s: the model says no ring, RING_CONSUME succeeded",
+					     usize, v ? " (sampling)" : "");
+				if (ret && slots[0].ring_pages)
+					fail("size %u%s: the model says ring %u pages, RING_CONSUME: %s",
+					     usize, v ? " (sampling)" : "",
+					     slots[0].ring_pages, strerror(err));
+				checked++;
+			}
+			close_slot(0);
+			slots[0].kind = K_FREE;
+		}
+	}
+	printf("pmuctx-fuzz: model check: %d sessions created and compared, %d failures\n",
+	       checked, failures);
+	if (!checked)
+		fail("model check: no session could be created");
+	return failures;
+}
+
 /* ---- parent ---------------------------------------------------------------- */
 
 static int get_info(struct pmuctx_info *in)
@@ -2427,7 +2546,9 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: pmuctx-fuzz [--seed S | --replay S] [--ops N] [--procs P]\n"
 		"                   [--unpriv K] [--uid U] [--gid G] [--group G]\n"
-		"                   [--timeout SEC] [--verbose] [--no-children] [--only W]\n");
+		"                   [--timeout SEC] [--verbose] [--no-children] [--only W]\n"
+		"                   [--stream 1|2]\n"
+		"       pmuctx-fuzz --model-check [--unpriv 1 --group G]\n");
 	exit(2);
 }
 
@@ -2498,12 +2619,17 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--no-children")) {
 			opt_children = 0;
+		} else if (!strcmp(a, "--stream") && v) {
+			opt_stream = (int)parse_u64(v);
+			i++;
+		} else if (!strcmp(a, "--model-check")) {
+			opt_model_check = 1;
 		} else {
 			usage();
 		}
 	}
 	if (opt_procs < 1 || opt_procs > 64 || opt_unpriv > opt_procs ||
-	    opt_ops < 1)
+	    opt_ops < 1 || opt_stream < 1 || opt_stream > 2)
 		usage();
 	if (!have_seed) {
 		struct timespec ts;
@@ -2520,11 +2646,20 @@ int main(int argc, char **argv)
 		if (!stat(PMUCTX_DEVICE_PATH, &sb))
 			opt_group = sb.st_gid;
 	}
-	printf("pmuctx-fuzz: seed=%#" PRIx64 " ops=%ld procs=%d unpriv=%d\n",
-	       opt_seed, opt_ops, opt_procs, opt_unpriv);
+	if (opt_model_check) {
+		wid = 0;
+		unpriv = opt_unpriv > 0;
+		if (unpriv)
+			drop_privileges();
+		setup_worker();
+		return model_check() ? 1 : 0;
+	}
+	printf("pmuctx-fuzz: seed=%#" PRIx64 " ops=%ld procs=%d unpriv=%d stream=%d\n",
+	       opt_seed, opt_ops, opt_procs, opt_unpriv, opt_stream);
 	printf("pmuctx-fuzz: replay with: pmuctx-fuzz --replay %#" PRIx64
-	       " --ops %ld --procs %d%s%.0d\n", opt_seed, opt_ops, opt_procs,
-	       opt_unpriv ? " --unpriv " : "", opt_unpriv);
+	       " --ops %ld --procs %d%s%.0d%s\n", opt_seed, opt_ops, opt_procs,
+	       opt_unpriv ? " --unpriv " : "", opt_unpriv,
+	       opt_stream == 1 ? " --stream 1" : "");
 	if (get_info(&in)) {
 		fprintf(stderr, "pmuctx-fuzz: INFO on %s: %s\n",
 			PMUCTX_DEVICE_PATH, strerror(errno));

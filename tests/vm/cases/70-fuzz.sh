@@ -11,7 +11,9 @@
 #
 # Operations: 100000 on a debug kernel (fault injection present), 20000
 # otherwise, to keep the regular suite short; PMUCTX_FUZZ_OPS overrides.
-# The seed is random (printed in the result); PMUCTX_FUZZ_SEED pins it.
+# First the directed model check (--model-check, root and unprivileged),
+# then every seed of tests/fuzz/corpus/seeds (seeds that once failed),
+# then a random seed (printed in the result); PMUCTX_FUZZ_SEED pins it.
 # Replay: tests/vm/run -- tests/fuzz/pmuctx-fuzz --replay SEED --ops N --procs 4
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -35,18 +37,52 @@ old=$(cat /proc/sys/kernel/perf_event_paranoid)
 trap 'echo "$old" > /proc/sys/kernel/perf_event_paranoid' EXIT
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 
-log=$CASE_TMP/fuzz.log
-rc=0
-"$F" --seed "$seed" --ops "$ops" --procs "$procs" --unpriv 1 --group 4242 \
-	--timeout 1700 >"$log" 2>&1 || rc=$?
-summary=$(grep '^pmuctx-fuzz: [0-9]* operations' "$log" | tail -n 1)
-grep '^# ' "$log" || true
-nfail=$(grep -c '^FAIL:' "$log" || true)
-if [ "$rc" -eq 0 ] && [ "$nfail" -eq 0 ] && [ -n "$summary" ]; then
-	ok "fuzz: ${summary#pmuctx-fuzz: }"
-else
-	not_ok "fuzz: $procs processes, $ops operations, seed $seed: exit $rc, $nfail failures"
-	grep '^FAIL:' "$log" | head -n 30 | sed 's/^/# /'
-	[ -n "$summary" ] || tail -n 20 "$log" | sed 's/^/# /'
-	diag "replay: tests/vm/run -- $F --replay $seed --ops $ops --procs $procs --unpriv 1 --group 4242"
-fi
+# fuzz ID ARGS...: one run of the fuzzer as a TAP line.
+fuzz() {
+	_id=$1
+	shift
+	log=$CASE_TMP/fuzz.log
+	rc=0
+	"$F" "$@" --group 4242 --timeout 1700 >"$log" 2>&1 || rc=$?
+	summary=$(grep '^pmuctx-fuzz: [0-9]* operations' "$log" | tail -n 1)
+	grep '^# ' "$log" || true
+	nfail=$(grep -c '^FAIL:' "$log" || true)
+	if [ "$rc" -eq 0 ] && [ "$nfail" -eq 0 ] && [ -n "$summary" ]; then
+		ok "fuzz $_id: ${summary#pmuctx-fuzz: }"
+	else
+		not_ok "fuzz $_id: $*: exit $rc, $nfail failures"
+		grep '^FAIL:' "$log" | head -n 30 | sed 's/^/# /'
+		[ -n "$summary" ] || tail -n 20 "$log" | sed 's/^/# /'
+		diag "replay: tests/vm/run -- $F $* --group 4242"
+	fi
+}
+
+# 1. The model against the kernel, directed: what a created session has
+# (ring or not) for every attr size, as root and as the unprivileged user.
+for who in root unpriv; do
+	args=
+	[ "$who" = root ] || args="--unpriv 1 --group 4242"
+	# shellcheck disable=SC2086 # args is a word list
+	if out=$("$F" --model-check $args 2>&1); then
+		ok "fuzz model check ($who): $(printf '%s\n' "$out" | tail -n 1)"
+	else
+		not_ok "fuzz model check ($who)"
+		diag_out "$(printf '%s\n' "$out" | grep '^FAIL' | head -n 20)"
+	fi
+done
+
+# 2. Every seed that once failed (tests/fuzz/corpus/seeds), before the
+# random one.
+corpus=tests/fuzz/corpus/seeds
+n=0
+while read -r cseed cops cprocs cunpriv cstream _; do
+	case "$cseed" in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	fuzz "corpus $cseed" --replay "$cseed" --ops "$cops" --procs "$cprocs" \
+		--unpriv "$cunpriv" --stream "$cstream"
+done <"$corpus"
+[ "$n" -gt 0 ] || not_ok "fuzz corpus: $corpus has no seed"
+
+# 3. A random seed (printed; PMUCTX_FUZZ_SEED pins it).  A failure prints
+# its replay line: add it to the corpus with what it found.
+fuzz "seed $seed" --seed "$seed" --ops "$ops" --procs "$procs" --unpriv 1
