@@ -112,12 +112,7 @@ int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 
 	if (!pages)
 		return 0;
-	s->ring_pages = pages;
-	s->ring_mode = mode;
-	s->ring_records = records;
-	s->ring_size = (u64)pages * PAGE_SIZE;
-	s->wakeup_bytes = wakeup ? wakeup : 1;
-	total = pmuctx_ring_total_pages(s);
+	total = (unsigned long)nr_cpu_ids * (1 + pages);
 
 	ret = account_locked_vm(current->mm, total, true);
 	if (ret)
@@ -130,6 +125,12 @@ int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
+	/* only now, on success: a failed create leaves no ring state behind */
+	s->ring_pages = pages;
+	s->ring_mode = mode;
+	s->ring_records = records;
+	s->ring_size = (u64)pages * PAGE_SIZE;
+	s->wakeup_bytes = wakeup ? wakeup : 1;
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 		struct pmuctx_ring_ctl *ctl;
@@ -163,6 +164,12 @@ void pmuctx_ring_destroy(struct pmuctx_session *s)
 	account_locked_vm(s->ring_mm, pmuctx_ring_total_pages(s), false);
 	mmdrop(s->ring_mm);
 	s->ring_mm = NULL;
+	/* a create that failed after the ring may be retried on this file */
+	s->ring_pages = 0;
+	s->ring_mode = 0;
+	s->ring_records = 0;
+	s->ring_size = 0;
+	s->wakeup_bytes = 0;
 }
 
 /* ---- writing ----------------------------------------------------------- */
