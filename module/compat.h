@@ -29,11 +29,18 @@
 /* vm_flags became read-only with accessors in 6.3. */
 #ifdef PMUCTX_HAVE_VM_FLAGS_CLEAR
 #define pmuctx_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
+#define pmuctx_vm_flags_set(vma, flags)		vm_flags_set(vma, flags)
 #else
 static inline void pmuctx_vm_flags_clear(struct vm_area_struct *vma,
 					 unsigned long flags)
 {
 	vma->vm_flags &= ~flags;
+}
+
+static inline void pmuctx_vm_flags_set(struct vm_area_struct *vma,
+				       unsigned long flags)
+{
+	vma->vm_flags |= flags;
 }
 #endif
 

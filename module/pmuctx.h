@@ -220,8 +220,9 @@ struct pmuctx_session {
 	struct list_head	adopt_node;	/* pmuctx_adopters (RCU) */
 
 	/* ring buffers (ring.c); ring_area NULL: none */
-	void			*ring_area;
-	struct mm_struct	*ring_mm;	/* charged for locked_vm */
+	void			*ring_area;	/* vmap() of ring_page[] */
+	struct page		**ring_page;	/* memcg-charged pages */
+	struct user_struct	*ring_user;	/* charged for locked_vm */
 	u64			ring_size;	/* data bytes per CPU */
 	u64			trigger_threshold;
 	u32			ring_pages;

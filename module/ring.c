@@ -100,32 +100,79 @@ void pmuctx_ring_init(struct pmuctx_session *s)
 }
 
 /*
+ * Ring memory is charged to the user who creates the session, like perf's
+ * buffers and io_uring's: to user_struct->locked_vm, checked against the
+ * caller's RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), and kept with the buffer
+ * until it is freed.  Charging the mm instead let a user chain sessions
+ * through execve() (fds kept, each new mm at 0) past any limit (security
+ * item 7).  The pages themselves are __GFP_ACCOUNT: the creator's memcg
+ * pays for them too.
+ */
+static int pmuctx_ring_charge(struct user_struct *user, unsigned long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long locked;
+
+	locked = atomic_long_add_return(pages, &user->locked_vm);
+	if (locked > limit && !capable(CAP_IPC_LOCK)) {
+		atomic_long_sub(pages, &user->locked_vm);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static void pmuctx_ring_free_pages(struct page **pg, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		if (!pg[i])
+			break;
+		pg[i]->mapping = NULL;	/* set by pmuctx_vm_fault() */
+		__free_page(pg[i]);
+	}
+	kvfree(pg);
+}
+
+/*
  * Allocate and charge the buffers of @s (process context, session not
- * live yet).  The pages are charged to the caller's locked_vm like perf
- * charges its buffers: over RLIMIT_MEMLOCK without CAP_IPC_LOCK is EPERM.
+ * live yet).  Over RLIMIT_MEMLOCK (all rings of the user together)
+ * without CAP_IPC_LOCK is EPERM.  Nothing of @s changes on error.
  */
 int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 		       u32 records, u32 wakeup)
 {
-	unsigned long total;
+	struct user_struct *user;
+	unsigned long total, i;
+	struct page **pg;
+	void *area;
 	int cpu, ret;
 
 	if (!pages)
 		return 0;
 	total = (unsigned long)nr_cpu_ids * (1 + pages);
 
-	ret = account_locked_vm(current->mm, total, true);
+	user = get_current_user();
+	ret = pmuctx_ring_charge(user, total);
 	if (ret)
-		return -EPERM;
-	s->ring_mm = current->mm;
-	mmgrab(s->ring_mm);
-
-	s->ring_area = vmalloc_user(total << PAGE_SHIFT);
-	if (!s->ring_area) {
-		ret = -ENOMEM;
+		goto err_user;
+	ret = -ENOMEM;
+	pg = kvcalloc(total, sizeof(*pg), GFP_KERNEL_ACCOUNT);
+	if (!pg)
 		goto err_uncharge;
+	for (i = 0; i < total; i++) {
+		pg[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!pg[i])
+			goto err_pages;
 	}
+	area = vmap(pg, total, VM_MAP, PAGE_KERNEL);
+	if (!area)
+		goto err_pages;
+
 	/* only now, on success: a failed create leaves no ring state behind */
+	s->ring_area = area;
+	s->ring_page = pg;
+	s->ring_user = user;
 	s->ring_pages = pages;
 	s->ring_mode = mode;
 	s->ring_records = records;
@@ -146,24 +193,35 @@ int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 	}
 	return 0;
 
+err_pages:
+	pmuctx_ring_free_pages(pg, total);
 err_uncharge:
-	account_locked_vm(s->ring_mm, total, false);
-	mmdrop(s->ring_mm);
-	s->ring_mm = NULL;
+	atomic_long_sub(total, &user->locked_vm);
+err_user:
+	free_uid(user);
 	return ret;
 }
 
-/* Teardown: no writer can run any more (session dead, RCU synced). */
+/*
+ * Teardown: no writer can run any more (session dead, RCU synced) and no
+ * VMA maps the pages (a mapping holds the file, so release runs after the
+ * last munmap).
+ */
 void pmuctx_ring_destroy(struct pmuctx_session *s)
 {
+	unsigned long total;
+
 	irq_work_sync(&s->ring_wake);
 	if (!s->ring_area)
 		return;
-	vfree(s->ring_area);
+	total = pmuctx_ring_total_pages(s);
+	vunmap(s->ring_area);
 	s->ring_area = NULL;
-	account_locked_vm(s->ring_mm, pmuctx_ring_total_pages(s), false);
-	mmdrop(s->ring_mm);
-	s->ring_mm = NULL;
+	pmuctx_ring_free_pages(s->ring_page, total);
+	s->ring_page = NULL;
+	atomic_long_sub(total, &s->ring_user->locked_vm);
+	free_uid(s->ring_user);
+	s->ring_user = NULL;
 	/* a create that failed after the ring may be retried on this file */
 	s->ring_pages = 0;
 	s->ring_mode = 0;
@@ -842,9 +900,31 @@ static void pmuctx_vm_close(struct vm_area_struct *vma)
 	atomic_dec(&s->ring_mapped);
 }
 
+/*
+ * Pages are mapped at first touch, and again after MADV_DONTNEED or
+ * MADV_PAGEOUT dropped them from the page tables (the mapping stays valid,
+ * as perf's does).  The mapping is read-only (VM_MAYWRITE cleared at mmap).
+ */
+static vm_fault_t pmuctx_vm_fault(struct vm_fault *vmf)
+{
+	struct pmuctx_session *s = vmf->vma->vm_file->private_data;
+	struct page *page;
+
+	if (vmf->flags & FAULT_FLAG_WRITE ||
+	    vmf->pgoff >= pmuctx_ring_total_pages(s))
+		return VM_FAULT_SIGBUS;
+	page = s->ring_page[vmf->pgoff];
+	get_page(page);
+	page->mapping = vmf->vma->vm_file->f_mapping;
+	page->index = vmf->pgoff;
+	vmf->page = page;
+	return 0;
+}
+
 static const struct vm_operations_struct pmuctx_vm_ops = {
 	.open	= pmuctx_vm_open,
 	.close	= pmuctx_vm_close,
+	.fault	= pmuctx_vm_fault,
 };
 
 /*
@@ -856,8 +936,6 @@ static const struct vm_operations_struct pmuctx_vm_ops = {
  */
 int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma)
 {
-	int ret;
-
 	/* pairs with the store-release that makes the session live */
 	if (smp_load_acquire(&s->state) != PMUCTX_SS_LIVE || !s->ring_area)
 		return -ENODEV;
@@ -869,11 +947,7 @@ int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma)
 	if (atomic_cmpxchg(&s->ring_mapped, 0, 1))
 		return -EBUSY;
 	pmuctx_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
-	ret = remap_vmalloc_range(vma, s->ring_area, 0);
-	if (ret) {
-		atomic_dec(&s->ring_mapped);
-		return ret;
-	}
+	pmuctx_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &pmuctx_vm_ops;
 	return 0;
 }

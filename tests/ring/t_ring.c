@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -33,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1211,6 +1213,126 @@ static void test_memlock(void)
 		diag("message: %s", buf);
 }
 
+/*
+ * memlock-step N MAX: one link of test_memlock_exec()'s chain, run as an
+ * unprivileged user with RLIMIT_MEMLOCK 64 KiB: create one session with a
+ * one-page ring (fd kept open across exec), then exec the next link.  The
+ * last link, or the first refused create, prints "sessions N errno E".
+ */
+static int memlock_step(int n, int max)
+{
+	struct pmuctx_session_attr a;
+	char sn[16], sm[16];
+	int fd, err = 0;
+
+	fd = open(PMUCTX_DEVICE_PATH, O_RDWR);
+	if (fd < 0) {
+		err = errno;
+	} else {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.target = PMUCTX_TARGET_PID;
+		a.cgroup_fd = -1;
+		a.nr_events = 1;
+		a.events[0] = PMUCTX_EV_TASK_CLOCK;
+		a.ring_pages = 1;
+		a.ring_mode = PMUCTX_RING_NORMAL;
+		if (ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a))
+			err = errno;
+	}
+	if (err || n + 1 >= max) {
+		printf("sessions %d errno %d\n", err ? n : n + 1, err);
+		return 0;
+	}
+	snprintf(sn, sizeof(sn), "%d", n + 1);
+	snprintf(sm, sizeof(sm), "%d", max);
+	execl("/proc/self/exe", "t_ring", "memlock-step", sn, sm, (char *)NULL);
+	printf("sessions %d errno %d (exec: %s)\n", n + 1, 0, strerror(errno));
+	return 0;
+}
+
+/*
+ * Ring memory is charged to the user, not to the mm (security item 7):
+ * an exec starts a new mm with locked_vm 0, so a chain of execs keeping
+ * its session fds must still stop at RLIMIT_MEMLOCK.  The chain runs as
+ * uid 65534 in the device's group with RLIMIT_MEMLOCK 64 KiB; each link
+ * holds nr_cpus * 2 pages.
+ */
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+static void write_paranoid(int v)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "w");
+
+	if (f) {
+		fprintf(f, "%d\n", v);
+		fclose(f);
+	}
+}
+
+static void test_memlock_exec(void)
+{
+	int st = 0, p[2], got = -1, err = -1, paranoid;
+	long per = (long)nr_cpus * 2 * page, fit = 64 * 1024 / per;
+	char buf[256];
+	struct stat sb;
+	ssize_t n;
+	pid_t pid;
+
+	if (stat(PMUCTX_DEVICE_PATH, &sb) || pipe(p))
+		return;
+	/* the chain opens the device through its group: g+rw for the test,
+	 * and watches itself: perf_event_paranoid 2 (Debian's default is 3)
+	 */
+	if (chmod(PMUCTX_DEVICE_PATH, (sb.st_mode & 07777) | 0060))
+		diag("chmod g+rw %s: %s", PMUCTX_DEVICE_PATH, strerror(errno));
+	paranoid = read_paranoid();
+	if (paranoid > 2)
+		write_paranoid(2);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 64 * 1024, 64 * 1024 };
+		gid_t g = sb.st_gid;
+
+		close(p[0]);
+		dup2(p[1], 1);
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(1, &g) ||
+		    setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(10);
+		execl("/proc/self/exe", "t_ring", "memlock-step", "0", "16",
+		      (char *)NULL);
+		_exit(11);
+	}
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	chmod(PMUCTX_DEVICE_PATH, sb.st_mode & 07777);
+	if (paranoid > 2)
+		write_paranoid(paranoid);
+	if (sscanf(buf, "sessions %d errno %d", &got, &err) != 2)
+		diag("the chain printed: %s (status %#x)", buf, st);
+	diag("exec chain: %d sessions with rings of %ld bytes each, then errno %d; %ld fit in 64 KiB",
+	     got, per, err, fit);
+	result(got >= 0 && got <= fit && (got == 16 || err == EPERM),
+	       "RLIMIT_MEMLOCK holds across exec: at most %ld one-page rings (%d made)",
+	       fit, got);
+	result(got >= 1 || fit < 1, "a ring within the limit works in the chain");
+}
+
 static void test_bad_ioctl_io(void)
 {
 	struct pmuctx_session_attr a;
@@ -1462,6 +1584,52 @@ static void test_close_mapped(void)
 	       "(sessions %u)", i2.sessions);
 }
 
+/*
+ * MADV_DONTNEED (and MADV_PAGEOUT) on the ring mapping drop its page table
+ * entries; the next read must fault the same pages back in, not SIGBUS
+ * (perf's mapping survives this too).  In a child: a SIGBUS kills only it.
+ */
+static void test_madvise(void)
+{
+	struct pmuctx_session_attr a;
+	size_t len = (size_t)nr_cpus * 3 * (size_t)page;
+	int fd, err, st = 0;
+	void *p;
+	pid_t pid;
+
+	raw_attr(&a, 2, PMUCTX_RING_NORMAL);
+	fd = raw_session(&a);
+	p = fd >= 0 ? try_mmap(fd, len, PROT_READ, MAP_SHARED, 0, &err) :
+		      MAP_FAILED;
+	result(p != MAP_FAILED, "madvise: session and map");
+	if (p == MAP_FAILED) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		const struct pmuctx_ring_ctl *c;
+		unsigned int cpu, bad = 0;
+
+		if (madvise(p, len, MADV_DONTNEED))
+			_exit(2);
+		for (cpu = 0; cpu < nr_cpus; cpu++) {
+			c = (const void *)((char *)p + (size_t)cpu * 3 * page);
+			if (c->version != PMUCTX_RING_VERSION || c->cpu != cpu)
+				bad++;
+		}
+		_exit(bad ? 3 : 0);
+	}
+	waitpid(pid, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "after MADV_DONTNEED the ring mapping reads the same control pages (%s %d)",
+	       WIFSIGNALED(st) ? "signal" : "status",
+	       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	munmap(p, len);
+	close(fd);
+}
+
 /* at the end: nothing left behind */
 static struct pmuctx_info info_start;
 
@@ -1539,9 +1707,11 @@ static const struct {
 	{ "bad-mmap", test_bad_mmap },
 	{ "bad-attr", test_bad_attr },
 	{ "memlock", test_memlock },
+	{ "memlock-exec", test_memlock_exec },
 	{ "bad-io", test_bad_ioctl_io },
 	{ "munmap-race", test_munmap_race },
 	{ "close-mapped", test_close_mapped },
+	{ "madvise", test_madvise },
 	{ "leaks", test_leaks },
 };
 
@@ -1554,6 +1724,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "work"))
 		return work(argc - 2, argv + 2);
+	if (argc == 4 && !strcmp(argv[1], "memlock-step"))
+		return memlock_step(atoi(argv[2]), atoi(argv[3]));
 	if (argc > 1 && !strcmp(argv[1], "now")) {
 		uint64_t t = ns_of(CLOCK_MONOTONIC);
 
