@@ -51,22 +51,53 @@ static u64 pmuctx_features(void)
 	return f;
 }
 
+/**
+ * pmuctx_copy_in() - copy in a size-first struct of the ABI
+ * @dst:	kernel struct, @ksize bytes
+ * @ksize:	the kernel's size of it
+ * @uarg:	user pointer; its first u32 is the caller's size
+ * @min:	the first published size (..._SIZE_VER0)
+ * @usizep:	the caller's size, on success
+ *
+ * The one copy-in rule of every ioctl: a size below @min is EINVAL; above
+ * PAGE_SIZE, or with non-zero bytes past @ksize, E2BIG with @ksize written
+ * back to the caller's size field (as perf_event_open() and sched_setattr()
+ * do: the cap keeps the kernel from scanning up to 4 GiB of user memory for
+ * a zero tail); shorter than @ksize, the rest is zero.
+ *
+ * Context: process, may fault.
+ * Return: 0, -EFAULT, -EINVAL or -E2BIG.
+ */
+int pmuctx_copy_in(void *dst, size_t ksize, void __user *uarg, size_t min,
+		   u32 *usizep)
+{
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < min)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		ret = -E2BIG;
+	else
+		ret = copy_struct_from_user(dst, ksize, uarg, usize);
+	if (ret == -E2BIG && put_user((u32)ksize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (ret)
+		return ret;
+	*usizep = usize;
+	return 0;
+}
+
 static int pmuctx_ioctl_info(void __user *uarg)
 {
 	struct pmuctx_info info;
 	u32 usize;
 	int ret;
 
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < PMUCTX_INFO_SIZE_VER0)
-		return -EINVAL;
-	ret = copy_struct_from_user(&info, sizeof(info), uarg, usize);
-	if (ret == -E2BIG) {
-		if (put_user((u32)sizeof(info), (u32 __user *)uarg))
-			return -EFAULT;
-		return -E2BIG;
-	}
+	ret = pmuctx_copy_in(&info, sizeof(info), uarg, PMUCTX_INFO_SIZE_VER0,
+			     &usize);
 	if (ret)
 		return ret;
 	if (info.flags)

@@ -74,6 +74,12 @@ module_param_named(selftest_inject_pid, pmuctx_selftest_inject_pid, int, 0600);
 MODULE_PARM_DESC(selftest_inject_pid,
 		 "Test hook: only corrupt save areas of this pid (global pid namespace; 0: any task)");
 
+unsigned int pmuctx_selftest_attach_delay_ms;
+module_param_named(selftest_attach_delay_ms, pmuctx_selftest_attach_delay_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(selftest_attach_delay_ms,
+		 "Test hook: SESSION_CREATE sleeps this long (at most 2000 ms) between resolving its target and attaching, to widen exec races (0: off)");
+
 struct pmuctx_stats pmuctx_stats;
 /* Session list, probe registration, store lifetime: see pmuctx.h. */
 DEFINE_MUTEX(pmuctx_mutex);

@@ -322,6 +322,8 @@ void pmuctx_chrdev_exit(void);
 
 /* ioctl.c */
 long pmuctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int pmuctx_copy_in(void *dst, size_t ksize, void __user *uarg, size_t min,
+		   u32 *usizep);
 
 /* store.c */
 extern struct rhltable pmuctx_store;
@@ -366,6 +368,7 @@ int pmuctx_sample_counters_create(struct pmuctx_session *s,
 
 /* ring.c */
 extern unsigned int pmuctx_max_ring_pages;
+extern unsigned int pmuctx_selftest_attach_delay_ms;
 int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a);
 void pmuctx_ring_init(struct pmuctx_session *s);
 int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,

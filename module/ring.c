@@ -157,11 +157,12 @@ int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 	if (ret)
 		goto err_user;
 	ret = -ENOMEM;
-	pg = kvcalloc(total, sizeof(*pg), GFP_KERNEL_ACCOUNT);
+	pg = kvcalloc(total, sizeof(*pg), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!pg)
 		goto err_uncharge;
 	for (i = 0; i < total; i++) {
-		pg[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		pg[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				   __GFP_NOWARN);
 		if (!pg[i])
 			goto err_pages;
 	}
@@ -774,13 +775,8 @@ int pmuctx_ring_consume(struct pmuctx_session *s, void __user *uarg)
 	u32 usize;
 	int ret;
 
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < PMUCTX_RING_CONSUME_SIZE_VER0)
-		return -EINVAL;
-	ret = copy_struct_from_user(&c, sizeof(c), uarg, usize);
-	if (ret == -E2BIG && put_user((u32)sizeof(c), (u32 __user *)uarg))
-		return -EFAULT;
+	ret = pmuctx_copy_in(&c, sizeof(c), uarg,
+			     PMUCTX_RING_CONSUME_SIZE_VER0, &usize);
 	if (ret)
 		return ret;
 	if (!s->ring_area || s->ring_mode != PMUCTX_RING_NORMAL)

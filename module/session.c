@@ -25,6 +25,7 @@
 #include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -61,27 +62,6 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	INIT_LIST_HEAD(&s->adopt_node);
 	pmuctx_ring_init(s);
 	return s;
-}
-
-/*
- * copy_struct_from_user() with the pmuctx rules: below @min -> EINVAL,
- * unknown non-zero tail -> E2BIG with our size written back.
- */
-static int pmuctx_copy_in(void *dst, size_t ksize, void __user *uarg,
-			  size_t min, u32 *usizep)
-{
-	u32 usize;
-	int ret;
-
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < min)
-		return -EINVAL;
-	ret = copy_struct_from_user(dst, ksize, uarg, usize);
-	if (ret == -E2BIG && put_user((u32)ksize, (u32 __user *)uarg))
-		return -EFAULT;
-	*usizep = usize;
-	return ret;
 }
 
 void pmuctx_session_put(struct pmuctx_session *s)
@@ -327,6 +307,39 @@ out_put:
 	return ret;
 }
 
+/*
+ * The permission check that counts (security items 2 and 3): every thread
+ * to be attached, not only the one named (credentials are per thread; a
+ * process with one thread the caller may not watch is refused, EACCES),
+ * under the target's exec_update_lock, which stays held (read) until the
+ * entries are hashed, as perf_event_open() holds it from its check to
+ * installing the event.  An exec that changes credentials takes it for
+ * write around the switch: it either completes first, and the check sees
+ * the new credentials, or waits until the entries are hashed, and the exec
+ * probe finds and stops them.  The check in pmuctx_get_targets() only
+ * fails early, before the allocations.
+ *
+ * Context: process, may sleep.  Returns 0 with *@lock held for read, or
+ * -EACCES, -ESRCH, -EINTR without it.
+ */
+static int pmuctx_check_targets(struct rw_semaphore *lock,
+				struct task_struct **tasks, int n)
+{
+	int i, ret;
+
+	ret = down_read_interruptible(lock);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		ret = pmuctx_may_monitor(tasks[i]);
+		if (ret) {
+			up_read(lock);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* Bind pre-allocated entries to the target tasks and hash them. */
 static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 			  struct pmuctx_entry **entries, unsigned int n)
@@ -464,6 +477,7 @@ static void pmuctx_session_free_parts(struct pmuctx_session *s)
 static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 {
 	struct pmuctx_entry **entries = NULL;
+	struct rw_semaphore *exec_lock = NULL;
 	struct task_struct **tasks = NULL;
 	struct pmuctx_session_attr a;
 	int ntasks = 0, paranoid, cpu, i, ret;
@@ -519,6 +533,10 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 			ntasks = 0;
 			goto err_parts;
 		}
+		/* test hook: widen the window an exec can race into */
+		if (READ_ONCE(pmuctx_selftest_attach_delay_ms))
+			msleep(min(READ_ONCE(pmuctx_selftest_attach_delay_ms),
+				   2000U));
 	}
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 
@@ -565,11 +583,18 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 		}
 	}
 
+	if (ntasks) {
+		exec_lock = &tasks[0]->signal->exec_update_lock;
+		ret = pmuctx_check_targets(exec_lock, tasks, ntasks);
+		if (ret)
+			goto err_entries;
+	}
+
 	mutex_lock(&pmuctx_mutex);
 	ret = pmuctx_store_get();
 	if (ret) {
 		mutex_unlock(&pmuctx_mutex);
-		goto err_entries;
+		goto err_unlock;
 	}
 	atomic_inc(&pmuctx_stats.sessions);
 	/* everything above is visible to mmap() once it sees LIVE */
@@ -579,10 +604,15 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	mutex_unlock(&pmuctx_mutex);
 
 	pmuctx_attach(s, tasks, entries, ntasks);
+	if (exec_lock)
+		up_read(exec_lock);
 	kvfree(entries);
 	pmuctx_put_tasks(tasks, ntasks);
 	return 0;
 
+err_unlock:
+	if (exec_lock)
+		up_read(exec_lock);
 err_entries:
 	for (i = 0; entries && i < ntasks; i++)
 		if (entries[i])

@@ -619,7 +619,7 @@ static void op_info(void)
 	case 1: {
 		static const uint32_t sizes[] = {
 			PMUCTX_INFO_SIZE_VER0, PMUCTX_INFO_SIZE_VER1,
-			sizeof(struct pmuctx_info), 512, 2 * PAGE,
+			sizeof(struct pmuctx_info), 512, PAGE,
 		};
 
 		usize = sizes[rn(&R, 5)];
@@ -1045,6 +1045,16 @@ static void op_create(bool mutated)
 		if (ret != -1 || err != EINVAL)
 			fail("SESSION_CREATE size %u < VER0: ret %ld errno %d, want EINVAL",
 			     usize, ret, err);
+		return;
+	}
+	if (usize > PAGE && p == arena) {
+		/* over a page, whatever the tail: E2BIG (size_check()) */
+		if (ret != -1 || err != E2BIG)
+			fail("SESSION_CREATE of size %u > a page: ret %ld errno %d, want E2BIG",
+			     usize, ret, err);
+		else if (*(uint32_t *)p != ksize_attr)
+			fail("SESSION_CREATE E2BIG wrote size %u, want %u",
+			     *(uint32_t *)p, ksize_attr);
 		return;
 	}
 	if (usize > ksize_attr && p == arena &&
@@ -2450,6 +2460,78 @@ static int opt_model_check;
  * read ring_pages (offset 72) and made one (seed 3318547166).  Returns the
  * number of disagreements.
  */
+/*
+ * Struct sizes above a page: E2BIG with the kernel's size written back,
+ * however zero the tail (like perf_event_open() and sched_setattr(), so a
+ * caller cannot make the kernel scan up to 4 GiB of its memory for
+ * non-zero bytes).  A page exactly, zero tail: accepted.
+ */
+static void size_check1(const char *what, int fd, unsigned long cmd,
+			const void *head, size_t hlen, uint32_t min)
+{
+	uint32_t usize, ks;
+	int err, k;
+	long ret;
+
+	for (k = 1; k >= 0; k--) {
+		usize = k ? PAGE + 8 : PAGE;
+		memset(arena, 0, ARENA_PAGES * PAGE);
+		memcpy(arena, head, hlen);
+		memcpy(arena, &usize, 4);
+		ret = xioctl(fd, cmd, (unsigned long)arena, &err);
+		ks = *(uint32_t *)arena;
+		if (k && (ret != -1 || err != E2BIG))
+			fail("%s of size %u, zero tail: ret %ld errno %d, want E2BIG",
+			     what, usize, ret, err);
+		else if (k && (ks < min || ks >= usize))
+			fail("%s of size %u: E2BIG wrote size %u", what, usize, ks);
+		else if (!k && ret == -1 && err == E2BIG)
+			fail("%s of size %u (a page), zero tail: E2BIG", what,
+			     usize);
+	}
+}
+
+static void size_check(void)
+{
+	struct pmuctx_session_attr a;
+	struct pmuctx_ring_consume c;
+	struct pmuctx_info in;
+	struct pmuctx_read rd;
+	int fd = dev_open(O_NONBLOCK), fd2 = dev_open(O_NONBLOCK), err;
+
+	if (fd < 0 || fd2 < 0) {
+		fail("open: %s", strerror(errno));
+		return;
+	}
+	cur_name = "size-check";
+	memset(&in, 0, sizeof(in));
+	size_check1("INFO", fd, PMUCTX_IOC_INFO, &in, sizeof(in),
+		    PMUCTX_INFO_SIZE_VER0);
+	memset(&a, 0, sizeof(a));
+	a.target = PMUCTX_TARGET_PID;
+	a.cgroup_fd = -1;
+	a.nr_events = 1;
+	a.events[0] = PMUCTX_EV_TASK_CLOCK;
+	a.ring_pages = 1;
+	a.ring_mode = PMUCTX_RING_NORMAL;
+	/* too big first: the page-sized one succeeds and makes fd live */
+	size_check1("SESSION_CREATE", fd, PMUCTX_IOC_SESSION_CREATE, &a,
+		    sizeof(a), PMUCTX_SESSION_ATTR_SIZE_VER0);
+	a.size = sizeof(a);
+	if (xioctl(fd2, PMUCTX_IOC_SESSION_CREATE, (unsigned long)&a, &err)) {
+		fail("SESSION_CREATE for the size check: %s", strerror(err));
+	} else {
+		memset(&rd, 0, sizeof(rd));
+		size_check1("READ", fd2, PMUCTX_IOC_READ, &rd, sizeof(rd),
+			    PMUCTX_READ_SIZE_VER0);
+		memset(&c, 0, sizeof(c));
+		size_check1("RING_CONSUME", fd2, PMUCTX_IOC_RING_CONSUME, &c,
+			    sizeof(c), PMUCTX_RING_CONSUME_SIZE_VER0);
+	}
+	close(fd);
+	close(fd2);
+}
+
 static int model_check(void)
 {
 	struct pmuctx_ring_consume c;
@@ -2512,6 +2594,7 @@ static int model_check(void)
 			slots[0].kind = K_FREE;
 		}
 	}
+	size_check();
 	printf("pmuctx-fuzz: model check: %d sessions created and compared, %d failures\n",
 	       checked, failures);
 	if (!checked)

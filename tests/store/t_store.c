@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -873,6 +874,141 @@ static void test_setuid(const char *path)
 	close(fd);
 }
 
+/*
+ * setuid-race PATH (security item 2): the target execs a setuid-root
+ * program while its session is being created.  61-store-priv sets the
+ * module's selftest_attach_delay_ms so the create sleeps between the
+ * permission check and hashing the entries; the gate opens inside that
+ * window.  Either the create sees the new credentials (EACCES), or the
+ * entry is hashed before the exec and the exec probe stops it: the
+ * helper's 1000 ms must never be counted.
+ */
+struct create_arg {
+	pid_t pid;
+	int fd;
+};
+
+static void *create_thread(void *arg)
+{
+	struct create_arg *c = arg;
+
+	c->fd = session(PMUCTX_TARGET_PID, c->pid,
+			PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
+			ev3, 3, 0, 0);
+	return NULL;
+}
+
+static void test_setuid_race(const char *path)
+{
+	struct exec_arg x = { path };
+	struct create_arg c;
+	struct pmuctx_read r;
+	struct gated g;
+	pthread_t t;
+	int st;
+
+	g = gated_child(exec_fn, &x);
+	c.pid = g.pid;
+	c.fd = -1;
+	if (pthread_create(&t, NULL, create_thread, &c))
+		exit(2);
+	usleep(100 * 1000);	/* into the create's delay */
+	gate_open(&g);
+	pthread_join(t, NULL);
+	waitpid(g.pid, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "setuid-race: helper ran as root (status %d)", st);
+	if (c.fd < 0) {
+		result(c.fd == -EACCES || c.fd == -ESRCH,
+		       "setuid-race: the create saw the exec: refused (%d)",
+		       c.fd);
+		return;
+	}
+	result(sread(c.fd, &r, 1) == 0, "setuid-race: read");
+	diag("setuid-race: session made; task-clock %llu ns, priv_exec_stopped %llu",
+	     (unsigned long long)r.values[0],
+	     (unsigned long long)r.priv_exec_stopped);
+	result(r.values[0] < 500000000ULL,
+	       "setuid-race: the setuid helper's 1000 ms are not counted (%llu ns)",
+	       (unsigned long long)r.values[0]);
+	close(c.fd);
+}
+
+/*
+ * threads-uid (security item 3), run as root: a process whose main thread
+ * switched to uid 65534 (raw setresuid: that thread only) while a second
+ * thread stays root.  uid 65534 may watch the main thread alone, but a
+ * process target attaches every thread: refused (EACCES), never the root
+ * thread counted.
+ */
+static void *root_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void test_threads_uid(void)
+{
+	struct stat sb;
+	pthread_t t;
+	pid_t v, a;
+	int p[2], q[2], st = 0, fd;
+	char ch;
+
+	if (stat(PMUCTX_DEVICE_PATH, &sb) || pipe(p) || pipe(q))
+		exit(2);
+	v = fork();
+	if (v == 0) {
+		if (pthread_create(&t, NULL, root_thread, NULL))
+			_exit(2);
+		if (syscall(SYS_setresgid, 65534, 65534, 65534) ||
+		    syscall(SYS_setresuid, 65534, 65534, 65534))
+			_exit(3);
+		prctl(PR_SET_DUMPABLE, 1);
+		if (write(p[1], "x", 1) != 1)
+			_exit(4);
+		if (read(q[0], &ch, 1) < 0)
+			_exit(5);
+		_exit(0);
+	}
+	if (read(p[0], &ch, 1) != 1) {
+		result(0, "threads-uid: the victim did not start");
+		return;
+	}
+	a = fork();
+	if (a == 0) {
+		gid_t g = sb.st_gid;
+
+		if (setgroups(1, &g) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		fd = session(PMUCTX_TARGET_PID, v, 0, ev3, 1, 0, 0);
+		if (fd >= 0) {
+			struct pmuctx_read r;
+
+			if (sread(fd, &r, 1) == 0)
+				_exit(50 + (r.nr_tasks > 9 ? 9 : r.nr_tasks));
+			_exit(60);
+		}
+		_exit(-fd == EACCES ? 0 : 70);
+	}
+	waitpid(a, &st, 0);
+	if (write(q[1], "x", 1) != 1)
+		exit(2);
+	waitpid(v, NULL, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "threads-uid: uid 65534 on a process with a root thread: EACCES (%s)",
+	       !WIFEXITED(st) ? "crashed" : WEXITSTATUS(st) == 0 ? "refused" :
+	       WEXITSTATUS(st) >= 50 && WEXITSTATUS(st) < 60 ?
+	       "the session was made, root thread attached" :
+	       WEXITSTATUS(st) == 100 ? "cannot drop privileges" : "other error");
+	if (WIFEXITED(st) && WEXITSTATUS(st) >= 50 && WEXITSTATUS(st) < 60)
+		diag("threads-uid: session made with %d task(s)",
+		     WEXITSTATUS(st) - 50);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -906,6 +1042,14 @@ int main(int argc, char **argv)
 	}
 	if (argc > 2 && !strcmp(argv[1], "setuid")) {
 		test_setuid(argv[2]);
+		return !!failures;
+	}
+	if (argc > 2 && !strcmp(argv[1], "setuid-race")) {
+		test_setuid_race(argv[2]);
+		return !!failures;
+	}
+	if (argc > 1 && !strcmp(argv[1], "threads-uid")) {
+		test_threads_uid();
 		return !!failures;
 	}
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {

@@ -51,4 +51,13 @@ cp tests/store/suidburn /tmp/pmuctx-suid/suidburn
 chown 0:0 /tmp/pmuctx-suid/suidburn
 chmod 4755 /tmp/pmuctx-suid/suidburn
 as_user "$NOBODY" "$NOBODY" "$GID" "$t" setuid /tmp/pmuctx-suid/suidburn || rc=1
+# The same exec racing SESSION_CREATE: the module's test hook sleeps 300 ms
+# between the permission check and hashing; the exec lands in between.
+p=/sys/module/pmuctx/parameters/selftest_attach_delay_ms
+echo 300 > "$p"
+as_user "$NOBODY" "$NOBODY" "$GID" "$t" setuid-race /tmp/pmuctx-suid/suidburn || rc=1
+echo 0 > "$p"
+# Credentials are per thread: a process with a root thread (run as root,
+# the attacker is uid 65534 inside).
+"$T" threads-uid || rc=1
 exit "$rc"
