@@ -342,6 +342,7 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		       struct task_struct *t, struct pmuctx_entry *parent);
 void pmuctx_entry_free_unused(struct pmuctx_entry *e);
 void pmuctx_entry_put(struct pmuctx_entry *e);
+void pmuctx_entry_unparent(struct pmuctx_entry *e);
 void pmuctx_entry_retire(struct pmuctx_entry *e);
 void pmuctx_adopt_work_fn(struct work_struct *work);
 

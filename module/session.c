@@ -947,6 +947,7 @@ static void pmuctx_unhash_all(struct pmuctx_session *s)
 			if (!rhltable_remove(&pmuctx_store, &e->node,
 					     pmuctx_store_params)) {
 				WRITE_ONCE(e->dead, true);
+				pmuctx_entry_unparent(e);
 				pmuctx_entry_put(e);
 			}
 			removed++;
@@ -990,16 +991,25 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	list_for_each_entry_safe(e, tmp, &list, list) {
 		list_del_init(&e->list);
 		WRITE_ONCE(e->dead, true);
+		pmuctx_entry_unparent(e);
 		pmuctx_entry_put(e);
 	}
 
 	/*
-	 * Frees run from RCU callbacks and may queue a parent's free.  An
-	 * entry a deferred unwind still holds is freed when its task returns
-	 * to user space; it keeps the session struct (not its buffers) alive.
+	 * Lifetimes item 1 and 2: release waits on nothing user space
+	 * controls.  No entry of @s is published any more (store, pending,
+	 * exited lists); a probe that took one out of the store before
+	 * pmuctx_unhash_all() (the exit or exec probe, which then retires
+	 * it into s->cpu) runs in an RCU read-side section (tracepoint,
+	 * preemption off): one grace period and it is done, and later probes
+	 * find nothing.  Entries still referenced after that (a deferred
+	 * unwind whose task has not returned to user space) keep the session
+	 * struct, not its buffers: the work sees the session dead and only
+	 * drops its reference.  They used to be waited for here, and with
+	 * them every parent they pinned: close() hung in D state while such
+	 * a task slept, or forever when it was the closing task itself.
 	 */
-	while (atomic_read(&s->nr_entries) > atomic_read(&s->defer_inflight))
-		rcu_barrier();
+	synchronize_rcu();
 
 	pmuctx_session_free_parts(s);
 	mutex_lock(&pmuctx_mutex);

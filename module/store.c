@@ -7,7 +7,8 @@
  * target is attached, at fork for inherited children, or at the first
  * switch-in of a task a system-wide/cgroup session adopts.  Entries are
  * refcounted (the store or the exited list holds one reference, each
- * inherited child one on its parent's entry) and freed with call_rcu().
+ * inherited child one on its parent's entry until the child is retired, a
+ * pending deferred unwind one) and freed with call_rcu().
  *
  * Keying by task pointer rather than pid: the pointer is what the probes
  * have, it is unique among live tasks, and an entry holds a task reference
@@ -288,21 +289,34 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 static void pmuctx_entry_free_rcu(struct rcu_head *rcu)
 {
 	struct pmuctx_entry *e = container_of(rcu, struct pmuctx_entry, rcu);
-	struct pmuctx_entry *parent = e->parent;
 	struct pmuctx_session *s = e->sess;
 
 	if (!(e->flags & PMUCTX_EF_TASK_PUT))
 		put_task_struct(e->task);
+	/* an entry dropped without retire (teardown did that) or unused */
+	pmuctx_entry_unparent(e);
 	pmuctx_entry_kfree(e);
 	atomic_dec(&pmuctx_stats.entries);
 	atomic64_inc(&pmuctx_stats.freed);
-	/* Before the session count: the parent's free may be queued. */
-	if (parent)
-		pmuctx_entry_put(parent);
-	/* Teardown waits for this to reach the deferred works' count. */
 	atomic_dec(&s->nr_entries);
 	/* Last touch: may free the session struct after close(). */
 	pmuctx_session_put(s);
+}
+
+/*
+ * Drop @e's reference on its parent's entry.  An inherited child needs its
+ * parent only to fold into it at retire; holding it longer let a child
+ * that cannot retire (a deferred unwind pending in a task blocked in the
+ * kernel) pin its parent, and session teardown waited for both (lifetimes
+ * item 1).  Called by whoever took @e out of the store (retire, teardown)
+ * and at free; the xchg() makes a second call a no-op.  Any context.
+ */
+void pmuctx_entry_unparent(struct pmuctx_entry *e)
+{
+	struct pmuctx_entry *parent = xchg(&e->parent, NULL);
+
+	if (parent)
+		pmuctx_entry_put(parent);
 }
 
 void pmuctx_entry_put(struct pmuctx_entry *e)
@@ -348,6 +362,7 @@ void pmuctx_entry_retire(struct pmuctx_entry *e)
 			atomic64_add(READ_ONCE(tot[i]) + atomic64_read(&ch[i]),
 				     &pch[i]);
 	}
+	pmuctx_entry_unparent(e);
 	if (e->flags & PMUCTX_EF_EXITED)
 		atomic64_inc(&s->tasks_exited);
 

@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-timeout: 300
+#
+# Lifetimes: close() of a session waits on nothing user space controls
+# (tests/sample/t_release, run as root):
+#  - blocked: a watched child sampled in the kernel (deferred user
+#    callchain pending) then asleep in that same system call; the
+#    recorder's close() returns (it used to wait in D state until the
+#    child returned to user space);
+#  - lifo: the last session fd closed by a watched child in the system
+#    call in which it was sampled; the fput's task_work runs before the
+#    deferred unwind (LIFO), and release must not wait for it (it used to:
+#    a deadlock, an unkillable task).
+# Each case is bounded (20 s) and reports a hang as "not ok".
+set -eu
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "${0%/*}/../lib.sh"
+
+T=tests/sample/t_release
+need_exec "$T" || exit 1
+mod_load 2>/dev/null || true
+"$T"
