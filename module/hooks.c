@@ -552,10 +552,49 @@ void pmuctx_cpu_forget_entry(void *info)
 /* ---- fork, exec, exit -------------------------------------------------- */
 
 /*
- * Collect the live entries of the current task: hashed ones from the store,
- * pending ones from the adopters' lists.  Preemption is off (probe).
+ * Add @e to the batch @arr (@n entries, ascending addresses) if its address
+ * is above @after: the batch keeps the PMUCTX_BATCH lowest such entries,
+ * each once.  *@more is set when an entry above @after is left out.
  */
-static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr)
+static void pmuctx_batch_add(struct pmuctx_entry **arr, unsigned int *n,
+			     struct pmuctx_entry *e,
+			     const struct pmuctx_entry *after, bool *more)
+{
+	unsigned int i = *n;
+
+	if ((unsigned long)e <= (unsigned long)after)
+		return;
+	while (i > 0 && (unsigned long)arr[i - 1] > (unsigned long)e)
+		i--;
+	if (i > 0 && arr[i - 1] == e)
+		return;
+	if (*n == PMUCTX_BATCH) {
+		*more = true;
+		if (i == PMUCTX_BATCH)
+			return;
+		(*n)--;		/* the highest one waits for the next batch */
+	}
+	memmove(&arr[i + 1], &arr[i], (*n - i) * sizeof(*arr));
+	arr[i] = e;
+	(*n)++;
+}
+
+/*
+ * Collect live entries of the current task, hashed ones from the store and
+ * pending ones from the adopters' lists, in batches: the PMUCTX_BATCH
+ * entries with the lowest addresses above @after (NULL: from the start),
+ * ascending.  *@more says whether entries above the batch remain; the
+ * caller then asks again with @after = the last entry of this batch.  So
+ * every entry is handled exactly once however many sessions watch the
+ * task, whether the caller retires the entries of a batch (exit) or
+ * leaves most of them live (exec), and an entry the adopt worker is moving
+ * from its pending list into the store, seen in both, is taken once.
+ * Preemption is off (probe), inside rcu_read_lock(): a retired entry is
+ * not freed, so its address is not reused, before the caller is done.
+ */
+static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr,
+					   const struct pmuctx_entry *after,
+					   bool *more)
 {
 	struct task_struct *t = current;
 	struct rhlist_head *list, *pos;
@@ -564,16 +603,17 @@ static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr)
 	unsigned long flags;
 	unsigned int n = 0;
 
+	*more = false;
 	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
-		if (n < PMUCTX_BATCH && !READ_ONCE(e->dead))
-			arr[n++] = e;
+		if (!READ_ONCE(e->dead))
+			pmuctx_batch_add(arr, &n, e, after, more);
 	}
 	list_for_each_entry_rcu(s, &pmuctx_adopters, adopt_node) {
 		raw_spin_lock_irqsave(&s->adopt_lock, flags);
 		list_for_each_entry(e, &s->pending, list) {
-			if (e->task == t && n < PMUCTX_BATCH && !e->dead)
-				arr[n++] = e;
+			if (e->task == t && !e->dead)
+				pmuctx_batch_add(arr, &n, e, after, more);
 		}
 		raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
 	}
@@ -641,17 +681,20 @@ static void pmuctx_drop_current(struct pmuctx_entry *e, bool exited)
 
 static void pmuctx_probe_exit(void *data, PMUCTX_EXIT_ARGS)
 {
-	struct pmuctx_entry *arr[PMUCTX_BATCH];
+	struct pmuctx_entry *arr[PMUCTX_BATCH], *after = NULL;
 	unsigned int i, n;
+	bool more;
 
 	if (p != current)
 		return;
 	rcu_read_lock();
 	do {
-		n = pmuctx_collect_current(arr);
+		n = pmuctx_collect_current(arr, after, &more);
 		for (i = 0; i < n; i++)
 			pmuctx_drop_current(arr[i], true);
-	} while (n == PMUCTX_BATCH);
+		if (n)
+			after = arr[n - 1];
+	} while (more);
 	rcu_read_unlock();
 }
 
@@ -665,41 +708,54 @@ static bool pmuctx_exec_raises_privilege(struct task_struct *p,
 	       (p->mm && get_dumpable(p->mm) != SUID_DUMP_USER);
 }
 
+/* One entry of the task at its exec (see pmuctx_probe_exec()). */
+static void pmuctx_exec_entry(struct pmuctx_entry *e, struct task_struct *p,
+			      struct linux_binprm *bprm, bool raised)
+{
+	struct pmuctx_session *s = e->sess;
+	struct pmuctx_defer *d;
+
+	strscpy_pad(e->comm, p->comm, sizeof(e->comm));
+	e->tid = task_pid_nr_ns(p, s->pid_ns);
+	e->pid = task_tgid_nr_ns(p, s->pid_ns);
+	if (pmuctx_rec_on(s, PMUCTX_REC_MASK_EXEC) && pmuctx_sess_live(s))
+		pmuctx_ring_exec(s, p, bprm->filename);
+	/*
+	 * A deferred unwind queued before the exec would walk the new
+	 * program's stack: its cookie stays unresolved instead.
+	 */
+	d = pmuctx_defer(e);
+	if (d && READ_ONCE(d->pending))
+		WRITE_ONCE(d->stale, true);
+	if (raised && s->target == PMUCTX_TARGET_PID &&
+	    !s->owner_perfmon && pmuctx_sess_live(s)) {
+		atomic64_inc(&s->priv_exec);
+		pmuctx_drop_current(e, false);
+	}
+}
+
+/*
+ * Every entry of the task, however many sessions watch it: a setuid exec
+ * must stop them all (counting, sampling, user stack walks).  The batches
+ * go by address (pmuctx_collect_current()) because most entries stay live.
+ */
 static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 {
-	struct pmuctx_entry *arr[PMUCTX_BATCH];
-	bool raised;
+	struct pmuctx_entry *arr[PMUCTX_BATCH], *after = NULL;
 	unsigned int i, n;
+	bool raised, more;
 
 	if (p != current)
 		return;
 	raised = pmuctx_exec_raises_privilege(p, bprm);
 	rcu_read_lock();
-	n = pmuctx_collect_current(arr);
-	for (i = 0; i < n; i++) {
-		struct pmuctx_entry *e = arr[i];
-		struct pmuctx_session *s = e->sess;
-		struct pmuctx_defer *d;
-
-		strscpy_pad(e->comm, p->comm, sizeof(e->comm));
-		e->tid = task_pid_nr_ns(p, s->pid_ns);
-		e->pid = task_tgid_nr_ns(p, s->pid_ns);
-		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_EXEC) &&
-		    pmuctx_sess_live(s))
-			pmuctx_ring_exec(s, p, bprm->filename);
-		/*
-		 * A deferred unwind queued before the exec would walk the new
-		 * program's stack: its cookie stays unresolved instead.
-		 */
-		d = pmuctx_defer(e);
-		if (d && READ_ONCE(d->pending))
-			WRITE_ONCE(d->stale, true);
-		if (raised && s->target == PMUCTX_TARGET_PID &&
-		    !s->owner_perfmon && pmuctx_sess_live(s)) {
-			atomic64_inc(&s->priv_exec);
-			pmuctx_drop_current(e, false);
-		}
-	}
+	do {
+		n = pmuctx_collect_current(arr, after, &more);
+		for (i = 0; i < n; i++)
+			pmuctx_exec_entry(arr[i], p, bprm, raised);
+		if (n)
+			after = arr[n - 1];
+	} while (more);
 	rcu_read_unlock();
 }
 

@@ -29,6 +29,12 @@
  *   pmuctx-sec ring-tail       RING_CONSUME to a tail inside a record, then
  *                              read(2): returns (EIO or records), never
  *                              loops in the kernel
+ *   pmuctx-sec privexec N SUID PLAIN
+ *                              N sessions (more than the exec probe's
+ *                              batch) on one task that execs PLAIN, then
+ *                              on one that execs SUID (setuid root): one
+ *                              EXEC record in each; at SUID every session
+ *                              stops counting and sampling the task
  */
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -700,6 +706,214 @@ static void mode_ring_tail(void)
 	}
 }
 
+/* ---- rings of the tests below ----------------------------------------------- */
+
+/* Every record of @fd's ring (read(2), non-blocking) to @fn. */
+static unsigned int drain_ring(int fd, void (*fn)(const void *rec, void *ctx),
+			       void *ctx)
+{
+	static unsigned char buf[1 << 16];
+	unsigned int recs = 0;
+	int fl = fcntl(fd, F_GETFL);
+	ssize_t n;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		size_t off = 0;
+
+		while (off + 8 <= (size_t)n) {
+			const struct pmuctx_rec_header *h = (const void *)(buf + off);
+
+			if (h->size < 8 || off + h->size > (size_t)n)
+				break;
+			fn(buf + off, ctx);
+			recs++;
+			off += h->size;
+		}
+	}
+	fcntl(fd, F_SETFL, fl);
+	return recs;
+}
+
+/* ---- privexec: a setuid exec with more sessions than one batch ------------------ */
+
+struct privexec_arg {
+	const char *path;
+	const char *ms;
+};
+
+static void privexec_fn(void *arg)
+{
+	struct privexec_arg *x = arg;
+
+	execl(x->path, x->path, x->ms, (char *)NULL);
+	_exit(127);
+}
+
+/* what one session saw of the task that exec'd */
+struct privexec_seen {
+	pid_t pid;
+	unsigned int execs;
+	uint64_t exec_time;		/* first EXEC record of the task */
+	unsigned int samples;		/* SAMPLE records of the task */
+	uint64_t sample_times[4096];	/* their times (up to 4096) */
+};
+
+static void privexec_rec(const void *rec, void *ctx)
+{
+	const struct pmuctx_rec_header *h = rec;
+	const struct pmuctx_rec_common *c = (const void *)(h + 1);
+	struct privexec_seen *v = ctx;
+
+	if (h->type == PMUCTX_REC_PAD || h->type == PMUCTX_REC_LOST ||
+	    c->pid != v->pid)
+		return;
+	if (h->type == PMUCTX_REC_EXEC) {
+		if (!v->execs++)
+			v->exec_time = c->time;
+	} else if (h->type == PMUCTX_REC_SAMPLE) {
+		if (v->samples < 4096)
+			v->sample_times[v->samples] = c->time;
+		v->samples++;
+	}
+}
+
+/*
+ * @n sessions on one child, which execs @path (setuid root when @priv)
+ * burning @ms of CPU.  Every session must see exactly one EXEC record; at
+ * a setuid exec every one must stop counting and sampling the task right
+ * there (priv_exec_stopped, TASK_PRIV_EXEC, no task-clock and no SAMPLE
+ * of the setuid program); at an ordinary exec every one keeps counting.
+ */
+static void privexec_run(int n, const char *path, bool priv, unsigned int ms)
+{
+	static struct pmuctx_task_values tv[8];
+	static struct privexec_seen seen[64];
+	struct pmuctx_session_attr a;
+	struct privexec_arg x;
+	const char *what = priv ? "setuid exec" : "plain exec";
+	unsigned int stopped = 0, quiet = 0, nosample = 0, oneexec = 0;
+	unsigned int counted = 0, i, k, late_total = 0;
+	uint64_t first_exec = 0;
+	char msbuf[16];
+	int fds[64], st;
+	struct gated g;
+
+	if (n > 64)
+		n = 64;
+	snprintf(msbuf, sizeof(msbuf), "%u", ms);
+	x.path = path;
+	x.ms = msbuf;
+	g = gated_child(privexec_fn, &x);
+	for (i = 0; i < (unsigned int)n; i++) {
+		attr_init(&a, PMUCTX_TARGET_PID, g.pid,
+			  PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED);
+		a.ring_pages = 2;
+		a.ring_mode = PMUCTX_RING_NORMAL;
+		a.ring_records = PMUCTX_REC_MASK_EXEC;
+		a.sample_freq = 100;
+		a.sample_flags = PMUCTX_SAMPLE_USER_STACK;
+		fds[i] = session_attr(&a, true);
+		if (fds[i] < 0) {
+			result(0, "privexec: session %u of %d on one task: %s",
+			       i + 1, n, strerror(-fds[i]));
+			while (i--)
+				close(fds[i]);
+			kill(g.pid, SIGKILL);
+			waitpid(g.pid, NULL, 0);
+			return;
+		}
+	}
+	gate_open(&g);
+	waitpid(g.pid, &st, 0);
+	if (priv)
+		result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "privexec: %s: %s ran as root (status %#x)", what, path, st);
+	for (i = 0; i < (unsigned int)n; i++) {
+		memset(&seen[i], 0, sizeof(seen[i]));
+		seen[i].pid = g.pid;
+		drain_ring(fds[i], privexec_rec, &seen[i]);
+		if (seen[i].execs &&
+		    (!first_exec || seen[i].exec_time < first_exec))
+			first_exec = seen[i].exec_time;
+	}
+	for (i = 0; i < (unsigned int)n; i++) {
+		struct pmuctx_read r;
+		struct pmuctx_task_values *t = NULL;
+		/* a session that saw no EXEC: the exec as the others saw it */
+		uint64_t at = seen[i].execs ? seen[i].exec_time : first_exec;
+		unsigned int late = 0;
+
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.flags = PMUCTX_READ_PER_TASK;
+		r.nr_tasks = 8;
+		r.task_size = sizeof(tv[0]);
+		r.tasks_ptr = (uintptr_t)tv;
+		if (ioctl(fds[i], PMUCTX_IOC_READ, &r)) {
+			result(0, "privexec: READ of session %u: %s", i + 1,
+			       strerror(errno));
+			continue;
+		}
+		for (k = 0; k < r.nr_tasks; k++)
+			if (tv[k].tid == g.pid)
+				t = &tv[k];
+		for (k = 0; k < seen[i].samples && k < 4096; k++)
+			if (at && seen[i].sample_times[k] > at)
+				late++;
+		late_total += late;
+		if (seen[i].execs == 1)
+			oneexec++;
+		if (priv) {
+			if (r.priv_exec_stopped == 1 && t &&
+			    (t->flags & PMUCTX_TASK_PRIV_EXEC))
+				stopped++;
+			if (r.values[0] < ms * 1000000ULL / 2)
+				quiet++;
+			if (at && !late)
+				nosample++;
+		} else if (!r.priv_exec_stopped && t &&
+			   !(t->flags & PMUCTX_TASK_PRIV_EXEC) &&
+			   r.values[0] >= ms * 1000000ULL / 2) {
+			counted++;
+		}
+		if (i < 2 || i >= (unsigned int)n - 2 ||
+		    (priv && (!t || !(t->flags & PMUCTX_TASK_PRIV_EXEC))))
+			diag("privexec: %s: session %u (created %s): priv_exec_stopped %llu, task flags %#x, task-clock %llu ms, %u EXEC records, %u samples, %u after the exec",
+			     what, i + 1, i ? (i == (unsigned int)n - 1 ? "last" : "later") : "first",
+			     (unsigned long long)r.priv_exec_stopped,
+			     t ? t->flags : 0,
+			     (unsigned long long)r.values[0] / 1000000,
+			     seen[i].execs, seen[i].samples, late);
+	}
+	for (i = 0; i < (unsigned int)n; i++)
+		close(fds[i]);
+	result(oneexec == (unsigned int)n,
+	       "privexec: %s with %d sessions on one task: every session wrote exactly one EXEC record (%u of %d)",
+	       what, n, oneexec, n);
+	if (!priv) {
+		result(counted == (unsigned int)n,
+		       "privexec: %s with %d sessions: every session kept counting the new program (%u of %d)",
+		       what, n, counted, n);
+		return;
+	}
+	result(stopped == (unsigned int)n,
+	       "privexec: %s with %d sessions on one task: every session stopped the task (priv_exec_stopped 1, PRIV_EXEC) (%u of %d)",
+	       what, n, stopped, n);
+	result(quiet == (unsigned int)n,
+	       "privexec: %s with %d sessions: no session counted the setuid program's %u ms (%u of %d)",
+	       what, n, ms, quiet, n);
+	result(nosample == (unsigned int)n,
+	       "privexec: %s with %d sessions: no session sampled the task after the exec (%u of %d; %u late samples)",
+	       what, n, nosample, n, late_total);
+}
+
+static void mode_privexec(int n, const char *suid, const char *plain)
+{
+	privexec_run(n, plain, false, 300);
+	privexec_run(n, suid, true, 1000);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -721,8 +935,11 @@ int main(int argc, char **argv)
 		mode_userns();
 	else if (!strcmp(m, "ring-tail"))
 		mode_ring_tail();
+	else if (!strcmp(m, "privexec") && argc > 4)
+		mode_privexec(atoi(argv[2]), argv[3], argv[4]);
 	else {
-		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|ring-tail\n");
+		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|ring-tail|\n"
+			"       privexec N SUID PLAIN\n");
 		return 2;
 	}
 	return !!failures;
