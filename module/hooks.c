@@ -16,7 +16,9 @@
  *
  * Probe contexts:
  *  sched_switch	rq lock held, IRQs off.  No allocation, no locks but
- *			sess->adopt_lock on the adoption slow path.
+ *			sess->adopt_lock on the adoption slow path.  A
+ *			SWITCH record names the next task only to a session
+ *			that may see it (pmuctx_switch_next()).
  *  sched_process_fork	parent's context, preemption off, IRQs on.
  *  sched_process_exec	task's context, preemption off, IRQs on.
  *  sched_process_exit	task's context, preemption off, IRQs on.
@@ -29,6 +31,7 @@
 #include <linux/rculist.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/task.h>
 #include <linux/tracepoint.h>
 
 #include "compat.h"
@@ -248,12 +251,36 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 }
 
 /*
+ * The next task a SWITCH record of @s may name: @next itself when the
+ * session may see any task on the CPU (system-wide and cgroup sessions,
+ * or an owner with CAP_PERFMON) or watches @next (@next_list: @next's
+ * entries), else the idle task, which the record shows as next_pid and
+ * next_tid 0.  perf gives a per-task event no next task at all; only
+ * CPU-wide events, which need those rights, learn who runs next.
+ */
+static struct task_struct *pmuctx_switch_next(struct pmuctx_session *s,
+					      struct task_struct *next,
+					      struct rhlist_head *next_list)
+{
+	struct rhlist_head *pos;
+	struct pmuctx_entry *e;
+
+	if (s->target != PMUCTX_TARGET_PID || s->owner_perfmon)
+		return next;
+	rhl_for_each_entry_rcu(e, pos, next_list, node)
+		if (e->sess == s && !READ_ONCE(e->dead))
+			return next;
+	return &init_task;
+}
+
+/*
  * A slice of @e ended at a context switch: SWITCH record, kernel trigger.
- * sched_switch, IRQs off.
+ * sched_switch, IRQs off, inside rcu_read_lock().
  */
 static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 			      struct task_struct *prev,
 			      struct task_struct *next,
+			      struct rhlist_head *next_list,
 			      unsigned int prev_state, bool preempt)
 {
 	struct pmuctx_session *s = e->sess;
@@ -266,7 +293,9 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 	if (!pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, delta))
 		return;
 	if (s->ring_records & PMUCTX_REC_MASK_SWITCH)
-		pmuctx_ring_switch(s, prev, next, prev_state, preempt, delta);
+		pmuctx_ring_switch(s, prev,
+				   pmuctx_switch_next(s, next, next_list),
+				   prev_state, preempt, delta);
 	if (s->trigger_idx &&
 	    delta[s->trigger_idx - 1] > s->trigger_threshold)
 		pmuctx_ring_trigger(s);
@@ -369,24 +398,28 @@ static bool pmuctx_cached_for(struct pmuctx_cpu_cache *cc,
 static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 {
 	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
+	struct rhlist_head *list = NULL, *plist, *pos;
 	int cpu = smp_processor_id();
-	struct rhlist_head *list, *pos;
 	struct pmuctx_session *s;
 	struct pmuctx_entry *e;
 	u64 now = local_clock();
 	unsigned int i;
 
 	rcu_read_lock();
+	/* next's entries: for the SWITCH records of prev, then switch-in */
+	if (!is_idle_task(next))
+		list = rhltable_lookup(&pmuctx_store, &next,
+				       pmuctx_store_params);
 	if (cc->task == prev && cc->nr <= PMUCTX_CUR_MAX) {
 		for (i = 0; i < cc->nr; i++)
-			pmuctx_switch_out(cc->e[i], now, cpu, prev, next,
+			pmuctx_switch_out(cc->e[i], now, cpu, prev, next, list,
 					  prev_state, preempt);
 	} else {
-		list = rhltable_lookup(&pmuctx_store, &prev,
-				       pmuctx_store_params);
-		rhl_for_each_entry_rcu(e, pos, list, node)
-			pmuctx_switch_out(e, now, cpu, prev, next, prev_state,
-					  preempt);
+		plist = rhltable_lookup(&pmuctx_store, &prev,
+					pmuctx_store_params);
+		rhl_for_each_entry_rcu(e, pos, plist, node)
+			pmuctx_switch_out(e, now, cpu, prev, next, list,
+					  prev_state, preempt);
 	}
 
 	cc->task = next;
@@ -394,7 +427,6 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	if (is_idle_task(next))
 		goto out;
 
-	list = rhltable_lookup(&pmuctx_store, &next, pmuctx_store_params);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		/*
 		 * Never cache an entry of a session being torn down: its

@@ -35,8 +35,14 @@
  *                              on one that execs SUID (setuid root): one
  *                              EXEC record in each; at SUID every session
  *                              stops counting and sampling the task
+ *   pmuctx-sec switch-next PID...
+ *                              SWITCH records of a pid session name no
+ *                              task the session does not watch (PID...:
+ *                              root spinners), 0 instead
+ *   pmuctx-sec spin SECS       a CPU hog for switch-next
  */
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -914,6 +920,139 @@ static void mode_privexec(int n, const char *suid, const char *plain)
 	privexec_run(n, suid, true, 1000);
 }
 
+/* ---- switch-next: SWITCH records do not name other users' tasks ---------------- */
+
+static int pp_a[2], pp_b[2];
+static volatile int pp_stop;
+
+static void *pp_thread(void *arg)
+{
+	char c;
+
+	(void)arg;
+	while (read(pp_a[0], &c, 1) == 1 && c == 'x') {
+		sched_yield();
+		if (write(pp_b[1], "x", 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/* Two threads ping-pong over pipes, yield and sleep for @arg ms. */
+static void pingpong_fn(void *arg)
+{
+	uint64_t end = now_ns() + (uint64_t)(uintptr_t)arg * 1000000ULL;
+	pthread_t t;
+	char c;
+
+	if (pipe(pp_a) || pipe(pp_b) ||
+	    pthread_create(&t, NULL, pp_thread, NULL))
+		_exit(2);
+	while (now_ns() < end) {
+		if (write(pp_a[1], "x", 1) != 1 || read(pp_b[0], &c, 1) != 1)
+			_exit(3);
+		sched_yield();
+		usleep(200);
+	}
+	if (write(pp_a[1], "q", 1) != 1)
+		_exit(3);
+	pthread_join(t, NULL);
+}
+
+struct switch_seen {
+	pid_t pid;			/* the watched process */
+	const pid_t *others;		/* the other user's tasks */
+	int nothers;
+	unsigned int recs, to_other, to_unwatched, to_own, to_zero;
+	pid_t bad_pid, bad_tid;
+};
+
+static void switch_rec(const void *rec, void *ctx)
+{
+	const struct pmuctx_rec_header *h = rec;
+	const struct pmuctx_rec_switch *w = rec;
+	struct switch_seen *v = ctx;
+	int i;
+
+	if (h->type != PMUCTX_REC_SWITCH || w->c.pid != v->pid)
+		return;
+	v->recs++;
+	if (!w->next_pid && !w->next_tid) {
+		v->to_zero++;
+		return;
+	}
+	for (i = 0; i < v->nothers; i++)
+		if (w->next_pid == v->others[i] || w->next_tid == v->others[i])
+			v->to_other++;
+	if (w->next_pid == v->pid) {
+		v->to_own++;
+	} else {
+		v->to_unwatched++;
+		v->bad_pid = w->next_pid;
+		v->bad_tid = w->next_tid;
+	}
+}
+
+/*
+ * An unprivileged pid session with SWITCH records on an own process whose
+ * two threads ping-pong, yield and sleep while other users' tasks
+ * (@others: root spinners on every CPU) run: next_pid/next_tid may only
+ * name tasks the session watches (0 otherwise), as perf gives a per-task
+ * event no next task at all.
+ */
+static void mode_switch_next(int argc, char **argv)
+{
+	struct switch_seen v = { 0 };
+	struct pmuctx_session_attr a;
+	pid_t others[16];
+	struct gated g;
+	int fd, i;
+
+	for (i = 0; i < argc && i < 16; i++)
+		others[i] = atoi(argv[i]);
+	g = gated_child(pingpong_fn, (void *)(uintptr_t)1500);
+	attr_init(&a, PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT);
+	a.ring_pages = 16;
+	a.ring_mode = PMUCTX_RING_NORMAL;
+	a.ring_records = PMUCTX_REC_MASK_SWITCH;
+	fd = session_attr(&a, true);
+	if (fd < 0) {
+		result(0, "switch-next: session: %s", strerror(-fd));
+		kill(g.pid, SIGKILL);
+		waitpid(g.pid, NULL, 0);
+		return;
+	}
+	v.pid = g.pid;
+	v.others = others;
+	v.nothers = i;
+	gate_open(&g);
+	while (waitpid(g.pid, NULL, WNOHANG) == 0) {
+		drain_ring(fd, switch_rec, &v);
+		usleep(20000);
+	}
+	drain_ring(fd, switch_rec, &v);
+	close(fd);
+	diag("switch-next: %u SWITCH records of pid %d: next is an own thread %u, 0 %u, another task %u, the other user's tasks %u",
+	     v.recs, v.pid, v.to_own, v.to_zero, v.to_unwatched, v.to_other);
+	result(v.recs > 0, "switch-next: the session got SWITCH records (%u)", v.recs);
+	result(!v.to_other,
+	       "switch-next: no SWITCH record names the other user's tasks (%u do)",
+	       v.to_other);
+	result(!v.to_unwatched,
+	       "switch-next: every SWITCH record's next task is watched by the session or 0 (%u are not; last %d/%d)",
+	       v.to_unwatched, v.bad_pid, v.bad_tid);
+}
+
+/* Busy loop for @secs seconds (a CPU hog for switch-next). */
+static void mode_spin(int secs)
+{
+	uint64_t end = now_ns() + (uint64_t)secs * 1000000000ULL;
+	volatile unsigned long x = 0;
+
+	while (now_ns() < end)
+		x++;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -937,9 +1076,13 @@ int main(int argc, char **argv)
 		mode_ring_tail();
 	else if (!strcmp(m, "privexec") && argc > 4)
 		mode_privexec(atoi(argv[2]), argv[3], argv[4]);
+	else if (!strcmp(m, "switch-next"))
+		mode_switch_next(argc - 2, argv + 2);
+	else if (!strcmp(m, "spin") && argc > 2)
+		mode_spin(atoi(argv[2]));
 	else {
 		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|ring-tail|\n"
-			"       privexec N SUID PLAIN\n");
+			"       privexec N SUID PLAIN|switch-next PID...|spin SECS\n");
 		return 2;
 	}
 	return !!failures;

@@ -23,8 +23,10 @@
 #  - RING_CONSUME into the middle of a record, then read(2), returns;
 #  - more sessions on one task than the exec probe's batch (20): a setuid
 #    exec stops every one of them (counting and sampling), an ordinary
-#    exec gives each exactly one EXEC record (SECURITY.md item 1).
-# PMUCTX_SEC_TESTS="privexec deny ..." runs only those parts
+#    exec gives each exactly one EXEC record (SECURITY.md item 1);
+#  - SWITCH records of a pid session name no task it does not watch (root
+#    spinners on every CPU) (item 4).
+# PMUCTX_SEC_TESTS="privexec switch-next ..." runs only those parts
 # (names as in the want calls below); default: all.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -120,6 +122,22 @@ if want privexec; then
 	chmod 4755 /tmp/pmuctx-sec-suid/suidburn
 	user "$p" privexec 20 /tmp/pmuctx-sec-suid/suidburn \
 		"$(user_exec tests/store/suidburn)" || rc=1
+fi
+
+if want switch-next; then
+	# root-owned CPU hogs, one per CPU, while the user's threads switch
+	echo 2 > /proc/sys/kernel/perf_event_paranoid
+	spinners=
+	for _ in $(seq "$(nproc)"); do
+		"$p" spin 10 &
+		spinners="$spinners $!"
+	done
+	# shellcheck disable=SC2086 # a list of pids
+	user "$p" switch-next $spinners || rc=1
+	# shellcheck disable=SC2086
+	kill $spinners 2>/dev/null || true
+	# shellcheck disable=SC2086
+	wait $spinners 2>/dev/null || true
 fi
 
 check "$CLI" info -- "security: the module is healthy afterwards (pmuctx info)"
