@@ -6,7 +6,9 @@
  *  - 0: one hrtimer per CPU and session (works everywhere, including a VM
  *    without a PMU).  The callback runs in hardirq context on its CPU: if
  *    the current task has an entry in the session it writes a SAMPLE
- *    record to this CPU's ring; idle and other tasks write nothing.
+ *    record to this CPU's ring; idle and other tasks write nothing, nor
+ *    does kernel mode in an exclude_kernel session (as perf's
+ *    exclude_kernel: no sample at all, not one with hidden addresses).
  *  - a perf-backed event: one kernel counter per online CPU in perf's
  *    frequency mode, sampling on overflow.  A hardware PMU overflows in
  *    NMI context, where neither the ring (its reservation masks IRQs) nor
@@ -375,6 +377,19 @@ static void pmuctx_sample_emit(struct pmuctx_session *s,
 			   b->ubuf, b->nu);
 }
 
+/*
+ * A session with exclude_kernel (no CAP_PERFMON at perf_event_paranoid
+ * >= 2) gets no sample of an interrupted kernel context at all, as perf
+ * drops every sample of an exclude_kernel event there: hiding the
+ * addresses alone would still tell when and how long the task ran in the
+ * kernel.  No regs (not from an interrupt): kernel.
+ */
+static bool pmuctx_sample_excluded(const struct pmuctx_session *s,
+				   struct pt_regs *regs)
+{
+	return s->exclude_kernel && !(regs && user_mode(regs));
+}
+
 static void pmuctx_sample(struct pmuctx_session *s, struct pmuctx_entry *e,
 			  struct pt_regs *regs, u64 weight)
 {
@@ -414,6 +429,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	struct pmuctx_sess_cpu *sc = container_of(t, struct pmuctx_sess_cpu,
 						  timer);
 	struct pmuctx_session *s = sc->sess;
+	struct pt_regs *regs = get_irq_regs();
 	struct pmuctx_entry *e;
 	u64 now;
 
@@ -426,11 +442,15 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	    sc != this_cpu_ptr(s->cpu))
 		return HRTIMER_NORESTART;
 	now = local_clock();
-	if (!is_idle_task(current)) {
+	/*
+	 * An excluded kernel-mode tick is skipped, but still ends the period:
+	 * the next sample's weight does not include the kernel time.
+	 */
+	if (!is_idle_task(current) && !pmuctx_sample_excluded(s, regs)) {
 		rcu_read_lock();
 		e = pmuctx_current_entry(s);
 		if (e) {
-			pmuctx_sample(s, e, get_irq_regs(),
+			pmuctx_sample(s, e, regs,
 				      pmuctx_sample_weight(sc, e, now));
 			pmuctx_sample_throttle(s, sc, local_clock() - now);
 		}
@@ -481,8 +501,12 @@ static void pmuctx_sample_overflow(struct perf_event *ev,
 	struct pmuctx_sample_stage *st;
 	struct pmuctx_entry *e;
 
+	/*
+	 * The counter excludes kernel mode already, but a hardware PMU's
+	 * overflow can land in the kernel after the user instruction (skid).
+	 */
 	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
-	    is_idle_task(current))
+	    is_idle_task(current) || pmuctx_sample_excluded(s, regs))
 		return;
 	st = this_cpu_ptr(s->cpu)->stage;
 	if (!st)

@@ -40,6 +40,10 @@
  *                              task the session does not watch (PID...:
  *                              root spinners), 0 instead
  *   pmuctx-sec spin SECS       a CPU hog for switch-next
+ *   pmuctx-sec kmode user|kernel
+ *                              sampling a syscall loop: no kernel-mode
+ *                              sample (user: exclude_kernel, paranoid 2),
+ *                              or some (kernel: paranoid <= 1, root)
  */
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -1053,6 +1057,104 @@ static void mode_spin(int secs)
 		x++;
 }
 
+/* ---- kmode: exclude_kernel sessions get no kernel-mode samples ----------------- */
+
+/* Syscalls (read of /dev/zero) and a little user-mode work, @arg ms. */
+static void syscall_fn(void *arg)
+{
+	uint64_t end = now_ns() + (uint64_t)(uintptr_t)arg * 1000000ULL;
+	static char buf[16384];
+	volatile unsigned long x = 0;
+	int fd = open("/dev/zero", O_RDONLY), i;
+
+	while (now_ns() < end) {
+		if (read(fd, buf, sizeof(buf)) < 0)
+			_exit(2);
+		getppid();
+		for (i = 0; i < 20000; i++)
+			x++;
+	}
+}
+
+struct kmode_seen {
+	pid_t pid;
+	unsigned int user, kernel, kframes;
+};
+
+static void kmode_rec(const void *rec, void *ctx)
+{
+	const struct pmuctx_rec_sample *r = rec;
+	struct kmode_seen *v = ctx;
+
+	if (r->hdr.type != PMUCTX_REC_SAMPLE || r->c.pid != v->pid)
+		return;
+	if (r->hdr.misc & PMUCTX_SAMPLE_M_USER)
+		v->user++;
+	else
+		v->kernel++;
+	if (r->nr_kernel)
+		v->kframes++;
+}
+
+/*
+ * A pid session sampling an own child that mostly runs in system calls,
+ * with the hrtimer and with the cpu-clock overflow source.  @want_kernel:
+ * kernel-mode samples expected (root, paranoid <= 1); otherwise (an
+ * exclude_kernel session) none may come: not flagged kernel, no kernel
+ * frames.
+ */
+static void mode_kmode(bool want_kernel)
+{
+	static const struct {
+		const char *name;
+		uint32_t ev;
+	} src[] = { { "hrtimer", 0 }, { "cpu-clock overflow", PMUCTX_EV_CPU_CLOCK } };
+	struct pmuctx_session_attr a;
+	struct kmode_seen v;
+	struct gated g;
+	unsigned int s;
+	int fd;
+
+	for (s = 0; s < 2; s++) {
+		memset(&v, 0, sizeof(v));
+		g = gated_child(syscall_fn, (void *)(uintptr_t)1000);
+		attr_init(&a, PMUCTX_TARGET_PID, g.pid, 0);
+		a.ring_pages = 16;
+		a.ring_mode = PMUCTX_RING_NORMAL;
+		a.sample_freq = 1000;
+		a.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK;
+		a.sample_event = src[s].ev;
+		fd = session_attr(&a, true);
+		if (fd < 0) {
+			result(0, "kmode: %s: session: %s", src[s].name, strerror(-fd));
+			kill(g.pid, SIGKILL);
+			waitpid(g.pid, NULL, 0);
+			continue;
+		}
+		v.pid = g.pid;
+		gate_open(&g);
+		while (waitpid(g.pid, NULL, WNOHANG) == 0) {
+			drain_ring(fd, kmode_rec, &v);
+			usleep(20000);
+		}
+		drain_ring(fd, kmode_rec, &v);
+		close(fd);
+		diag("kmode: %s, uid %u: %u user-mode samples, %u kernel-mode samples, %u with kernel frames",
+		     src[s].name, getuid(), v.user, v.kernel, v.kframes);
+		if (want_kernel) {
+			result(v.kernel > 0,
+			       "kmode: %s: a session that may see the kernel gets kernel-mode samples of a syscall loop (%u)",
+			       src[s].name, v.kernel);
+			continue;
+		}
+		result(v.user > 0, "kmode: %s: user-mode samples of the syscall loop (%u)",
+		       src[s].name, v.user);
+		result(!v.kernel && !v.kframes,
+		       "kmode: %s: an exclude_kernel session gets no kernel-mode sample (%u, %u with kernel frames)",
+		       src[s].name, v.kernel, v.kframes);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -1080,9 +1182,11 @@ int main(int argc, char **argv)
 		mode_switch_next(argc - 2, argv + 2);
 	else if (!strcmp(m, "spin") && argc > 2)
 		mode_spin(atoi(argv[2]));
+	else if (!strcmp(m, "kmode") && argc > 2)
+		mode_kmode(!strcmp(argv[2], "kernel"));
 	else {
 		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|ring-tail|\n"
-			"       privexec N SUID PLAIN|switch-next PID...|spin SECS\n");
+			"       privexec N SUID PLAIN|switch-next PID...|spin SECS|kmode user|kernel\n");
 		return 2;
 	}
 	return !!failures;

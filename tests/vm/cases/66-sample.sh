@@ -8,7 +8,7 @@
 # stacks are shared by several samples and carry no period, stitching
 # works across CPUs when the task migrates before returning to user
 # space, a task killed in a long syscall leaves its cookie unresolved, and
-# an unprivileged session never sees a kernel address.
+# an unprivileged session never sees a kernel address (kptr_restrict 1).
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -20,15 +20,21 @@ mod_load 2>/dev/null || true
 rc=0
 "$T" || rc=1
 
-# Unprivileged: own child allowed at paranoid 2, kernel addresses hidden.
+# Unprivileged: own child allowed, kernel-mode samples with their kernel
+# addresses hidden.  That needs paranoid 1 (at 2 an exclude_kernel session
+# gets no kernel-mode sample at all: 73-security kmode) and kptr_restrict 1
+# (at 0 and paranoid 1 kallsyms_show_value() shows them to everyone).
 GID=4242
 chgrp "$GID" "$DEV"
 chmod 0660 "$DEV"
 old=$(cat /proc/sys/kernel/perf_event_paranoid)
-echo 2 > /proc/sys/kernel/perf_event_paranoid
+oldk=$(cat /proc/sys/kernel/kptr_restrict)
+echo 1 > /proc/sys/kernel/perf_event_paranoid
+echo 1 > /proc/sys/kernel/kptr_restrict
 mkdir -p /tmp/pmuctx-sample
 cp tests/sample/t_sample tests/sample/chain /tmp/pmuctx-sample/
 chmod 0755 /tmp/pmuctx-sample /tmp/pmuctx-sample/*
 as_user 65534 65534 "$GID" /tmp/pmuctx-sample/t_sample unpriv || rc=1
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
+echo "$oldk" > /proc/sys/kernel/kptr_restrict
 exit "$rc"

@@ -233,8 +233,13 @@ fi
 GID=4242
 chgrp "$GID" "$DEV"
 chmod 0660 "$DEV"
+# chain lives in the kernel (a read loop): its samples need paranoid 1 (at
+# 2 an unprivileged session gets no kernel-mode sample at all, 73-security
+# kmode), and kptr_restrict 1 hides their kernel addresses from the user.
 old=$(cat /proc/sys/kernel/perf_event_paranoid)
-echo 2 > /proc/sys/kernel/perf_event_paranoid
+oldk=$(cat /proc/sys/kernel/kptr_restrict)
+echo 1 > /proc/sys/kernel/perf_event_paranoid
+echo 1 > /proc/sys/kernel/kptr_restrict
 U=/tmp/pmuctx-profile-u
 mkdir -p "$U"
 cp "$CHAIN" "$U/chain"
@@ -249,8 +254,9 @@ out=$(as_user 65534 65534 "$GID" sh -c "exec '$cli' record -q -e task-clock \
 	-g -F 499 -o '$U/u.pmu' -- sh -c 'echo go | \
 	$U/chain 40 0 >/dev/null'" 2>&1) || rc=$?
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
+echo "$oldk" > /proc/sys/kernel/kptr_restrict
 if [ "$rc" = 0 ]; then
-	ok "unprivileged pmuctx record -g works (paranoid 2)"
+	ok "unprivileged pmuctx record -g works (paranoid 1, kptr_restrict 1)"
 	"$CLI" report -i "$U/u.pmu" --format folded > "$W/u.folded" 2>&1 || true
 	if grep -q '^chain;.*main;f1;f2;f3' "$W/u.folded" &&
 	   ! grep -qE 'do_syscall_64|entry_SYSCALL' "$W/u.folded"; then

@@ -25,8 +25,10 @@
 #    exec stops every one of them (counting and sampling), an ordinary
 #    exec gives each exactly one EXEC record (SECURITY.md item 1);
 #  - SWITCH records of a pid session name no task it does not watch (root
-#    spinners on every CPU) (item 4).
-# PMUCTX_SEC_TESTS="privexec switch-next ..." runs only those parts
+#    spinners on every CPU) (item 4);
+#  - at perf_event_paranoid 2 a sampling session gets no kernel-mode
+#    sample; at 1, and as root, it does (item 5).
+# PMUCTX_SEC_TESTS="privexec switch-next kmode ..." runs only those parts
 # (names as in the want calls below); default: all.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -140,5 +142,15 @@ if want switch-next; then
 	wait $spinners 2>/dev/null || true
 fi
 
+if want kmode; then
+	echo 2 > /proc/sys/kernel/perf_event_paranoid
+	user "$p" kmode user || rc=1
+	echo 1 > /proc/sys/kernel/perf_event_paranoid
+	diag "at perf_event_paranoid 1:"
+	user "$p" kmode kernel || rc=1
+	echo 2 > /proc/sys/kernel/perf_event_paranoid
+	diag "as root:"
+	"$p" kmode kernel || rc=1
+fi
 check "$CLI" info -- "security: the module is healthy afterwards (pmuctx info)"
 exit "$rc"
