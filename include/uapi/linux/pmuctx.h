@@ -14,6 +14,10 @@
  *    kernel does not know about is zero, otherwise the ioctl fails with
  *    E2BIG and the kernel writes its own size into "size".  This is the
  *    perf_event_attr / copy_struct_from_user() convention.
+ *  - A size above the page size (4096 bytes on x86-64) is E2BIG whatever
+ *    the bytes past the kernel's struct hold, again with the kernel's size
+ *    written into "size".  This holds for every struct read in (INFO,
+ *    SESSION_CREATE, READ, RING_CONSUME).
  *  - Sizes below the first published version (..._SIZE_VER0) get EINVAL.
  *  - Unknown bits in any "flags" field get EINVAL.  Reserved fields must
  *    be zero.
@@ -151,6 +155,9 @@ enum pmuctx_backend {
  * @target:	enum pmuctx_target
  * @pid:	PMUCTX_TARGET_PID: process (or thread) id in the caller's
  *		pid namespace; 0 means the caller.  Otherwise must be 0.
+ *		A process is refused (EACCES) if the caller may not watch
+ *		any one of its threads, credentials being per thread (with
+ *		PMUCTX_SESSION_THREAD only the thread named counts).
  * @cgroup_fd:	PMUCTX_TARGET_CGROUP: open fd (>= 0) of a cgroup v2
  *		directory.  For other targets it must be -1, or 0 (what a
  *		zeroed struct holds).
@@ -159,15 +166,21 @@ enum pmuctx_backend {
  * @backend:	enum pmuctx_backend
  * @data_size:	bytes of PMU save area per task (backend NONE: 0;
  *		SELFTEST: 8..PMUCTX_MAX_DATA_SIZE)
- * @max_exited:	KEEP_EXITED: how many exited tasks to keep (0: default
- *		4096); more are still counted in the totals
+ * @max_exited:	KEEP_EXITED: how many exited tasks to keep (0: the
+ *		module parameter max_exited, default 4096; at most 2^20,
+ *		EINVAL above); more are still counted in the totals.
+ *		Without KEEP_EXITED it is only checked against 2^20 and
+ *		otherwise ignored: no exited task is listed.
  * @__reserved:	must be 0
  *
  * Ring buffer (PMUCTX_SESSION_ATTR_SIZE_VER1 and later):
  * @ring_pages:	data pages per CPU, a power of two (0: no ring buffer).
- *		Capped by the module parameter max_ring_pages (ENOMEM) and
- *		charged to the caller's RLIMIT_MEMLOCK unless CAP_IPC_LOCK
- *		(EPERM), as perf charges its buffers.
+ *		Capped by the module parameter max_ring_pages (ENOMEM).
+ *		The buffers, nr_cpus * (1 + ring_pages) pages, are charged
+ *		to the creating user, not to the process: all of that
+ *		user's rings together (in the per-user locked_vm count that
+ *		io_uring and perf buffers also use) must stay within the
+ *		caller's RLIMIT_MEMLOCK unless CAP_IPC_LOCK (EPERM).
  * @ring_mode:	enum pmuctx_ring_mode (0 only without a ring)
  * @ring_records: PMUCTX_REC_MASK_* - records the hooks write
  * @wakeup_bytes: normal mode: poll() reports POLLIN once a CPU's buffer
@@ -186,7 +199,10 @@ enum pmuctx_backend {
  * @sample_flags: PMUCTX_SAMPLE_*
  * @sample_max_stack: frames per callchain part (kernel, user), 1..
  *		PMUCTX_MAX_STACK; 0 with a stack flag means 64
- * @__reserved3: must be 0
+ * @sample_event: the sampling source (in detail after the
+ *		PMUCTX_SAMPLE_* flags below): 0, an hrtimer per CPU; else a
+ *		perf-backed PMUCTX_EV_* sampled on overflow.  Formerly
+ *		__reserved3, which had to be 0: 0 still means the hrtimer.
  */
 struct pmuctx_session_attr {
 	__u32	size;
@@ -231,9 +247,9 @@ struct pmuctx_session_attr {
  */
 #define PMUCTX_SAMPLE_DEFER_USER (1U << 2)
 /*
- * pmuctx_session_attr.sample_event: the sampling source.  0 (what ABI
- * version 2 callers pass in the former __reserved3): one hrtimer per CPU
- * at sample_freq.  Otherwise a perf-backed PMUCTX_EV_* (not a
+ * pmuctx_session_attr.sample_event: the sampling source.  0 (what a
+ * caller built while the field was __reserved3 passes): one hrtimer per
+ * CPU at sample_freq.  Otherwise a perf-backed PMUCTX_EV_* (not a
  * module-native one: task-clock, context-switches, cpu-migrations): a
  * per-CPU kernel counter of that event samples on overflow, perf's
  * frequency mode aiming at sample_freq, and SAMPLE.period is the event's
@@ -244,7 +260,7 @@ struct pmuctx_session_attr {
 #define PMUCTX_MAX_STACK	127
 
 /* pmuctx_read.flags */
-#define PMUCTX_READ_PER_TASK	(1U << 0)  /* fill @tasks too */
+#define PMUCTX_READ_PER_TASK	(1U << 0)  /* fill the tasks_ptr array too */
 #define PMUCTX_READ_FLAGS_ALL	0x1U
 
 /* pmuctx_task_values.flags */
@@ -280,16 +296,6 @@ struct pmuctx_task_values {
 
 /**
  * struct pmuctx_read - PMUCTX_IOC_READ
- *
- * Per-task values go to @tasks_ptr as an array whose elements are
- * @task_size bytes apart: the kernel writes min(@task_size, its own
- * size) bytes of each and zeroes the rest of the element.  With ENOSPC
- * (more tasks than @nr_tasks) nothing is written to the array, the totals
- * and counters below are still filled, and @nr_tasks says how many
- * elements are needed now (the number can grow before the next call; a
- * set that grew while it was read also gives ENOSPC: call again).
- * Live tasks are read as of now: the slices running on other CPUs are
- * folded in by an IPI first.
  * @size:		sizeof the struct as the caller knows it
  * @flags:		PMUCTX_READ_*
  * @nr_events:		out: events in @values
@@ -307,7 +313,18 @@ struct pmuctx_task_values {
  * @priv_exec_stopped:	out: tasks whose counting stopped at a
  *			privilege-raising exec (setuid, setgid, file caps)
  * @tasks_unlisted:	out: exited tasks beyond max_exited (in totals,
- *			not in @tasks)
+ *			not in the array); 0 without KEEP_EXITED, where no
+ *			exited task is listed at all
+ *
+ * Per-task values go to @tasks_ptr as an array whose elements are
+ * @task_size bytes apart: the kernel writes min(@task_size, its own
+ * size) bytes of each and zeroes the rest of the element.  With ENOSPC
+ * (more tasks than @nr_tasks) nothing is written to the array, the totals
+ * and counters are still filled, and @nr_tasks says how many elements are
+ * needed now (the number can grow before the next call; a set that grew
+ * while it was read also gives ENOSPC: call again).  Live tasks are read
+ * as of now: the slices running on other CPUs are folded in by an IPI
+ * first.
  */
 struct pmuctx_read {
 	__u32	size;
@@ -335,16 +352,27 @@ struct pmuctx_read {
  * the session fd, read-only (PROT_READ, MAP_SHARED, offset 0, length
  * exactly nr_cpus * (1 + ring_pages) * page size) maps them all: for CPU
  * c, the control page (struct pmuctx_ring_ctl) at
- * c * (1 + ring_pages) * page size, then its ring_pages data pages.  A
- * second mmap, a writable or executable one, another offset or length
- * fail with EINVAL, a second one while the first exists with EBUSY (after
- * munmap() the buffers can be mapped again), a session without buffers
- * with ENODEV; mprotect() cannot add write.  The control pages of CPU ids
- * that are not possible stay all zero (no records).
+ * c * (1 + ring_pages) * page size, then its ring_pages data pages.
+ * mmap() fails, checked in this order, with
+ *   ENODEV  the fd has no live session, or the session has no buffers;
+ *   EINVAL  an offset other than 0, another length, a private
+ *           (MAP_PRIVATE), writable or executable mapping;
+ *   EBUSY   the buffers are mapped already: one mapping at a time.  It
+ *           exists until every part of it is unmapped, including the
+ *           copies fork() children inherit; after that the buffers can
+ *           be mapped again.
+ * mprotect() cannot add write or exec.  Pages are mapped at first touch;
+ * the mapping survives MADV_DONTNEED (and MADV_PAGEOUT) as perf's does:
+ * the next access faults the same pages back in.  The control pages of
+ * CPU ids that are not possible stay all zero (no records).
  *
  * data_head and data_tail are free-running byte counts; a record starts at
  * data + (pos & (data_size - 1)).  Records are 8-byte aligned, never wrap:
- * the space left at the end of the data area is filled with one PAD record.
+ * the space left at the end of the data area is filled with one PAD record
+ * whose size is exactly that space (a PAD is always shorter than the
+ * record written after it, so the u16 size holds it).  Skipping it by its
+ * size and skipping to the end of the data area are the same; the next
+ * record starts at offset 0.
  *
  * Normal mode (the writer respects the reader):
  *   writer: reserve, write the record, smp_wmb(), publish data_head
@@ -389,12 +417,14 @@ enum pmuctx_ring_mode {
  * @data_head:	write position (see above)
  * @data_tail:	read position: normal mode the reader's (RING_CONSUME),
  *		overwrite mode the oldest complete record
- * @lost:	records not written (buffer full in normal mode, frozen)
+ * @lost:	records not written (buffer full in normal mode, frozen,
+ *		a record larger than half the data area)
  * @records:	records written, counted when their space is reserved
  *		(briefly before data_head covers them).  A CPU's records
  *		are in time order: the time is taken with the space.
  * @overwritten: overwrite mode: records dropped from the tail
  * @seq:	seqcount, see above
+ * @__pad:	0
  */
 struct pmuctx_ring_ctl {
 	__u32	version;
@@ -421,7 +451,11 @@ struct pmuctx_ring_ctl {
 #define PMUCTX_REC_MASK_ALL	0x1fU
 
 enum pmuctx_rec_type {
-	/* PAD: header only; its size is the rest of the data area: skip it */
+	/*
+	 * PAD: header only, no common part.  It fills the rest of the data
+	 * area and its size is exactly that: skip it by size (= to the end
+	 * of the data area; the next record is at offset 0).
+	 */
 	PMUCTX_REC_PAD		= 1,
 	PMUCTX_REC_LOST		= 2,
 	PMUCTX_REC_SWITCH	= 3,
@@ -485,7 +519,7 @@ struct pmuctx_rec_switch {
 	__u64				delta[];	/* prev's slice, event order */
 };
 
-/* FORK: c.pid/tid is the parent. */
+/* FORK: c.pid/tid is the parent, a task the session tracks (INHERIT or not). */
 struct pmuctx_rec_fork {
 	struct pmuctx_rec_header	hdr;
 	struct pmuctx_rec_common	c;
@@ -510,7 +544,20 @@ struct pmuctx_rec_exit {
 	__u64				values[];
 };
 
-/* COMM: the name of a task when the session first sees it. */
+/*
+ * COMM (PMUCTX_REC_MASK_COMM): a task's name when the session starts to
+ * track it, c.pid/tid the task, written once per task and session:
+ *  - PID target: one per thread attached by PMUCTX_IOC_SESSION_CREATE,
+ *    written then (before ENABLE), into the buffer of the CPU the caller
+ *    runs on;
+ *  - system-wide and cgroup targets: when the enabled session adopts the
+ *    task, at its first switch-in (or, for a task running when ENABLE,
+ *    READ or RESET interrupts its CPU, then), on that CPU;
+ *  - none for a task inherited through fork/clone (INHERIT): its name is
+ *    its parent's (a FORK record names both) until an EXEC record;
+ *  - none when a name changes without an exec (prctl(PR_SET_NAME),
+ *    /proc/PID/comm).
+ */
 struct pmuctx_rec_comm {
 	struct pmuctx_rec_header	hdr;
 	struct pmuctx_rec_common	c;
@@ -599,7 +646,16 @@ struct pmuctx_ring_consume {
  * PMUCTX_IOC_INFO		any fd; never changes state.
  * PMUCTX_IOC_SESSION_CREATE	turns this fd into a session (once per fd;
  *				EBUSY the second time).  The session starts
- *				disabled.
+ *				disabled.  Errors come in this order: EBUSY;
+ *				the size (EFAULT, EINVAL, E2BIG); the fields
+ *				(EINVAL, ENOMEM for ring_pages above
+ *				max_ring_pages); the perf_event_paranoid
+ *				policy (EACCES); the per-user session cap
+ *				(EMFILE); the target (cgroup fd: EBADF...;
+ *				pid: ESRCH, EACCES); resources (ENOMEM,
+ *				EOPNOTSUPP, EPERM); last, EACCES if any one
+ *				thread of the process may not be watched.
+ *				docs/ABI.md lists every step.
  * PMUCTX_IOC_ENABLE/DISABLE	argument must be 0.  Take effect at once on
  *				running targets (an IPI folds their slice).
  * PMUCTX_IOC_RESET		argument must be 0; zeroes every count.
@@ -607,9 +663,11 @@ struct pmuctx_ring_consume {
  * PMUCTX_IOC_SNAPSHOT		argument 0: freeze every CPU's buffer and wait
  *				for writers in flight (EINVAL without a ring).
  * PMUCTX_IOC_RESUME		argument 0: unfreeze (also after a trigger).
- * PMUCTX_IOC_RING_CONSUME	normal mode: advance data_tail of one CPU
- *				(EINVAL: overwrite mode, bad cpu, tail outside
- *				[data_tail, data_head] or not 8-byte aligned).
+ * PMUCTX_IOC_RING_CONSUME	normal mode: advance data_tail of one CPU.
+ *				After the size (EFAULT, EINVAL, E2BIG), EINVAL
+ *				for: no ring or overwrite mode, a cpu that is
+ *				not possible, a tail not 8-byte aligned, a
+ *				tail outside [data_tail, data_head].
  *				The tail must be a record boundary; after any
  *				other, what read(2) returns is undefined (bytes
  *				of that CPU's buffer), and at a header that
@@ -617,15 +675,26 @@ struct pmuctx_ring_consume {
  *				and fails with EIO.
  *
  * read(2) (normal mode) copies whole records out, consuming them, CPU by
- * CPU; it blocks for data unless O_NONBLOCK (EAGAIN) and never returns a
- * partial record (EINVAL if the buffer cannot hold the next one).
+ * CPU (CPU 0 first, not merged by time) and skipping PAD; it blocks for
+ * data unless O_NONBLOCK (EAGAIN) and never returns a partial record
+ * (EINVAL if the buffer cannot hold the next one).  EINVAL also without a
+ * session, without a ring, in overwrite mode.
  * write(2) writes one USER record of 1..PMUCTX_USER_MAX bytes into the
- * current CPU's buffer; it returns the count, ENOSPC when the record was
- * dropped (buffer full in normal mode, or frozen) - the drop is also
- * counted in lost - or EMSGSIZE when the record would take more than half
- * of a CPU's buffer (a 4096-byte record needs ring_pages >= 4).  poll()
- * reports POLLIN when a CPU's buffer holds wakeup_bytes (normal mode) or
- * the buffers are frozen (overwrite mode).
+ * current CPU's buffer, in either mode, and returns the count.  Errors:
+ *   EINVAL    no live session, a session without a ring, a length of 0
+ *             or above PMUCTX_USER_MAX;
+ *   EFAULT    the buffer is not readable (ENOMEM: no memory to copy it);
+ *   EMSGSIZE  the record (sizeof(struct pmuctx_rec_user) + the length,
+ *             rounded up to 8) would take more than half of a CPU's data
+ *             area: a 4096-byte write needs ring_pages >= 4 with 4 KiB
+ *             pages.  Not counted in lost;
+ *   ENOSPC    the record was dropped: the buffers are frozen (SNAPSHOT or
+ *             trigger, either mode) or, in normal mode, the buffer is
+ *             full.  The drop is counted in lost and in the next LOST
+ *             record.
+ * poll() reports POLLIN when a CPU's buffer holds wakeup_bytes (normal
+ * mode) or the buffers are frozen (overwrite mode); POLLERR without a
+ * live session or without a ring.
  */
 #define PMUCTX_IOC_INFO		_IOWR(PMUCTX_IOC_MAGIC, 0x00, struct pmuctx_info)
 #define PMUCTX_IOC_SESSION_CREATE \
