@@ -78,7 +78,8 @@ NEED_KDIR = \
 
 .PHONY: all module lib tools progs examples clean clean-module install uninstall \
 	modules_install check style sparse check-unit check-install \
-	check-examples check-man check-packages check-dkms-prepare check-vm check-debug demo demo-run help version
+	check-examples check-man check-uapi-doc check-packages check-dkms-prepare check-vm \
+	check-debug demo demo-run help version
 
 # ---------------------------------------------------------------------------
 # Build
@@ -210,7 +211,7 @@ modules_install: module
 
 # scripts/check.sh runs the steps below in order (style, sparse, all with
 # WERROR=1, check-unit, check-install, check-examples, check-man,
-# check-packages, check-dkms-prepare, check-vm), keeps
+# check-uapi-doc, check-packages, check-dkms-prepare, check-vm), keeps
 # going after a failure where later steps still make sense, and prints a
 # per-step table and, as its very last line, "N passed, M failed" (unit + VM
 # test counts, plus one for each other step).  It exits non-zero if any
@@ -240,6 +241,11 @@ check-examples:
 
 check-man:
 	+MAKE="$(MAKE)" scripts/check-man.sh
+
+# The kernel-doc of include/uapi/linux/pmuctx.h: every struct's @fields are
+# exactly its members (no stale @__reserved3 after a rename).
+check-uapi-doc:
+	scripts/check-uapi-doc.sh
 
 check-packages:
 	@$(NEED_KDIR)
@@ -297,7 +303,7 @@ help:
 	@echo '                     (DKMS is the recommended way: README.md)'
 	@echo 'Checks:'
 	@echo '  check              style, sparse, all WERROR=1, check-unit, check-install,'
-	@echo '                     check-examples, check-man, check-packages,'
+	@echo '                     check-examples, check-man, check-uapi-doc, check-packages,'
 	@echo '                     check-dkms-prepare, check-vm; last line "N passed, M failed"'
 	@echo '  style              checkpatch.pl --strict on module/ and the UAPI header'
 	@echo '  sparse             sparse (C=2) over the module'
@@ -305,6 +311,7 @@ help:
 	@echo '  check-install      install/uninstall into a DESTDIR leave exactly the expected files'
 	@echo '  check-examples     examples/ build with -Werror against the installed header and library'
 	@echo '  check-man          man pages render without groff warnings; commands and functions covered'
+	@echo '  check-uapi-doc     UAPI header kernel-doc: each struct'"'"'s @fields are exactly its members'
 	@echo '  check-packages     Debian packages: build, lintian, install here (as root) for the VM'
 	@echo '  check-dkms-prepare dkms-install the module on this host for the VM (tests/dkms.sh)'
 	@echo '  check-vm           the VM test suite (tests/vm/check)'

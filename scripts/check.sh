@@ -12,6 +12,8 @@
 #   check-install       scripts/check-install.sh
 #   check-examples      scripts/check-examples.sh (examples vs the installed library)
 #   check-man           scripts/check-man.sh (groff -ww on every page)
+#   check-uapi-doc      scripts/check-uapi-doc.sh (the UAPI header's kernel-doc
+#                       @fields are exactly the members of each struct)
 #   check-packages      scripts/check-packages.sh (Debian packages, installed
 #                       here for the VM; before check-dkms-prepare, which
 #                       re-adds the same DKMS pmuctx/VERSION from the tree)
@@ -48,7 +50,7 @@ CHECK_FAIL_FAST=${CHECK_FAIL_FAST:-0}
 logdir=${CHECK_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/pmuctx-check.XXXXXX")}
 mkdir -p "$logdir"
 
-steps=(style sparse check-6.12 all check-unit check-install check-examples check-man check-packages check-dkms-prepare check-vm)
+steps=(style sparse check-6.12 all check-unit check-install check-examples check-man check-uapi-doc check-packages check-dkms-prepare check-vm)
 declare -A cmd=(
 	[style]="$MAKE --no-print-directory style"
 	[sparse]="$MAKE --no-print-directory sparse"
@@ -58,6 +60,7 @@ declare -A cmd=(
 	[check-install]="$MAKE --no-print-directory check-install"
 	[check-examples]="$MAKE --no-print-directory check-examples"
 	[check-man]="$MAKE --no-print-directory check-man"
+	[check-uapi-doc]="$MAKE --no-print-directory check-uapi-doc"
 	[check-packages]="$MAKE --no-print-directory check-packages"
 	[check-dkms-prepare]="$MAKE --no-print-directory check-dkms-prepare"
 	[check-vm]="$MAKE --no-print-directory check-vm"
