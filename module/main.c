@@ -36,6 +36,11 @@ module_param_named(max_sessions_per_user, pmuctx_max_sessions_per_user, uint,
 MODULE_PARM_DESC(max_sessions_per_user,
 		 "Sessions one user without CAP_PERFMON/CAP_SYS_ADMIN may have at once; more get EMFILE (default 256)");
 
+unsigned int pmuctx_max_tasks_per_user = 16384;
+module_param_named(max_tasks_per_user, pmuctx_max_tasks_per_user, uint, 0644);
+MODULE_PARM_DESC(max_tasks_per_user,
+		 "Store entries (tasks x sessions, kept exited tasks included) of one unprivileged user, all sessions together; further tasks are dropped (default 16384)");
+
 unsigned int pmuctx_max_exited_default = 4096;
 module_param_named(max_exited, pmuctx_max_exited_default, uint, 0644);
 MODULE_PARM_DESC(max_exited,

@@ -59,8 +59,22 @@
 #define PMUCTX_POOL_MAX		64
 
 struct pmuctx_session;
-struct pmuctx_user;
 struct perf_event;
+
+/*
+ * An unprivileged user's share (session.c): sessions (the session cap,
+ * under pmuctx_users_lock) and store entries (max_tasks_per_user, atomic:
+ * charged in the probes).  Each session struct of the user holds a
+ * reference (@ref, under the lock) until it is freed, so an entry that
+ * outlives its session's release still finds it at its free.
+ */
+struct pmuctx_user {
+	struct list_head	node;
+	kuid_t			uid;
+	unsigned int		sessions;
+	unsigned int		ref;
+	atomic_t		entries;
+};
 
 /* pmuctx_entry.state: who owns an adopted entry's table membership. */
 enum pmuctx_entry_state {
@@ -76,6 +90,7 @@ enum pmuctx_entry_state {
 #define PMUCTX_EF_SAVE_VALID	BIT(3)	/* save area written at switch-out */
 #define PMUCTX_EF_TASK_PUT	BIT(4)	/* task reference already dropped */
 #define PMUCTX_EF_FOLDED	BIT(5)	/* totals folded into the session */
+#define PMUCTX_EF_USER		BIT(6)	/* counted in sess->user->entries */
 
 /**
  * struct pmuctx_entry - one task's data for one session
@@ -197,7 +212,8 @@ struct pmuctx_session {
 	u32			max_exited;
 	struct pid_namespace	*pid_ns;
 	struct cgroup		*cgrp;
-	struct pmuctx_user	*user;		/* charged for the session cap */
+	struct pmuctx_user	*user;		/* unprivileged owner's share */
+	bool			user_charged;	/* counted in user->sessions */
 	struct pmuctx_sess_cpu __percpu *cpu;
 
 	u64			enabled_at;
@@ -296,6 +312,7 @@ extern unsigned int pmuctx_max_tasks;
 extern unsigned int pmuctx_pool_size;
 extern unsigned int pmuctx_max_exited_default;
 extern unsigned int pmuctx_max_sessions_per_user;
+extern unsigned int pmuctx_max_tasks_per_user;
 extern atomic_t pmuctx_selftest_inject;
 extern int pmuctx_selftest_inject_pid;
 

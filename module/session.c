@@ -64,9 +64,12 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	return s;
 }
 
+static void pmuctx_user_put(struct pmuctx_session *s);
+
 void pmuctx_session_put(struct pmuctx_session *s)
 {
 	if (refcount_dec_and_test(&s->ref)) {
+		pmuctx_user_put(s);
 		mutex_destroy(&s->lock);
 		kfree(s);
 	}
@@ -383,14 +386,12 @@ static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 
 /* ---- per-user session cap ------------------------------------------------ */
 
-/* Sessions of one unprivileged user; on pmuctx_users under pmuctx_mutex. */
-struct pmuctx_user {
-	struct list_head	node;
-	kuid_t			uid;
-	unsigned int		sessions;
-};
-
+/* Unprivileged users with sessions; pmuctx_users_lock protects the list
+ * and each user's sessions and ref (taken from process context and from
+ * RCU callbacks: irqsave).
+ */
 static LIST_HEAD(pmuctx_users);
+static DEFINE_SPINLOCK(pmuctx_users_lock);
 
 /*
  * Charge a session to the caller's uid (EMFILE over max_sessions_per_user).
@@ -398,52 +399,75 @@ static LIST_HEAD(pmuctx_users);
  */
 static int pmuctx_user_charge(struct pmuctx_session *s, bool privileged)
 {
+	struct pmuctx_user *u, *fresh;
 	kuid_t uid = current_uid();
-	struct pmuctx_user *u;
+	unsigned long flags;
 	int ret = 0;
 
 	if (privileged)
 		return 0;
-	mutex_lock(&pmuctx_mutex);
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		return -ENOMEM;
+	spin_lock_irqsave(&pmuctx_users_lock, flags);
 	list_for_each_entry(u, &pmuctx_users, node)
 		if (uid_eq(u->uid, uid))
 			goto found;
-	u = kzalloc(sizeof(*u), GFP_KERNEL);
-	if (!u) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	u = fresh;
+	fresh = NULL;
 	u->uid = uid;
 	list_add(&u->node, &pmuctx_users);
 found:
 	if (u->sessions >= READ_ONCE(pmuctx_max_sessions_per_user)) {
 		ret = -EMFILE;
-		if (!u->sessions) {
+		if (!u->ref) {
 			list_del(&u->node);
-			kfree(u);
+			fresh = u;	/* freed below */
 		}
 		goto out;
 	}
 	u->sessions++;
+	u->ref++;
 	s->user = u;
+	s->user_charged = true;
 out:
-	mutex_unlock(&pmuctx_mutex);
+	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
+	kfree(fresh);
 	return ret;
 }
 
+/* The session is released (or its create failed): one session fewer. */
 static void pmuctx_user_uncharge(struct pmuctx_session *s)
 {
-	struct pmuctx_user *u = s->user;
+	unsigned long flags;
+
+	if (!s->user || !s->user_charged)
+		return;
+	spin_lock_irqsave(&pmuctx_users_lock, flags);
+	s->user->sessions--;
+	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
+	s->user_charged = false;
+}
+
+/*
+ * The session struct's reference, when it is freed (its last entry may be
+ * freed long after release) or when its create failed.  Any context.
+ */
+static void pmuctx_user_put(struct pmuctx_session *s)
+{
+	struct pmuctx_user *u = s->user, *dead = NULL;
+	unsigned long flags;
 
 	if (!u)
 		return;
-	mutex_lock(&pmuctx_mutex);
-	if (!--u->sessions) {
+	spin_lock_irqsave(&pmuctx_users_lock, flags);
+	if (!--u->ref) {
 		list_del(&u->node);
-		kfree(u);
+		dead = u;
 	}
-	mutex_unlock(&pmuctx_mutex);
+	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
 	s->user = NULL;
+	kfree(dead);
 }
 
 static void pmuctx_put_tasks(struct task_struct **tasks, int n)
@@ -500,6 +524,9 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	     a.target == PMUCTX_TARGET_CGROUP) && !perfmon && paranoid > 0)
 		return -EACCES;
 	if (a.target == PMUCTX_TARGET_PID && !perfmon && paranoid > 2)
+		return -EACCES;
+	/* the test backend's save areas are kernel memory: not for users */
+	if (a.backend == PMUCTX_BACKEND_SELFTEST && !perfmon)
 		return -EACCES;
 
 	ret = pmuctx_user_charge(s, perfmon);
@@ -620,6 +647,8 @@ err_entries:
 	kvfree(entries);
 err_parts:
 	pmuctx_session_free_parts(s);
+	/* no entry was ever initialized: the user's reference goes too */
+	pmuctx_user_put(s);
 	pmuctx_put_tasks(tasks, ntasks);
 	return ret;
 }

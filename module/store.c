@@ -253,7 +253,8 @@ void pmuctx_pool_drain(struct pmuctx_session *s)
 
 /*
  * Bind a fresh (zeroed) entry to task @t for session @s.  Any context.
- * Fails when the store is at max_tasks; the caller counts a drop.
+ * Fails when the store is at max_tasks, or an unprivileged session's user
+ * at max_tasks_per_user; the caller counts a drop.
  */
 bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		       struct task_struct *t, struct pmuctx_entry *parent)
@@ -262,6 +263,16 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 	    READ_ONCE(pmuctx_max_tasks)) {
 		atomic_dec(&pmuctx_stats.entries);
 		return false;
+	}
+	/* one unprivileged user's share of the store (security item 8) */
+	if (s->user) {
+		if (atomic_inc_return(&s->user->entries) >
+		    READ_ONCE(pmuctx_max_tasks_per_user)) {
+			atomic_dec(&s->user->entries);
+			atomic_dec(&pmuctx_stats.entries);
+			return false;
+		}
+		e->flags |= PMUCTX_EF_USER;
 	}
 	get_task_struct(t);
 	e->task = t;
@@ -297,6 +308,8 @@ static void pmuctx_entry_free_rcu(struct rcu_head *rcu)
 	pmuctx_entry_unparent(e);
 	pmuctx_entry_kfree(e);
 	atomic_dec(&pmuctx_stats.entries);
+	if (e->flags & PMUCTX_EF_USER)
+		atomic_dec(&s->user->entries);
 	atomic64_inc(&pmuctx_stats.freed);
 	atomic_dec(&s->nr_entries);
 	/* Last touch: may free the session struct after close(). */

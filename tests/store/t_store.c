@@ -18,6 +18,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1009,6 +1010,109 @@ static void test_threads_uid(void)
 		     WEXITSTATUS(st) - 50);
 }
 
+/*
+ * usershare (security item 8), run as root with max_tasks 1000 and
+ * max_tasks_per_user 400 (61-store-priv sets them): uid 65534 keeps 1100
+ * exited threads in a KEEP_EXITED session; root's session made after it
+ * must still track all of its own 21 tasks.  Before per-user shares, the
+ * user's entries filled the whole store and root's tasks were dropped.
+ */
+static void *short_fn(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+static void threads_then_wait(void *arg)
+{
+	pthread_t t;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 20; i++)
+		if (!pthread_create(&t, NULL, short_fn, NULL))
+			pthread_join(t, NULL);
+}
+
+static void test_usershare(void)
+{
+	struct pmuctx_read r;
+	struct stat sb;
+	struct gated g;
+	int p[2], q[2], st = 0, fd;
+	pid_t hog;
+	char ch = 0;
+
+	if (stat(PMUCTX_DEVICE_PATH, &sb) || pipe(p) || pipe(q))
+		exit(2);
+	hog = fork();
+	if (hog == 0) {
+		gid_t gr = sb.st_gid;
+		char sel;
+		pthread_t t;
+		int i, made = 0;
+
+		if (setgroups(1, &gr) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		/* the test backend's kernel save areas: CAP_PERFMON only */
+		fd = session(PMUCTX_TARGET_PID, 0, 0, ev3, 1,
+			     PMUCTX_BACKEND_SELFTEST, 4096);
+		sel = fd == -EACCES ? 'x' : 'S';
+		if (fd >= 0)
+			close(fd);
+		fd = session(PMUCTX_TARGET_PID, 0,
+			     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
+			     ev3, 1, 0, 0);
+		if (fd < 0)
+			ch = 'E';
+		for (i = 0; fd >= 0 && i < 1100; i++)
+			if (!pthread_create(&t, NULL, short_fn, NULL)) {
+				pthread_join(t, NULL);
+				made++;
+			}
+		if (fd >= 0 && sread(fd, &r, 0) == 0)
+			printf("# usershare: uid 65534 made %d threads: seen %llu, dropped %llu\n",
+			       made, (unsigned long long)r.tasks_seen,
+			       (unsigned long long)r.tasks_dropped);
+		if (write(p[1], &sel, 1) != 1 ||
+		    write(p[1], ch ? &ch : "x", 1) != 1)
+			_exit(101);
+		if (read(q[0], &ch, 1) < 0)
+			_exit(102);
+		_exit(0);
+	}
+	if (read(p[0], &ch, 1) != 1)
+		ch = '?';
+	result(ch == 'x', "usershare: an unprivileged SELFTEST-backend session is refused (EACCES)");
+	if (read(p[0], &ch, 1) != 1)
+		ch = '?';
+	if (ch != 'x') {
+		result(0, "usershare: the unprivileged hog could not start (%c)",
+		       ch);
+		kill(hog, SIGKILL);
+		waitpid(hog, NULL, 0);
+		return;
+	}
+	g = gated_child(threads_then_wait, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 1,
+		     0, 0);
+	result(fd >= 0, "usershare: root's session after the hog (%d)", fd);
+	gate_open(&g);
+	waitpid(g.pid, &st, 0);
+	if (fd >= 0) {
+		result(sread(fd, &r, 0) == 0, "usershare: read");
+		result(r.tasks_seen == 21 && !r.tasks_dropped,
+		       "usershare: one user's kept entries leave root room: 21 tasks seen, none dropped (%llu seen, %llu dropped)",
+		       (unsigned long long)r.tasks_seen,
+		       (unsigned long long)r.tasks_dropped);
+		close(fd);
+	}
+	if (write(q[1], "x", 1) != 1)
+		exit(2);
+	waitpid(hog, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1046,6 +1150,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 2 && !strcmp(argv[1], "setuid-race")) {
 		test_setuid_race(argv[2]);
+		return !!failures;
+	}
+	if (argc > 1 && !strcmp(argv[1], "usershare")) {
+		test_usershare();
 		return !!failures;
 	}
 	if (argc > 1 && !strcmp(argv[1], "threads-uid")) {

@@ -60,4 +60,13 @@ echo 0 > "$p"
 # Credentials are per thread: a process with a root thread (run as root,
 # the attacker is uid 65534 inside).
 "$T" threads-uid || rc=1
+# One user cannot take the whole store (max_tasks 1000, 400 per user).
+pm=/sys/module/pmuctx/parameters
+mt=$(cat "$pm/max_tasks")
+echo 1000 > "$pm/max_tasks"
+mtu=$(cat "$pm/max_tasks_per_user" 2>/dev/null || echo)
+[ -z "$mtu" ] || echo 400 > "$pm/max_tasks_per_user"
+"$T" usershare || rc=1
+echo "$mt" > "$pm/max_tasks"
+[ -z "$mtu" ] || echo "$mtu" > "$pm/max_tasks_per_user"
 exit "$rc"
