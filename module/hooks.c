@@ -759,8 +759,14 @@ static void pmuctx_exec_entry(struct pmuctx_entry *e, struct task_struct *p,
 	d = pmuctx_defer(e);
 	if (d && READ_ONCE(d->pending))
 		WRITE_ONCE(d->stale, true);
-	if (raised && s->target == PMUCTX_TARGET_PID &&
-	    !s->owner_perfmon && pmuctx_sess_live(s)) {
+	/*
+	 * perf's rule (security item 6): per-task counting stops at a
+	 * privilege-raising exec whoever owns the session, CAP_PERFMON
+	 * included (begin_new_exec() calls perf_event_exit_task() for a
+	 * non-dumpable mm).  System-wide and cgroup sessions watch CPUs, not
+	 * tasks, and go on, as perf's CPU-wide events do.
+	 */
+	if (raised && s->target == PMUCTX_TARGET_PID && pmuctx_sess_live(s)) {
 		atomic64_inc(&s->priv_exec);
 		pmuctx_drop_current(e, false);
 	}

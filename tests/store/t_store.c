@@ -876,6 +876,54 @@ static void test_setuid(const char *path)
 }
 
 /*
+ * setuid-root PATH (security item 6), run as root: the session owner has
+ * CAP_PERFMON, the watched child drops to uid 65534 and execs a setuid-root
+ * program.  perf stops per-task events at such an exec whoever owns them
+ * (begin_new_exec() -> perf_event_exit_task() for a non-dumpable mm);
+ * pmuctx does the same, and says so.
+ */
+static void exec_unpriv_fn(void *arg)
+{
+	struct exec_arg *x = arg;
+
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		_exit(126);
+	execl(x->path, x->path, "1000", (char *)NULL);
+	_exit(127);
+}
+
+static void test_setuid_root(const char *path)
+{
+	struct exec_arg x = { path };
+	struct pmuctx_read r;
+	struct gated g;
+	unsigned int k;
+	int fd, st;
+
+	g = gated_child(exec_unpriv_fn, &x);
+	fd = session(PMUCTX_TARGET_PID, g.pid,
+		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
+		     ev3, 3, 0, 0);
+	result(fd >= 0, "setuid-root: root's session on a child (%d)", fd);
+	if (fd < 0)
+		return;
+	gate_open(&g);
+	waitpid(g.pid, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "setuid-root: the helper ran as root (status %d)", st);
+	result(sread(fd, &r, 1) == 0, "setuid-root: read");
+	result(r.priv_exec_stopped == 1 && r.values[0] < 500000000ULL,
+	       "setuid-root: a CAP_PERFMON session stops at the setuid exec too, like perf (stopped %llu, task-clock %llu ns)",
+	       (unsigned long long)r.priv_exec_stopped,
+	       (unsigned long long)r.values[0]);
+	for (k = 0; k < r.nr_tasks; k++)
+		if (tv[k].flags & PMUCTX_TASK_PRIV_EXEC)
+			break;
+	result(k < r.nr_tasks, "setuid-root: the task is listed with PRIV_EXEC");
+	close(fd);
+}
+
+/*
  * setuid-race PATH (security item 2): the target execs a setuid-root
  * program while its session is being created.  61-store-priv sets the
  * module's selftest_attach_delay_ms so the create sleeps between the
@@ -1146,6 +1194,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 2 && !strcmp(argv[1], "setuid")) {
 		test_setuid(argv[2]);
+		return !!failures;
+	}
+	if (argc > 2 && !strcmp(argv[1], "setuid-root")) {
+		test_setuid_root(argv[2]);
 		return !!failures;
 	}
 	if (argc > 2 && !strcmp(argv[1], "setuid-race")) {

@@ -57,6 +57,8 @@ p=/sys/module/pmuctx/parameters/selftest_attach_delay_ms
 echo 300 > "$p"
 as_user "$NOBODY" "$NOBODY" "$GID" "$t" setuid-race /tmp/pmuctx-suid/suidburn || rc=1
 echo 0 > "$p"
+# The same exec under a root (CAP_PERFMON) session: stopped too, as perf.
+"$T" setuid-root /tmp/pmuctx-suid/suidburn || rc=1
 # Credentials are per thread: a process with a root thread (run as root,
 # the attacker is uid 65534 inside).
 "$T" threads-uid || rc=1
