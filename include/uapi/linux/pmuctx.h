@@ -369,10 +369,10 @@ struct pmuctx_read {
  * data_head and data_tail are free-running byte counts; a record starts at
  * data + (pos & (data_size - 1)).  Records are 8-byte aligned, never wrap:
  * the space left at the end of the data area is filled with one PAD record
- * whose size is exactly that space (a PAD is always shorter than the
- * record written after it, so the u16 size holds it).  Skipping it by its
- * size and skipping to the end of the data area are the same; the next
- * record starts at offset 0.
+ * whose size is exactly that space (a PAD is always shorter than what is
+ * written after it, the record and a pending LOST record, so the u16
+ * size holds it).  Skipping it by its size and skipping to the end of the
+ * data area are the same; the next record starts at offset 0.
  *
  * Normal mode (the writer respects the reader):
  *   writer: reserve, write the record, smp_wmb(), publish data_head
@@ -649,8 +649,9 @@ struct pmuctx_ring_consume {
  *				disabled.  Errors come in this order: EBUSY;
  *				the size (EFAULT, EINVAL, E2BIG); the fields
  *				(EINVAL, ENOMEM for ring_pages above
- *				max_ring_pages); the perf_event_paranoid
- *				policy (EACCES); the per-user session cap
+ *				max_ring_pages); the policy (EACCES:
+ *				perf_event_paranoid, the SELFTEST backend
+ *				without CAP_PERFMON); the per-user session cap
  *				(EMFILE); the target (cgroup fd: EBADF...;
  *				pid: ESRCH, EACCES); resources (ENOMEM,
  *				EOPNOTSUPP, EPERM); last, EACCES if any one
