@@ -18,6 +18,9 @@
  *		deferred unwind and runs first (task_work is LIFO); release
  *		used to wait for the unwind queued behind it: a deadlock.
  *
+ *  exitrace	Threads exit while their session is closed (lifetimes item
+ *		2): the debug kernel's KASAN sees a use after free.
+ *
  * Each case is bounded: a hang is reported after 20 s, then the children
  * are killed (SIGKILL lets the child's task_work run and frees the hang).
  */
@@ -27,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -211,6 +215,75 @@ static void test_lifo(void)
 	}
 }
 
+/*
+ * exitrace (lifetimes item 2): threads exit while their session is closed.
+ * The exit probe can take an entry out of the store just before release
+ * unhashes the rest, and retires it into the session's per-CPU data; the
+ * release must not free that data under it (a grace period after the
+ * unhash).  The check is KASAN's, on the debug kernel: here, only that
+ * every round completes and the store is empty after it.
+ */
+static void *exit_fn(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+static void test_exitrace(void)
+{
+	struct pmuctx_session_attr a;
+	struct pmuctx_info in;
+	pthread_t t[8];
+	int round, i, fd, bad = 0, n;
+
+	for (round = 0; round < 200; round++) {
+		fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.target = PMUCTX_TARGET_PID;
+		a.flags = PMUCTX_SESSION_INHERIT |
+			  (round & 1 ? PMUCTX_SESSION_KEEP_EXITED : 0);
+		a.cgroup_fd = -1;
+		a.nr_events = 2;
+		a.events[0] = PMUCTX_EV_TASK_CLOCK;
+		a.events[1] = PMUCTX_EV_CONTEXT_SWITCHES;
+		if (ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) ||
+		    ioctl(fd, PMUCTX_IOC_ENABLE, 0)) {
+			bad++;
+			close(fd);
+			continue;
+		}
+		for (n = 0; n < 8; n++)
+			if (pthread_create(&t[n], NULL, exit_fn, NULL))
+				break;
+		/* close while they exit */
+		if (round & 2)
+			usleep(round % 7 * 50);
+		close(fd);
+		for (i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	}
+	result(round == 200 && !bad,
+	       "exitrace: 200 rounds of 8 exiting threads racing close() (%d rounds, %d failed creates)",
+	       round, bad);
+	for (i = 0; i < 100; i++) {
+		fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		memset(&in, 0, sizeof(in));
+		in.size = sizeof(in);
+		n = fd >= 0 ? ioctl(fd, PMUCTX_IOC_INFO, &in) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (!n && !in.sessions && !in.tasks_tracked)
+			break;
+		usleep(20000);
+	}
+	result(!n && !in.sessions && !in.tasks_tracked,
+	       "exitrace: nothing left afterwards (sessions %u, tasks %llu)",
+	       in.sessions, (unsigned long long)in.tasks_tracked);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -224,6 +297,8 @@ int main(int argc, char **argv)
 			test_blocked();
 		if (!strcmp(t, "lifo") || !strcmp(t, "all"))
 			test_lifo();
+		if (!strcmp(t, "exitrace") || !strcmp(t, "all"))
+			test_exitrace();
 		if (argc == 1)
 			break;
 	}

@@ -12,6 +12,11 @@
 #    call in which it was sampled; the fput's task_work runs before the
 #    deferred unwind (LIFO), and release must not wait for it (it used to:
 #    a deadlock, an unkillable task).
+#  - exitrace: threads exit while their session is closed, 200 rounds; on
+#    the debug kernel KASAN watches release freeing per-CPU session data
+#    that an exit probe which took an entry out of the store just before
+#    the unhash still folds into (lifetimes item 2: a grace period after
+#    the unhash).
 # Each case is bounded (20 s) and reports a hang as "not ok".
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
