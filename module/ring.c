@@ -423,8 +423,15 @@ again:
 		goto again;
 	}
 	if (s->ring_mode != PMUCTX_RING_NORMAL ||
-	    head - READ_ONCE(r->ctl->data_tail) < s->wakeup_bytes ||
-	    READ_ONCE(r->wake_sent))
+	    head - READ_ONCE(r->ctl->data_tail) < s->wakeup_bytes)
+		return;
+	/*
+	 * data_head stored before wake_sent is read, against a reader that
+	 * clears wake_sent and then reads data_head (pmuctx_ring_rearm()):
+	 * one of the two sees the other, never neither.
+	 */
+	smp_mb();
+	if (READ_ONCE(r->wake_sent))
 		return;
 	/* a nested writer may queue it too: irq_work_queue() is idempotent */
 	WRITE_ONCE(r->wake_sent, true);
@@ -746,6 +753,17 @@ static bool pmuctx_ring_readable(struct pmuctx_session *s, int cpu)
 	       s->wakeup_bytes;
 }
 
+/* Re-arm the edge-triggered wakeup of every CPU (poll, blocking read). */
+static void pmuctx_ring_rearm(struct pmuctx_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(s->cpu, cpu)->ring.wake_sent, false);
+	/* cleared before the caller checks for data (pairs with commit) */
+	smp_mb();
+}
+
 __poll_t pmuctx_ring_poll(struct pmuctx_session *s, struct file *file,
 			  struct poll_table_struct *pt)
 {
@@ -756,14 +774,10 @@ __poll_t pmuctx_ring_poll(struct pmuctx_session *s, struct file *file,
 	poll_wait(file, &s->ring_wq, pt);
 	if (s->ring_mode == PMUCTX_RING_OVERWRITE)
 		return READ_ONCE(s->ring_frozen) ? EPOLLIN | EPOLLRDNORM : 0;
-	for_each_possible_cpu(cpu) {
-		struct pmuctx_ring *r = &per_cpu_ptr(s->cpu, cpu)->ring;
-
-		/* Re-arm the edge-triggered wakeup of this CPU. */
-		WRITE_ONCE(r->wake_sent, false);
+	pmuctx_ring_rearm(s);
+	for_each_possible_cpu(cpu)
 		if (pmuctx_ring_readable(s, cpu))
 			return EPOLLIN | EPOLLRDNORM;
-	}
 	return 0;
 }
 
@@ -873,6 +887,15 @@ ssize_t pmuctx_ring_read(struct pmuctx_session *s, struct file *file,
 			return ret;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
+		/*
+		 * Re-arm every CPU's edge-triggered wakeup, as poll() does:
+		 * a writer that commits after this queues the wake-up, and
+		 * one that committed before is seen by the condition, which
+		 * wait_event checks after queueing us.  Without it a reader
+		 * that never polls slept forever after each CPU's first
+		 * wakeup (sampling issue, item 2).
+		 */
+		pmuctx_ring_rearm(s);
 		ret = wait_event_interruptible(s->ring_wq,
 					       pmuctx_ring_any_readable(s));
 		if (ret)

@@ -1630,6 +1630,75 @@ static void test_madvise(void)
 	close(fd);
 }
 
+/*
+ * A blocking read(2) wakes up for every batch of records, on every CPU,
+ * although nobody ever poll()s (sampling issue, item 2): the wakeup was
+ * edge-triggered per CPU and only poll() re-armed it, so after the first
+ * wakeup of each CPU a blocked reader slept forever.  A child writes 40
+ * USER records 20 ms apart, alternating CPUs; the parent reads with
+ * blocking reads only, under a 20 s alarm.
+ */
+static volatile sig_atomic_t blk_alarm;
+
+static void blk_alarm_fn(int sig)
+{
+	(void)sig;
+	blk_alarm = 1;
+}
+
+static void test_blocking_read(void)
+{
+	struct pmuctx_session_attr a;
+	struct sigaction sa = { .sa_handler = blk_alarm_fn };
+	int fd, ncpu, cpus[64], i, got = 0, st = 0;
+	char buf[65536];
+	ssize_t n;
+	pid_t pid;
+
+	raw_attr(&a, 4, PMUCTX_RING_NORMAL);
+	fd = raw_session(&a);
+	result(fd >= 0, "blocking-read: session (%d)", fd);
+	if (fd < 0)
+		return;
+	ncpu = allowed_cpus(cpus, 64);
+	pid = fork();
+	if (pid == 0) {
+		char rec[64];
+
+		for (i = 0; i < 40; i++) {
+			pin(cpus[i % ncpu]);
+			usleep(20000);
+			memset(rec, 'a' + i % 26, sizeof(rec));
+			if (write(fd, rec, sizeof(rec)) != sizeof(rec))
+				_exit(2);
+		}
+		_exit(0);
+	}
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: read gets EINTR */
+	blk_alarm = 0;
+	alarm(20);
+	while (got < 40 && !blk_alarm) {
+		n = read(fd, buf, sizeof(buf));	/* blocking: no O_NONBLOCK */
+		if (n < 0)
+			break;
+		for (i = 0; i + (ssize_t)sizeof(struct pmuctx_rec_header) <= n;) {
+			const struct pmuctx_rec_header *h = (const void *)(buf + i);
+
+			if (!h->size)
+				break;
+			if (h->type == PMUCTX_REC_USER)
+				got++;
+			i += h->size;
+		}
+	}
+	alarm(0);
+	waitpid(pid, &st, 0);
+	result(got == 40 && !blk_alarm,
+	       "blocking-read: 40 records on %d CPUs through blocking reads only, no poll (%d%s)",
+	       ncpu, got, blk_alarm ? ", the reader slept until the 20 s alarm" : "");
+	close(fd);
+}
+
 /* at the end: nothing left behind */
 static struct pmuctx_info info_start;
 
@@ -1712,6 +1781,7 @@ static const struct {
 	{ "munmap-race", test_munmap_race },
 	{ "close-mapped", test_close_mapped },
 	{ "madvise", test_madvise },
+	{ "blocking-read", test_blocking_read },
 	{ "leaks", test_leaks },
 };
 
