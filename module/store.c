@@ -306,10 +306,11 @@ static void pmuctx_entry_free_rcu(struct rcu_head *rcu)
 		put_task_struct(e->task);
 	/* an entry dropped without retire (teardown did that) or unused */
 	pmuctx_entry_unparent(e);
-	pmuctx_entry_kfree(e);
-	atomic_dec(&pmuctx_stats.entries);
 	if (e->flags & PMUCTX_EF_USER)
 		atomic_dec(&s->user->entries);
+	pmuctx_entry_kfree(e);
+	/* @e is gone */
+	atomic_dec(&pmuctx_stats.entries);
 	atomic64_inc(&pmuctx_stats.freed);
 	atomic_dec(&s->nr_entries);
 	/* Last touch: may free the session struct after close(). */
