@@ -837,7 +837,12 @@ static void exec_fn(void *arg)
 	_exit(127);
 }
 
-static void test_setuid(const char *path)
+/*
+ * A watched child execs the setuid-root helper @path (1000 ms of CPU):
+ * the session must stop it there.  @who names the case; @fn is the
+ * child's side (exec as is, or drop to uid 65534 first).
+ */
+static void setuid_case(const char *who, void (*fn)(void *), const char *path)
 {
 	struct exec_arg x = { path };
 	struct pmuctx_read r;
@@ -845,34 +850,40 @@ static void test_setuid(const char *path)
 	unsigned int k;
 	int fd, st;
 
-	g = gated_child(exec_fn, &x);
+	g = gated_child(fn, &x);
 	fd = session(PMUCTX_TARGET_PID, g.pid,
 		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
 		     ev3, 3, 0, 0);
-	result(fd >= 0, "setuid: unprivileged session on own child (%d)", fd);
+	result(fd >= 0, "%s: session on a child (%d)", who, fd);
 	if (fd < 0)
 		return;
 	gate_open(&g);
 	waitpid(g.pid, &st, 0);
 	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	       "setuid: helper ran as root (status %d)", st);
-	result(sread(fd, &r, 1) == 0, "setuid: read");
+	       "%s: helper ran as root (status %d)", who, st);
+	result(sread(fd, &r, 1) == 0, "%s: read", who);
 	result(r.priv_exec_stopped == 1,
-	       "setuid: session reports one task stopped at a privileged exec (%llu)",
-	       (unsigned long long)r.priv_exec_stopped);
+	       "%s: session reports one task stopped at a privileged exec (%llu)",
+	       who, (unsigned long long)r.priv_exec_stopped);
 	/*
 	 * What is counted is the child up to the exec probe, loading the
 	 * helper included: over 100 ms on the debug kernel under load.  The
 	 * helper burns 1000 ms: counting it would put the total above 1 s.
 	 */
 	result(r.values[0] < 500000000ULL,
-	       "setuid: the helper's 1000 ms are not counted (%llu ns)",
+	       "%s: the helper's 1000 ms are not counted (%llu ns)", who,
 	       (unsigned long long)r.values[0]);
 	for (k = 0; k < r.nr_tasks; k++)
 		if (tv[k].flags & PMUCTX_TASK_PRIV_EXEC)
 			break;
-	result(k < r.nr_tasks, "setuid: the task is listed with PRIV_EXEC");
+	result(k < r.nr_tasks, "%s: the task is listed with PRIV_EXEC", who);
 	close(fd);
+}
+
+/* setuid PATH, run as uid 65534: its own child execs the helper */
+static void test_setuid(const char *path)
+{
+	setuid_case("setuid", exec_fn, path);
 }
 
 /*
@@ -894,33 +905,7 @@ static void exec_unpriv_fn(void *arg)
 
 static void test_setuid_root(const char *path)
 {
-	struct exec_arg x = { path };
-	struct pmuctx_read r;
-	struct gated g;
-	unsigned int k;
-	int fd, st;
-
-	g = gated_child(exec_unpriv_fn, &x);
-	fd = session(PMUCTX_TARGET_PID, g.pid,
-		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
-		     ev3, 3, 0, 0);
-	result(fd >= 0, "setuid-root: root's session on a child (%d)", fd);
-	if (fd < 0)
-		return;
-	gate_open(&g);
-	waitpid(g.pid, &st, 0);
-	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	       "setuid-root: the helper ran as root (status %d)", st);
-	result(sread(fd, &r, 1) == 0, "setuid-root: read");
-	result(r.priv_exec_stopped == 1 && r.values[0] < 500000000ULL,
-	       "setuid-root: a CAP_PERFMON session stops at the setuid exec too, like perf (stopped %llu, task-clock %llu ns)",
-	       (unsigned long long)r.priv_exec_stopped,
-	       (unsigned long long)r.values[0]);
-	for (k = 0; k < r.nr_tasks; k++)
-		if (tv[k].flags & PMUCTX_TASK_PRIV_EXEC)
-			break;
-	result(k < r.nr_tasks, "setuid-root: the task is listed with PRIV_EXEC");
-	close(fd);
+	setuid_case("setuid-root (CAP_PERFMON owner)", exec_unpriv_fn, path);
 }
 
 /*
