@@ -4,10 +4,19 @@
  *
  * Contexts and locks (outermost first; nothing nests the other way):
  *
- *  pmuctx_mutex (mutex, process context): the session list, probe
- *	(un)registration, store creation and destruction.
  *  sess->lock (mutex, process context): serializes the ioctls of one
- *	session.  Taken without pmuctx_mutex, or inside it never.
+ *	session, SESSION_CREATE included.
+ *  target->signal->exec_update_lock (rw_semaphore, read, process context):
+ *	SESSION_CREATE of a pid target holds it from the permission check of
+ *	every thread to the hashing of their entries (session.c,
+ *	pmuctx_check_targets()), around pmuctx_mutex: never take it under
+ *	pmuctx_mutex.
+ *  pmuctx_mutex (mutex, process context): the session list, probe
+ *	(un)registration (tracepoint, cpu-hotplug and jump-label locks
+ *	inside), store creation and destruction.
+ *  pmuctx_users_lock (spinlock, irqsave): unprivileged users' session
+ *	counts and references; taken in SESSION_CREATE, release and the
+ *	RCU callback that frees the last reference of a session.
  *  sess->exited_lock (spinlock, irqsave): the session's list of exited
  *	tasks.  Taken from the exit/exec probes (process context, preemption
  *	off) and from ioctls.
