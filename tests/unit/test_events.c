@@ -137,5 +137,9 @@ void test_events(void)
 	CHECK(!strcmp(pmuctx_feature_name(0), "counting") &&
 	      !strcmp(pmuctx_feature_name(2), "system-wide") &&
 	      !strcmp(pmuctx_feature_name(5), "hw-pmu") &&
-	      !pmuctx_feature_name(6), "feature names");
+	      pmuctx_feature_name(6) &&
+	      !strcmp(pmuctx_feature_name(6), "ring") &&
+	      pmuctx_feature_name(7) &&
+	      !strcmp(pmuctx_feature_name(7), "sampling") &&
+	      !pmuctx_feature_name(8), "feature names (every PMUCTX_FEAT_* bit has one)");
 }
