@@ -231,7 +231,6 @@ struct pmuctx_session {
 	atomic64_t		tasks_exited;
 	atomic64_t		priv_exec;
 	atomic64_t		unlisted;
-	atomic_t		nr_entries;	/* initialized, not yet freed */
 
 	spinlock_t		exited_lock;	/* protects exited, nr_exited */
 	struct list_head	exited;
@@ -268,7 +267,6 @@ struct pmuctx_session {
 	u32			sample_max_stack;
 	u32			sample_event;	/* 0: hrtimer; else PMUCTX_EV_* */
 	bool			show_kaddr;	/* kallsyms_show_value() rules */
-	atomic_t		defer_inflight;	/* task_works queued */
 };
 
 static inline bool pmuctx_rec_on(const struct pmuctx_session *s, u32 mask)

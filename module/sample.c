@@ -223,7 +223,6 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	}
 	WRITE_ONCE(d->stale, false);
 	WRITE_ONCE(d->pending, false);
-	atomic_dec(&s->defer_inflight);
 	pmuctx_entry_put(e);
 	/*
 	 * Last: drop the module reference this work held.  Nothing but the
@@ -254,13 +253,11 @@ static u64 pmuctx_defer_cookie(struct pmuctx_session *s,
 	if (!refcount_inc_not_zero(&e->ref))
 		return 0;
 	__module_get(THIS_MODULE);
-	atomic_inc(&s->defer_inflight);
 	d->e = e;
 	WRITE_ONCE(d->pending, true);
 	init_task_work(&d->work, pmuctx_defer_fn);
 	if (task_work_add(current, &d->work, TWA_RESUME)) {
 		WRITE_ONCE(d->pending, false);
-		atomic_dec(&s->defer_inflight);
 		module_put(THIS_MODULE);
 		pmuctx_entry_put(e);
 		return 0;

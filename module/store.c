@@ -291,7 +291,6 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 	e->tid = task_pid_nr_ns(t, s->pid_ns);
 	strscpy_pad(e->comm, t->comm, sizeof(e->comm));
 	INIT_LIST_HEAD(&e->list);
-	atomic_inc(&s->nr_entries);
 	atomic64_inc(&s->tasks_seen);
 	atomic64_inc(&pmuctx_stats.created);
 	return true;
@@ -312,7 +311,6 @@ static void pmuctx_entry_free_rcu(struct rcu_head *rcu)
 	/* @e is gone */
 	atomic_dec(&pmuctx_stats.entries);
 	atomic64_inc(&pmuctx_stats.freed);
-	atomic_dec(&s->nr_entries);
 	/* Last touch: may free the session struct after close(). */
 	pmuctx_session_put(s);
 }
