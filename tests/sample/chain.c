@@ -6,7 +6,9 @@
  * touch() in its loop, so that gcc keeps its frame (it drops the frame
  * pointer of leaf functions even with -fno-omit-frame-pointer).  FLIP 1
  * moves the task between CPU 0 and 1 before every read.  N 0 loops until
- * killed.  DEPTH (default 0) puts that many frames of deeper() between
+ * killed; N < 0 loops until the thread has used -N ms of CPU time, so a
+ * test gets about as many samples on a fast kernel as on a slow one
+ * (6.12 reads /dev/zero about 4x faster than 6.1 in the test VM).  DEPTH (default 0) puts that many frames of deeper() between
  * f1 and f2, for deep callchains (bench/sample.sh).  With CHAIN_TIME=1 in
  * the environment it prints "chain: NS ns" on stderr at the end: the
  * time of the loop alone, without start-up and exit.
@@ -34,12 +36,30 @@ __attribute__((noinline)) void touch(long v)
 	sink += v;
 }
 
+/* CPU time of this thread, ns; an inline syscall too (the user ip in f3) */
+static inline __attribute__((always_inline)) long long cpu_ns(void)
+{
+	struct timespec ts;
+	long r;
+
+	asm volatile("syscall"
+		     : "=a"(r)
+		     : "0"((long)SYS_clock_gettime),
+		       "D"((long)CLOCK_THREAD_CPUTIME_ID), "S"(&ts)
+		     : "rcx", "r11", "memory");
+	return r ? 0 : ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long deadline;	/* N < 0: stop at this cpu_ns() */
+
 __attribute__((noinline)) void f3(long n)
 {
 	cpu_set_t cs;
 	long i, r;
 
-	for (i = 0; !n || i < n; i++) {
+	for (i = 0; !n || n < 0 || i < n; i++) {
+		if (n < 0 && cpu_ns() >= deadline)
+			break;
 		if (flip) {
 			/* inline too: libc's wrapper would hide f3 */
 			CPU_ZERO(&cs);
@@ -110,6 +130,8 @@ int main(int argc, char **argv)
 	if (read(0, &c, 1) != 1)
 		return 3;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (n < 0)
+		deadline = cpu_ns() - n * 1000000LL;
 	f1(n);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (tm && *tm == '1')

@@ -296,7 +296,7 @@ static void test_deferred(void)
 	pid_t pid;
 	int fd, st;
 
-	pid = run_chain(150, &fd, flags, 0);
+	pid = run_chain(-700, &fd, flags, 0);
 	result(fd >= 0, "deferred: sampling session");
 	if (fd < 0)
 		return;
@@ -338,7 +338,7 @@ static void test_deferred(void)
 	       (unsigned long long)d.task_clock);
 
 	/* The same workload with immediate user stacks. */
-	pid = run_chain(150, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
+	pid = run_chain(-700, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
 			PMUCTX_SAMPLE_USER_STACK, 0);
 	if (fd < 0)
 		return;
@@ -366,7 +366,7 @@ static void test_migrate(void)
 	pid_t pid;
 	int fd, st;
 
-	pid = run_chain(300, &fd, flags, 1);
+	pid = run_chain(-1000, &fd, flags, 1);
 	if (fd < 0) {
 		result(0, "migrate: sampling session");
 		return;
@@ -444,7 +444,7 @@ static void test_throttle(void)
 
 	chain_freq = 10000;
 	max_stack = PMUCTX_MAX_STACK;
-	pid = run_chain(100, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
+	pid = run_chain(-450, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
 			PMUCTX_SAMPLE_USER_STACK, 0);
 	chain_freq = 999;
 	max_stack = 32;
@@ -471,7 +471,7 @@ static void test_unpriv(void)
 	pid_t pid;
 	int fd, st;
 
-	pid = run_chain(100, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
+	pid = run_chain(-450, &fd, PMUCTX_SAMPLE_KERNEL_STACK |
 			PMUCTX_SAMPLE_USER_STACK, 0);
 	result(fd >= 0, "unpriv: sampling session on own child");
 	if (fd < 0)

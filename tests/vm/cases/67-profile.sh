@@ -52,7 +52,7 @@ folded_ok() {
 # ---- deferred user callchains (-g) -------------------------------------------
 
 check "$CLI" record -g -F 999 -o "$W/defer.pmu" -- \
-	sh -c "echo go | '$CHAIN' 150 1 >/dev/null" -- \
+	sh -c "echo go | '$CHAIN' -700 1 >/dev/null" -- \
 	"pmuctx record -g -- chain (deferred user callchains, migrating)"
 last_ok || diag_out "$CHECK_OUT"
 check "$CLI" report -i "$W/defer.pmu" --format folded -- \
@@ -194,7 +194,7 @@ fi
 # ---- immediate user callchains (--call-graph fp) ----------------------------------
 
 check "$CLI" record -g --call-graph fp -F 499 -o "$W/fp.pmu" -- \
-	sh -c "echo go | '$CHAIN' 60 0 >/dev/null" -- \
+	sh -c "echo go | '$CHAIN' -500 0 >/dev/null" -- \
 	"pmuctx record --call-graph fp (immediate user callchains)"
 check "$CLI" report -i "$W/fp.pmu" --format folded -- "report of the fp recording"
 printf '%s\n' "$CHECK_OUT" > "$W/fp.folded"
@@ -252,7 +252,7 @@ rc=0
 # (per-CPU perf event) needs more than paranoid 2 allows: -e task-clock
 out=$(as_user 65534 65534 "$GID" sh -c "exec '$cli' record -q -e task-clock \
 	-g -F 499 -o '$U/u.pmu' -- sh -c 'echo go | \
-	$U/chain 40 0 >/dev/null'" 2>&1) || rc=$?
+	$U/chain -500 0 >/dev/null'" 2>&1) || rc=$?
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
 echo "$oldk" > /proc/sys/kernel/kptr_restrict
 if [ "$rc" = 0 ]; then

@@ -29,7 +29,7 @@ mkdir -p "$W"
 # ---- cpu-clock overflow, deferred user callchains ----------------------------
 
 check "$CLI" record -g -F 999 --sample-event cpu-clock -o "$W/ovf.pmu" -- \
-	sh -c "echo go | '$CHAIN' 150 1 >/dev/null" -- \
+	sh -c "echo go | '$CHAIN' -700 1 >/dev/null" -- \
 	"pmuctx record -g --sample-event cpu-clock -- chain"
 last_ok || diag_out "$CHECK_OUT"
 check "$CLI" report -i "$W/ovf.pmu" --format folded -- \
@@ -88,11 +88,11 @@ fi
 
 if "$CLI" info 2>/dev/null | grep -q 'hw-pmu'; then
 	check "$CLI" record -F 999 --sample-event cycles -o "$W/hw.pmu" -- \
-		sh -c "echo go | '$CHAIN' 100 0 >/dev/null" -- \
+		sh -c "echo go | '$CHAIN' -500 0 >/dev/null" -- \
 		"pmuctx record --sample-event cycles (hardware PMU present)"
 else
 	expect_fail "$CLI" record -F 999 --sample-event cycles -o "$W/hw.pmu" -- \
-		sh -c "echo go | '$CHAIN' 100 0 >/dev/null" -- \
+		sh -c "echo go | '$CHAIN' -500 0 >/dev/null" -- \
 		"pmuctx record --sample-event cycles fails without a hardware PMU"
 	if printf '%s\n' "$CHECK_OUT" | grep -q "no hardware PMU" &&
 	   printf '%s\n' "$CHECK_OUT" | grep -q "cycles"; then
