@@ -823,9 +823,19 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 		if (!(s->flags & PMUCTX_SESSION_INHERIT) ||
 		    s->target != PMUCTX_TARGET_PID)
 			continue;
-		c = pmuctx_entry_alloc(s, GFP_NOWAIT | __GFP_NOWARN);
+		/*
+		 * Preemption is off here: on PREEMPT_RT the allocator may
+		 * sleep, so the child's entry comes from the pool there
+		 * (refilled by the irq_work thread), elsewhere from the
+		 * allocator with the pool as the fallback.
+		 */
+		c = NULL;
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+			c = pmuctx_entry_alloc(s, GFP_NOWAIT | __GFP_NOWARN);
+			if (!c)
+				atomic64_inc(&pmuctx_stats.alloc_failures);
+		}
 		if (!c) {
-			atomic64_inc(&pmuctx_stats.alloc_failures);
 			local_irq_save(flags);
 			c = pmuctx_pool_pop(s);
 			local_irq_restore(flags);

@@ -17,9 +17,7 @@
  *  pmuctx_users_lock (spinlock, irqsave): unprivileged users' session
  *	counts and references; taken in SESSION_CREATE, release and the
  *	RCU callback that frees the last reference of a session.
- *  sess->exited_lock (spinlock, irqsave): the session's list of exited
- *	tasks.  Taken from the exit/exec probes (process context, preemption
- *	off) and from ioctls.
+ *  (sess->exited takes no lock: an llist, see struct pmuctx_session.)
  *  sess->adopt_lock (raw spinlock, IRQs off): the session's list of
  *	adopted-but-not-yet-hashed entries.  Taken from sched_switch (rq lock
  *	held, IRQs off) only on the slow path - the first switch-in of a task
@@ -36,6 +34,19 @@
  * an irq_work refills), never wakes anything up (irq_work only), never
  * prints, and never touches user memory.
  *
+ * PREEMPT_RT: tracepoint probes still run with preemption off, where a
+ * spinlock_t and any allocation may sleep.  So no probe takes a spinlock_t
+ * or a mutex (only raw spinlocks and the rhashtable's bit locks), and the
+ * fork probe takes its entries from the pool instead of the allocator.  An
+ * irq_work without IRQ_WORK_HARD_IRQ runs in the per-CPU irq_work thread:
+ * the pool refill (it allocates, so it must stay a thread there) therefore
+ * fills with IRQs on and stores each entry with IRQs off; the sampling
+ * stage is a hard irq_work (it must run in the sampled task's context); the
+ * ring wakeup stays a thread (wake_up() takes a spinlock_t).  The one
+ * allocation RT cannot avoid: an rhashtable insert from the fork probe
+ * allocates a bucket table (GFP_ATOMIC) when the table grows faster than
+ * its resize worker (docs/DESIGN.md, "PREEMPT_RT").
+ *
  * The sampling counters' overflow handler (sample.c) may run in NMI
  * context: it takes no lock at all (an atomic busy flag guards the
  * per-CPU stage), reads the store under RCU, walks user memory only with
@@ -48,6 +59,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
@@ -134,7 +146,8 @@ struct pmuctx_entry {
 	char			comm[TASK_COMM_LEN];
 	/* An entry leaves its list before its last reference is dropped. */
 	union {
-		struct list_head list;		/* pending or exited list */
+		struct list_head list;		/* pending list */
+		struct llist_node exit_node;	/* session's exited list */
 		struct rcu_head	rcu;		/* pmuctx_entry_put() */
 	};
 	/*
@@ -183,6 +196,7 @@ struct pmuctx_sess_cpu {
 	struct pmuctx_entry	*pool[PMUCTX_POOL_MAX];
 	struct irq_work		refill;
 	struct pmuctx_session	*sess;
+	int			cpu;		/* whose this is */
 	u64			dropped;
 	struct hrtimer		timer;		/* sampling */
 	u64			last_tick;	/* local_clock() of the last tick */
@@ -232,9 +246,15 @@ struct pmuctx_session {
 	atomic64_t		priv_exec;
 	atomic64_t		unlisted;
 
-	spinlock_t		exited_lock;	/* protects exited, nr_exited */
-	struct list_head	exited;
-	unsigned int		nr_exited;
+	/*
+	 * Exited tasks kept for per-task reads (KEEP_EXITED): pushed by
+	 * retire (probes, adopt worker) with llist_add(), which takes no
+	 * lock, so the exit probe complies with PREEMPT_RT; walked by the
+	 * session's ioctls (never removed while they run) and emptied by
+	 * teardown with llist_del_all().  Newest first.
+	 */
+	struct llist_head	exited;
+	atomic_t		nr_exited;	/* at most max_exited */
 
 	raw_spinlock_t		adopt_lock;	/* protects pending, claimed */
 	struct list_head	pending;
@@ -429,7 +449,8 @@ void pmuctx_sample_start(struct pmuctx_session *s);
 void pmuctx_sample_stop(struct pmuctx_session *s);
 void pmuctx_sample_destroy(struct pmuctx_session *s);
 void pmuctx_ring_add_lost(struct pmuctx_session *s, u64 n);
-void pmuctx_ring_sample(struct pmuctx_session *s, u16 misc, u64 ip,
+void pmuctx_ring_sample(struct pmuctx_session *s,
+			const struct pmuctx_entry *e, u16 misc, u64 ip,
 			u64 period, u64 cookie, const unsigned long *kst,
 			unsigned int nk, const u64 *ust, unsigned int nu);
 void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,

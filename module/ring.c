@@ -578,8 +578,13 @@ int pmuctx_ring_user(struct pmuctx_session *s, const void *buf, u32 len)
 	return ret;
 }
 
-/* SAMPLE record (sampling hrtimer, hardirq). */
-void pmuctx_ring_sample(struct pmuctx_session *s, u16 misc, u64 ip,
+/*
+ * SAMPLE record of @e's task (hardirq: the sampling hrtimer, or the stage
+ * irq_work after an overflow).  The pid and tid are the entry's: the task
+ * the sample was taken in, whatever runs when the record is written.
+ */
+void pmuctx_ring_sample(struct pmuctx_session *s,
+			const struct pmuctx_entry *e, u16 misc, u64 ip,
 			u64 period, u64 cookie, const unsigned long *kst,
 			unsigned int nk, const u64 *ust, unsigned int nu)
 {
@@ -592,7 +597,9 @@ void pmuctx_ring_sample(struct pmuctx_session *s, u16 misc, u64 ip,
 	if (!w)
 		return;
 	w->hdr.misc = misc;
-	pmuctx_ring_common(s, &w->c, current);
+	pmuctx_ring_common(s, &w->c, NULL);
+	w->c.pid = e->pid;
+	w->c.tid = e->tid;
 	w->ip = ip;
 	w->period = period;
 	w->cookie = cookie;

@@ -370,7 +370,7 @@ static void pmuctx_sample_emit(struct pmuctx_session *s,
 		if (cookie)
 			b->misc |= PMUCTX_SAMPLE_M_USER_DEFERRED;
 	}
-	pmuctx_ring_sample(s, b->misc, b->ip, weight, cookie, b->kst, b->nk,
+	pmuctx_ring_sample(s, e, b->misc, b->ip, weight, cookie, b->kst, b->nk,
 			   b->ubuf, b->nu);
 }
 
@@ -559,7 +559,12 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 				  cpu_to_node(cpu));
 		if (!st)
 			return -ENOMEM;
-		init_irq_work(&st->work, pmuctx_sample_stage_fn);
+		/*
+		 * Hard: on PREEMPT_RT a plain irq_work runs in the irq_work
+		 * thread, where current is not the sampled task (it could not
+		 * take the deferred callchain's task_work).
+		 */
+		st->work = IRQ_WORK_INIT_HARD(pmuctx_sample_stage_fn);
 		st->s = s;
 		per_cpu_ptr(s->cpu, cpu)->stage = st;
 	}

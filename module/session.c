@@ -54,8 +54,7 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 		return NULL;
 	refcount_set(&s->ref, 1);
 	mutex_init(&s->lock);
-	spin_lock_init(&s->exited_lock);
-	INIT_LIST_HEAD(&s->exited);
+	init_llist_head(&s->exited);
 	raw_spin_lock_init(&s->adopt_lock);
 	INIT_LIST_HEAD(&s->pending);
 	INIT_WORK(&s->adopt_work, pmuctx_adopt_work_fn);
@@ -576,6 +575,7 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 
 		sc->sess = s;
+		sc->cpu = cpu;
 		init_irq_work(&sc->refill, pmuctx_pool_refill_fn);
 	}
 	ret = pmuctx_counters_create(s);
@@ -693,10 +693,9 @@ static void pmuctx_visit_entries(struct pmuctx_session *s,
 			v->visit(e, v);
 	raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
 
-	spin_lock_irqsave(&s->exited_lock, flags);
-	list_for_each_entry(e, &s->exited, list)
+	/* only added to while a session ioctl runs: see struct pmuctx_session */
+	llist_for_each_entry(e, smp_load_acquire(&s->exited.first), exit_node)
 		v->visit(e, v);
-	spin_unlock_irqrestore(&s->exited_lock, flags);
 }
 
 struct pmuctx_read_ctx {
@@ -1013,16 +1012,19 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	raw_spin_lock_irq(&s->adopt_lock);
 	list_splice_init(&s->pending, &list);
 	raw_spin_unlock_irq(&s->adopt_lock);
-	spin_lock_irq(&s->exited_lock);
-	list_splice_tail_init(&s->exited, &list);
-	s->nr_exited = 0;
-	spin_unlock_irq(&s->exited_lock);
 	list_for_each_entry_safe(e, tmp, &list, list) {
 		list_del_init(&e->list);
 		WRITE_ONCE(e->dead, true);
 		pmuctx_entry_unparent(e);
 		pmuctx_entry_put(e);
 	}
+	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->exited),
+				  exit_node) {
+		WRITE_ONCE(e->dead, true);
+		pmuctx_entry_unparent(e);
+		pmuctx_entry_put(e);
+	}
+	atomic_set(&s->nr_exited, 0);
 
 	/*
 	 * Lifetimes item 1 and 2: release waits on nothing user space

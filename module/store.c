@@ -202,27 +202,46 @@ struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s)
 	return e;
 }
 
-/* Fill the pool of @cpu; process context before the session is live, or
- * the refill irq_work on @cpu itself.
+/*
+ * Fill the pool of @cpu.  Process context before the session is live (no
+ * other user of the pool yet), or the refill irq_work of @cpu: hardirq, or
+ * on PREEMPT_RT the irq_work thread bound to @cpu, which a probe on that
+ * CPU may preempt at any point and pop from the pool (pmuctx_pool_pop()
+ * runs with IRQs off).  So the entry is allocated with IRQs as they are
+ * (on RT the allocator must not run with them off) and stored with IRQs
+ * off.
  */
 int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp)
 {
 	struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 	struct pmuctx_entry *e;
+	unsigned long flags;
 
-	while (sc->pool_nr < pmuctx_pool_size) {
+	while (READ_ONCE(sc->pool_nr) < READ_ONCE(pmuctx_pool_size)) {
 		e = pmuctx_entry_alloc(s, gfp);
 		if (!e) {
 			atomic64_inc(&pmuctx_stats.alloc_failures);
 			return -ENOMEM;
 		}
-		sc->pool[sc->pool_nr++] = e;
-		atomic64_inc(&pmuctx_stats.pool_entries);
+		local_irq_save(flags);
+		if (sc->pool_nr < READ_ONCE(pmuctx_pool_size)) {
+			sc->pool[sc->pool_nr++] = e;
+			atomic64_inc(&pmuctx_stats.pool_entries);
+			e = NULL;
+		}
+		local_irq_restore(flags);
+		if (e) {
+			pmuctx_entry_kfree(e);
+			break;
+		}
 	}
 	return 0;
 }
 
-/* irq_work, hardirq on the CPU whose pool ran low. */
+/*
+ * irq_work of the CPU whose pool ran low: hardirq, or on PREEMPT_RT the
+ * irq_work thread of that CPU (see pmuctx_pool_fill()).
+ */
 void pmuctx_pool_refill_fn(struct irq_work *work)
 {
 	struct pmuctx_sess_cpu *sc = container_of(work, struct pmuctx_sess_cpu,
@@ -231,7 +250,7 @@ void pmuctx_pool_refill_fn(struct irq_work *work)
 
 	if (!pmuctx_sess_live(s))
 		return;
-	pmuctx_pool_fill(s, smp_processor_id(), GFP_ATOMIC | __GFP_NOWARN);
+	pmuctx_pool_fill(s, sc->cpu, GFP_ATOMIC | __GFP_NOWARN);
 	if (!list_empty(&s->pending))
 		queue_work(system_unbound_wq, &s->adopt_work);
 }
@@ -358,9 +377,7 @@ void pmuctx_entry_retire(struct pmuctx_entry *e)
 	struct pmuctx_sess_cpu *sc;
 	u64 *tot = pmuctx_total(e);
 	atomic64_t *ch = pmuctx_children(e);
-	unsigned long flags;
 	unsigned int i;
-	bool keep;
 
 	WRITE_ONCE(e->dead, true);
 	sc = get_cpu_ptr(s->cpu);
@@ -386,17 +403,19 @@ void pmuctx_entry_retire(struct pmuctx_entry *e)
 		pmuctx_entry_put(e);
 		return;
 	}
-	spin_lock_irqsave(&s->exited_lock, flags);
-	keep = pmuctx_sess_live(s) && s->nr_exited < s->max_exited;
-	if (keep) {
+	/*
+	 * No lock: this runs in the exit and exec probes (preemption off,
+	 * where a spinlock_t sleeps on PREEMPT_RT).  Teardown marks the
+	 * session dead and waits a grace period (these probes) and for the
+	 * adopt worker before it empties the list, so nothing is added after.
+	 */
+	if (pmuctx_sess_live(s) &&
+	    atomic_add_unless(&s->nr_exited, 1, s->max_exited)) {
 		/* Folded: the entry's own totals now live in sc->folded. */
 		e->flags |= PMUCTX_EF_FOLDED;
-		list_add_tail(&e->list, &s->exited);
-		s->nr_exited++;
-	}
-	spin_unlock_irqrestore(&s->exited_lock, flags);
-	if (keep)
+		llist_add(&e->exit_node, &s->exited);
 		return;
+	}
 	atomic64_inc(&s->unlisted);
 	pmuctx_entry_put(e);
 }

@@ -43,6 +43,14 @@ else
 	not_ok "overflow samples: >= 20 chain samples, >= 80% with main;f1;f2;f3 ($full of $all)"
 	diag_out "$(sort -t' ' -k2 -n -r "$W/ovf.folded" | head -n 10)"
 fi
+# PREEMPT_RT runs a plain irq_work in the irq_work/N thread: a sample
+# written there named that thread, not the task sampled (issue 14).
+wrong=$(weight "$W/ovf.folded" '^irq_work/')
+if [ "$wrong" -eq 0 ]; then
+	ok "overflow samples: none attributed to the irq_work thread"
+else
+	not_ok "overflow samples: $wrong attributed to the irq_work thread, not the sampled task"
+fi
 if grep -qE '^chain;.*main;f1;f2;f3;[^ ]*(do_syscall_64|entry_SYSCALL)' "$W/ovf.folded"; then
 	ok "overflow samples: kernel callchains (the syscall entry) after f3"
 else
