@@ -14,18 +14,22 @@ SHELL := /bin/bash
 # Kernel selection
 #
 # KVER: the running kernel if its build tree is installed, else the newest
-# installed /lib/modules/*/build (version sort), leaving out the pmuctx
-# debug kernel (DEBUG_KVER), which only `make check-debug` or an explicit
-# KVER= uses.  Computed once, at parse time; an empty KVER is only an
-# error for targets that need a kernel tree.
+# installed /lib/modules/*/build that is not PREEMPT_RT, not a cloud
+# flavour and not the pmuctx debug kernel (DEBUG_KVER): scripts/kernels
+# default.  RT and debug kernels are only used when named (KVER=, make
+# check's CHECK_KERNELS, make check-debug).  Computed once, at parse time,
+# and printed by the module build; an empty KVER is only an error for
+# targets that need a kernel tree.
 DEBUG_KVER ?= 6.1.192-pmuctx-debug
 ifeq ($(strip $(KVER)),)
-override KVER := $(shell \
-	if [ -d "/lib/modules/$$(uname -r)/build" ]; then uname -r; \
-	else for d in /lib/modules/*/build; do \
-		[ -d "$$d" ] && basename "$${d%/build}"; \
-	done | grep -vx '$(DEBUG_KVER)' | sort -V | tail -n 1; fi)
+override KVER := $(shell DEBUG_KVER='$(DEBUG_KVER)' scripts/kernels default)
+KVER_FROM := default: scripts/kernels default; KVER=<release> to choose
+else
+KVER_FROM := given
 endif
+# The kernels `make check` boots, one VM suite each (scripts/kernels
+# resolve: 6.1, 6.12, 6.12-rt, debug, or installed releases).
+CHECK_KERNELS ?= 6.1 6.12 6.12-rt
 KDIR ?= /lib/modules/$(KVER)/build
 
 # ---------------------------------------------------------------------------
@@ -91,6 +95,7 @@ all: module lib tools progs examples
 # the kernel's own "the compiler differs" notice is not about our code.
 module:
 	@$(NEED_KDIR)
+	@echo "  KVER    $(KVER) ($(KVER_FROM))"
 	+@set -o pipefail; log=$$(mktemp); \
 	$(KBUILD) W=1 $(MODULE_KCFLAGS) modules 2>&1 | tee "$$log"; rc=$$?; \
 	if [ $$rc -eq 0 ] && [ "$(WERROR)" = 1 ] && \
@@ -211,13 +216,14 @@ modules_install: module
 
 # scripts/check.sh runs the steps below in order (style, sparse, all with
 # WERROR=1, check-unit, check-install, check-examples, check-man,
-# check-uapi-doc, check-packages, check-dkms-prepare, check-vm), keeps
-# going after a failure where later steps still make sense, and prints a
-# per-step table and, as its very last line, "N passed, M failed" (unit + VM
-# test counts, plus one for each other step).  It exits non-zero if any
+# check-uapi-doc, check-packages, then vm:KERNEL for each of
+# CHECK_KERNELS: scripts/check-kernel.sh), keeps going after a failure
+# where later steps still make sense, and prints a per-step table and, as
+# its very last line, "N passed, M failed" (unit + every kernel's VM test
+# counts, plus one for each other step).  It exits non-zero if any
 # step failed.
 check:
-	+@MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" scripts/check.sh
+	+@MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" CHECK_KERNELS="$(CHECK_KERNELS)" scripts/check.sh
 
 style:
 	scripts/checkpatch.sh
@@ -259,9 +265,10 @@ check-dkms-prepare:
 check-debug: lib tools progs examples
 	DEBUG_KVER="$(DEBUG_KVER)" scripts/check-debug.sh
 
-check-vm:
-	@$(NEED_KDIR)
-	tests/vm/check --kernel /boot/vmlinuz-$(KVER)
+# The VM suite on one kernel (KVER=<release>, or an alias: 6.1, 6.12,
+# 6.12-rt): module built against it, DKMS-installed for it, booted.
+check-vm: lib tools progs examples
+	DEBUG_KVER="$(DEBUG_KVER)" scripts/check-kernel.sh "$(KVER)"
 
 # ---------------------------------------------------------------------------
 # Demo: the README's main job, one command on a fresh Debian bookworm machine.
@@ -304,7 +311,8 @@ help:
 	@echo 'Checks:'
 	@echo '  check              style, sparse, all WERROR=1, check-unit, check-install,'
 	@echo '                     check-examples, check-man, check-uapi-doc, check-packages,'
-	@echo '                     check-dkms-prepare, check-vm; last line "N passed, M failed"'
+	@echo '                     then the VM suite on each kernel of CHECK_KERNELS;'
+	@echo '                     last line "N passed, M failed" (all of them added up)'
 	@echo '  style              checkpatch.pl --strict on module/ and the UAPI header'
 	@echo '  sparse             sparse (C=2) over the module'
 	@echo '  check-unit         host unit tests (tests/unit)'
@@ -314,7 +322,7 @@ help:
 	@echo '  check-uapi-doc     UAPI header kernel-doc: each struct'"'"'s @fields are exactly its members'
 	@echo '  check-packages     Debian packages: build, lintian, install here (as root) for the VM'
 	@echo '  check-dkms-prepare dkms-install the module on this host for the VM (tests/dkms.sh)'
-	@echo '  check-vm           the VM test suite (tests/vm/check)'
+	@echo '  check-vm           the VM suite on KVER (scripts/check-kernel.sh; KVER=6.12-rt works)'
 	@echo '  check-debug        the VM suite on the debug kernel $(DEBUG_KVER) (KASAN, lockdep, kmemleak)'
 	@echo 'Other:'
 	@echo '  demo               install prerequisites, build, run the main job in a QEMU VM'
@@ -323,7 +331,8 @@ help:
 	@echo '  help               this text'
 	@echo
 	@echo 'Variables (current value):'
-	@echo '  KVER=$(KVER)'
+	@echo '  KVER=$(KVER)  ($(KVER_FROM))'
+	@echo '  CHECK_KERNELS=$(CHECK_KERNELS)  (the kernel matrix of make check)'
 	@echo '  KDIR=$(KDIR)'
 	@echo '  WERROR=$(WERROR)  (1: warnings are errors; default 1 when CI=true)'
 	@echo '  CC=$(CC)  (lib, tools, progs; kbuild uses the kernel'"'"'s compiler unless CC is on the command line)'

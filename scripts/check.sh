@@ -5,8 +5,6 @@
 #
 #   style               scripts/checkpatch.sh
 #   sparse              scripts/sparse.sh
-#   check-6.12          scripts/check-kernel-6.12.sh (the module builds against
-#                       Linux 6.12 too; prepares a 6.12 tree once, ~5 min)
 #   all                 make all WERROR=1 (module W=1 -Werror, lib, tools, progs)
 #   check-unit          make -C tests/unit check        (a test suite)
 #   check-install       scripts/check-install.sh
@@ -15,15 +13,17 @@
 #   check-uapi-doc      scripts/check-uapi-doc.sh (the UAPI header's kernel-doc
 #                       @fields are exactly the members of each struct)
 #   check-packages      scripts/check-packages.sh (Debian packages, installed
-#                       here for the VM; before check-dkms-prepare, which
-#                       re-adds the same DKMS pmuctx/VERSION from the tree)
-#   check-dkms-prepare  tests/dkms.sh (dkms-installs the module for the VM)
-#   check-vm            tests/vm/check --kernel /boot/vmlinuz-$KVER  (a test suite)
+#                       here for the VM; before the VM steps, whose DKMS
+#                       install re-adds the same DKMS pmuctx/VERSION from the tree)
+#   vm:KERNEL           for each KERNEL of CHECK_KERNELS (default "6.1 6.12
+#                       6.12-rt": Debian's 6.1, 6.12 and 6.12 PREEMPT_RT):
+#                       scripts/check-kernel.sh KERNEL - the module built
+#                       against it (W=1 -Werror), DKMS-installed for it, the
+#                       whole VM suite booted on it  (a test suite each)
 #
 # A failing step does not stop the run, except that the steps which need the
-# build (check-install, check-dkms-prepare, check-vm) are not run when `all`
-# failed, and check-vm is not run when check-dkms-prepare failed; those count
-# as failed.  Set CHECK_FAIL_FAST=1 to stop at the first failure instead.
+# build (check-install, check-examples, the vm steps) are not run when `all`
+# failed; those count as failed.  Set CHECK_FAIL_FAST=1 to stop at the first failure instead.
 #
 # Counting.  For the two test suites the counts come from their own output:
 # the last "N passed, M failed[, K skipped]" line; failing that, a kselftest
@@ -36,7 +36,7 @@
 #
 # Exit status: 0 when every step passed, 1 otherwise.
 #
-# Environment: MAKE, KVER, KDIR (from the Makefile); CHECK_LOGDIR (keep the
+# Environment: MAKE, KVER, KDIR, CHECK_KERNELS (from the Makefile); CHECK_LOGDIR (keep the
 # per-step logs there; default: a new directory under ${TMPDIR:-/tmp});
 # CHECK_SUMMARY_FILE (also write the last line there; .ci/run uses it);
 # CHECK_FAIL_FAST.
@@ -50,11 +50,10 @@ CHECK_FAIL_FAST=${CHECK_FAIL_FAST:-0}
 logdir=${CHECK_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/pmuctx-check.XXXXXX")}
 mkdir -p "$logdir"
 
-steps=(style sparse check-6.12 all check-unit check-install check-examples check-man check-uapi-doc check-packages check-dkms-prepare check-vm)
+steps=(style sparse all check-unit check-install check-examples check-man check-uapi-doc check-packages)
 declare -A cmd=(
 	[style]="$MAKE --no-print-directory style"
 	[sparse]="$MAKE --no-print-directory sparse"
-	[check-6.12]="scripts/check-kernel-6.12.sh"
 	[all]="$MAKE --no-print-directory all WERROR=1"
 	[check-unit]="$MAKE --no-print-directory check-unit WERROR=1"
 	[check-install]="$MAKE --no-print-directory check-install"
@@ -62,17 +61,20 @@ declare -A cmd=(
 	[check-man]="$MAKE --no-print-directory check-man"
 	[check-uapi-doc]="$MAKE --no-print-directory check-uapi-doc"
 	[check-packages]="$MAKE --no-print-directory check-packages"
-	[check-dkms-prepare]="$MAKE --no-print-directory check-dkms-prepare"
-	[check-vm]="$MAKE --no-print-directory check-vm"
 )
-declare -A is_suite=([check-unit]=1 [check-vm]=1)
+declare -A is_suite=([check-unit]=1)
 # step -> steps that must have passed for it to make sense
 declare -A needs=(
 	[check-install]="all"
 	[check-examples]="all"
-	[check-dkms-prepare]="all"
-	[check-vm]="all check-dkms-prepare"
 )
+# The kernel matrix: one VM suite per kernel.
+for k in ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; do
+	steps+=("vm:$k")
+	cmd[vm:$k]="scripts/check-kernel.sh $k"
+	is_suite[vm:$k]=1
+	needs[vm:$k]="all"
+done
 
 declare -A result=() counts=() secs=()
 total_pass=0 total_fail=0 total_skip=0
@@ -156,7 +158,7 @@ for step in "${steps[@]}"; do
 done
 
 echo
-echo "== pmuctx check summary (KVER=${KVER:-?}; logs in $logdir) =="
+echo "== pmuctx check summary (KVER=${KVER:-?}; kernels: ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; logs in $logdir) =="
 status=0
 for step in "${steps[@]}"; do
 	[ "${result[$step]}" = ok ] || status=1

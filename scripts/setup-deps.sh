@@ -11,6 +11,8 @@
 #   --dry-run   print what would be installed, install nothing
 #               (exit 0 either way)
 # Environment: PMUCTX_EXTRA_PACKAGES  more packages to ensure (space separated)
+#              PMUCTX_KERNEL_MATRIX=0  do not install the 6.12 and 6.12-rt
+#                                      kernels of make check's matrix
 set -euo pipefail
 
 packages=(
@@ -69,12 +71,25 @@ for p in "${packages[@]}"; do
 	[ "$status" = "install ok installed" ] || missing+=("$p")
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-	echo "setup-deps: all ${#packages[@]} prerequisites are installed"
+# The kernel matrix (make check boots each): Debian's 6.12 generic and
+# PREEMPT_RT kernels with headers, next to 6.1 (linux-image-amd64 above).
+# A flavour already installed is kept; otherwise the newest apt offers is
+# installed, its package names resolved by scripts/kernels (never a fixed
+# patch release).  PMUCTX_KERNEL_MATRIX=0 leaves them out.
+here=$(cd "$(dirname "$0")" && pwd -P)
+matrix=()
+if [ "${PMUCTX_KERNEL_MATRIX:-1}" != 0 ]; then
+	for alias in 6.12 6.12-rt; do
+		"$here/kernels" resolve "$alias" >/dev/null 2>&1 || matrix+=("$alias")
+	done
+fi
+
+if [ ${#missing[@]} -eq 0 ] && [ ${#matrix[@]} -eq 0 ]; then
+	echo "setup-deps: all ${#packages[@]} prerequisites and the kernel matrix are installed"
 	exit 0
 fi
 
-echo "setup-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
+echo "setup-deps: installing ${#missing[@]} missing package(s): ${missing[*]}${matrix[*]:+ and the kernels of the matrix: ${matrix[*]}}"
 if [ "$dry_run" = 1 ]; then
 	exit 0
 fi
@@ -90,6 +105,16 @@ fi
 
 apt_opts=(-y -q --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update
+for alias in "${matrix[@]}"; do
+	case $alias in 6.12-rt) flavour=rt-amd64 ;; *) flavour=amd64 ;; esac
+	read -r -a kp <<<"$("$here/kernels" packages 6.12 "$flavour")"
+	if [ ${#kp[@]} -ne 2 ]; then
+		echo "setup-deps: apt offers no Linux 6.12 $flavour kernel (Debian bookworm has it in bookworm-security); PMUCTX_KERNEL_MATRIX=0 skips the matrix" >&2
+		exit 1
+	fi
+	echo "setup-deps: kernel matrix $alias: ${kp[*]}"
+	missing+=("${kp[@]}")
+done
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install "${apt_opts[@]}" "${missing[@]}"
 
 # Verify: a package that apt could not install must not pass silently.

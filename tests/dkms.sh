@@ -4,12 +4,15 @@
 # tests/dkms.sh [-k KVER] - DKMS-install this tree's module for KVER on this
 # host, so that "modprobe pmuctx" in the test VM (which shares the host's
 # /lib/modules) loads it; tests/vm/cases/50-dkms.sh checks that.  Run as
-# root by "make check" (check-dkms-prepare) before the VM boots.
+# root by scripts/check-kernel.sh (make check, check-vm, check-debug)
+# before the VM boots.
 #
-#  1. remove every registered pmuctx version (dkms remove --all)
+#  1. remove any registered pmuctx version from KVER only (dkms remove -k
+#     KVER): other kernels' builds are left alone
 #  2. copy the tree (no .git, no build products) to /usr/src/pmuctx-VERSION
 #     (VERSION: dkms.conf's PACKAGE_VERSION)
-#  3. dkms add, dkms build -k KVER, dkms install -k KVER
+#  3. dkms add (when VERSION is not registered yet), dkms build -k KVER,
+#     dkms install -k KVER
 #
 # KVER: -k, else $KVER, else the release tests/vm/run would boot.
 set -euo pipefail
@@ -39,13 +42,19 @@ name=$(sed -n 's/^PACKAGE_NAME="\{0,1\}\([^"]*\)"\{0,1\}[[:space:]]*$/\1/p' dkms
 [ "$name" = pmuctx ] || die "dkms.conf: PACKAGE_NAME is '$name', expected pmuctx"
 echo "tests/dkms.sh: pmuctx $version for $kver"
 
-# 1. Remove what is registered (any version), and stale sources.
+# 1. Remove pmuctx (any version) from KVER only: the builds for other
+#    kernels are not ours to touch.
 for v in $(dkms status pmuctx 2>/dev/null | sed -n 's|^pmuctx[/,] *\([^,:]*\)[,:].*|\1|p' | sort -u); do
-	echo "tests/dkms.sh: dkms remove pmuctx/$v --all"
-	dkms remove "pmuctx/$v" --all || die "dkms remove pmuctx/$v failed"
+	if dkms status "pmuctx/$v" -k "$kver" 2>/dev/null | grep -q -- ", $kver,"; then
+		echo "tests/dkms.sh: dkms remove pmuctx/$v -k $kver"
+		dkms remove "pmuctx/$v" -k "$kver" || die "dkms remove pmuctx/$v -k $kver failed"
+	fi
 done
+registered=$(dkms status "pmuctx/$version" 2>/dev/null | grep -c . || true)
 # A source dir of a version dkms never registered (an interrupted run).
-[ ! -d /var/lib/dkms/pmuctx ] || rm -rf /var/lib/dkms/pmuctx
+if [ "$registered" -eq 0 ] && [ -d "/var/lib/dkms/pmuctx/$version" ]; then
+	rm -rf "/var/lib/dkms/pmuctx/$version"
+fi
 src=/usr/src/pmuctx-$version
 rm -rf "$src"
 
@@ -62,8 +71,12 @@ tar -C "$top" -cf - \
 # 3. add, build, install.
 log() { echo "tests/dkms.sh: $*"; }
 makelog=/var/lib/dkms/pmuctx/$version/build/make.log
-log "dkms add pmuctx/$version"
-dkms add "pmuctx/$version" || die "dkms add failed"
+if [ "$registered" -eq 0 ]; then
+	log "dkms add pmuctx/$version"
+	dkms add "pmuctx/$version" || die "dkms add failed"
+else
+	log "pmuctx/$version is registered (other kernels keep their builds); source refreshed"
+fi
 log "dkms build pmuctx/$version -k $kver"
 if ! dkms build "pmuctx/$version" -k "$kver"; then
 	[ -f "$makelog" ] && { echo "---- $makelog"; tail -n 60 "$makelog"; } >&2

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "modprobe pmuctx" loads the DKMS-installed module.  The host side is
-# tests/dkms.sh (make check-dkms-prepare), which installs it into the
+# tests/dkms.sh -k KVER (run by scripts/check-kernel.sh for the kernel
+# under test, or make check-dkms-prepare), which installs it into the
 # host's /lib/modules/KVER/updates/dkms/; the VM sees the host's
 # /lib/modules.  Afterwards the fresh build is loaded again.
 set -eu
@@ -17,7 +18,7 @@ if [ -z "$path" ]; then
 	not_ok "a DKMS-installed $MODNAME exists for $kver"
 	diag "modinfo -n $MODNAME finds nothing in /lib/modules/$kver:" \
 		"the DKMS step was not done; run tests/dkms.sh as root on the" \
-		"host (make check-dkms-prepare, part of make check)"
+		"host (scripts/check-kernel.sh does, in make check and make check-vm)"
 	exit 1
 fi
 case $path in

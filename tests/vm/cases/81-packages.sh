@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The Debian packages, as installed on the host by scripts/check-packages.sh
-# (make check-packages, before check-dkms-prepare): the VM sees the host's
+# (make check-packages, before the VM steps' tests/dkms.sh): the VM sees the host's
 # /usr, /lib/modules and /var, read-only.
 #
 #  - the four packages are installed at the version check-packages built,

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/check-kernel.sh KERNEL - the whole VM suite on one kernel of the
+# matrix (`make check` runs it for each of CHECK_KERNELS; `make check-vm
+# KVER=...` for one; `make check-debug` for the debug kernel).
+#
+# KERNEL is a release installed under /lib/modules or an alias that
+# scripts/kernels resolves (6.1, 6.12, 6.12-rt, debug).
+#
+#  1. Builds the module against that kernel with W=1 -Werror in a build
+#     directory outside the tree (the build in module/ is left alone):
+#     ${PMUCTX_BUILD_CACHE:-~/.cache/pmuctx}/build-<release>.
+#  2. As root, DKMS-installs this tree's module for that kernel only
+#     (tests/dkms.sh -k): tests/vm/cases/50-dkms.sh modprobes it.
+#  3. Boots it in QEMU and runs tests/vm/check with the module of step 1.
+#
+# The last line is the suite's "N passed, M failed" (a failed build or
+# DKMS step: "0 passed, 1 failed").  Environment: PMUCTX_VM_TIMEOUT
+# (seconds for the VM; default 2700, 3300 for a debug kernel),
+# PMUCTX_BUILD_CACHE.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+name=${1:?usage: scripts/check-kernel.sh KERNEL (a release, or 6.1, 6.12, 6.12-rt, debug)}
+
+fail() {
+	echo "check-kernel $name: $*" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+kver=$("$top/scripts/kernels" resolve "$name") || fail "kernel not installed"
+build=${PMUCTX_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pmuctx}/build-$kver
+rt=no
+grep -qx 'CONFIG_PREEMPT_RT=y' "/lib/modules/$kver/build/.config" 2>/dev/null && rt=yes
+echo "check-kernel $name: $kver (PREEMPT_RT: $rt); module built in $build"
+
+rm -rf "$build"
+mkdir -p "$build"
+cp -r "$top/Kbuild" "$top/module" "$top/include" "$build/"
+find "$build/module" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' \
+	-o -name '.*.cmd' -o -name 'modules.order' \) -delete
+make -C "/lib/modules/$kver/build" M="$build" W=1 KCFLAGS=-Werror modules \
+	>"$build/build.log" 2>&1 || {
+	cat "$build/build.log" >&2
+	fail "the module does not build against $kver"
+}
+if grep -iE '(^|[^[:alnum:]_])warning:' "$build/build.log" |
+   grep -qv 'the compiler differs from the one used to build the kernel'; then
+	cat "$build/build.log" >&2
+	fail "the module build printed warnings against $kver"
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+	echo "check-kernel $name: DKMS-installing pmuctx for $kver (tests/dkms.sh -k)"
+	"$top/tests/dkms.sh" -k "$kver" >"$build/dkms.log" 2>&1 || {
+		cat "$build/dkms.log" >&2
+		fail "tests/dkms.sh -k $kver failed"
+	}
+fi
+
+case $kver in *debug*) deftimeout=3300 ;; *) deftimeout=2700 ;; esac
+exec "$top/tests/vm/check" --kernel "/boot/vmlinuz-$kver" --bind "$build" \
+	--module "$build/module/pmuctx.ko" \
+	--timeout "${PMUCTX_VM_TIMEOUT:-$deftimeout}"
