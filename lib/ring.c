@@ -46,6 +46,7 @@ _Static_assert(sizeof(struct pmuctx_rec_comm) == 48, "comm");
 _Static_assert(sizeof(struct pmuctx_rec_user) == 40, "user");
 _Static_assert(sizeof(struct pmuctx_rec_sample) == 64, "sample");
 _Static_assert(sizeof(struct pmuctx_rec_user_callchain) == 48, "callchain");
+_Static_assert(sizeof(struct pmuctx_rec_mmap) == 80, "mmap");
 
 enum win_state {
 	WIN_NONE = 0,	/* no window (before begin) */
@@ -130,6 +131,7 @@ PMUCTX_API const char *pmuctx_record_type_name(unsigned int type)
 		[PMUCTX_REC_USER_CALLCHAIN] = "user-callchain",
 		[PMUCTX_REC_THROTTLE] = "throttle",
 		[PMUCTX_REC_USER] = "user",
+		[PMUCTX_REC_MMAP] = "mmap",
 	};
 
 	return type < ARRAY_SIZE(names) ? names[type] : NULL;
@@ -211,6 +213,9 @@ PMUCTX_INTERNAL int pmuctx__record_check(const void *buf, size_t len,
 	case PMUCTX_REC_USER:
 		min = sizeof(struct pmuctx_rec_user);
 		break;
+	case PMUCTX_REC_MMAP:
+		min = sizeof(struct pmuctx_rec_mmap);
+		break;
 	case PMUCTX_REC_SAMPLE:
 		min = sizeof(struct pmuctx_rec_sample);
 		if (h.size >= min) {
@@ -269,6 +274,13 @@ PMUCTX_INTERNAL int pmuctx__record_check(const void *buf, size_t len,
 		if (h.size > min && !memchr(p + min, 0, h.size - min)) {
 			snprintf(why, why_len, "%s record of %u bytes whose "
 				 "filename is not NUL-terminated", tn, h.size);
+			return -EBADMSG;
+		}
+		break;
+	case PMUCTX_REC_MMAP:
+		if (h.size == min || !memchr(p + min, 0, h.size - min)) {
+			snprintf(why, why_len, "%s record of %u bytes whose "
+				 "path is not NUL-terminated", tn, h.size);
 			return -EBADMSG;
 		}
 		break;

@@ -759,6 +759,8 @@ static void pmuctx_exec_entry(struct pmuctx_entry *e, struct task_struct *p,
 	d = pmuctx_defer(e);
 	if (d && READ_ONCE(d->pending))
 		WRITE_ONCE(d->stale, true);
+	/* the new program's mappings are described at its first sample */
+	pmuctx_maps_exec(e);
 	/*
 	 * perf's rule (security item 6): per-task counting stops at a
 	 * privilege-raising exec whoever owns the session, CAP_PERFMON

@@ -173,6 +173,32 @@ struct pmuctx_defer {
 };
 
 /*
+ * MMAP records of an entry's task (maps.c), in entries of sessions that
+ * sample user stacks with PMUCTX_REC_MASK_MMAP.  The executable ranges
+ * described since the task's last exec: written by the task (its
+ * task_work, the exec probe), read by sampling interrupts on its CPU.
+ */
+#define PMUCTX_MAPS_RANGES	16
+struct pmuctx_maps {
+	struct callback_head	work;
+	struct pmuctx_entry	*e;		/* set when work is queued */
+	u64			last_ns;	/* local_clock() of the last scan */
+	unsigned int		scans;		/* since the last exec */
+	unsigned int		nr;
+	bool			pending;
+	u64			start[PMUCTX_MAPS_RANGES];
+	u64			end[PMUCTX_MAPS_RANGES];
+};
+
+/* One MMAP record's fields (ring.c writes it). */
+struct pmuctx_mmap_info {
+	u64		start, len, pgoff, ino;
+	u32		dev_major, dev_minor, prot, flags;
+	u16		misc;
+	const char	*path;
+};
+
+/*
  * One CPU's ring buffer of a session (ring.c).  Only written on its CPU,
  * with IRQs off around reservation and commit.
  */
@@ -232,6 +258,7 @@ struct pmuctx_session {
 	u32			events[PMUCTX_MAX_EVENTS];
 	u32			entry_size;	/* pmuctx_entry_size() */
 	u32			defer_offset;	/* 0: no struct pmuctx_defer */
+	u32			maps_offset;	/* 0: no struct pmuctx_maps */
 	u32			max_exited;
 	struct pid_namespace	*pid_ns;
 	struct cgroup		*cgrp;
@@ -304,6 +331,14 @@ static inline u64 *pmuctx_total(struct pmuctx_entry *e)
 	return e->data + e->sess->nr_events;
 }
 
+/* The entry's MMAP-record state (maps.c), or NULL. */
+static inline struct pmuctx_maps *pmuctx_maps(struct pmuctx_entry *e)
+{
+	u32 off = e->sess->maps_offset;
+
+	return off ? (struct pmuctx_maps *)((u8 *)e + off) : NULL;
+}
+
 /* The entry's deferred-callchain state, or NULL outside sampling sessions. */
 static inline struct pmuctx_defer *pmuctx_defer(struct pmuctx_entry *e)
 {
@@ -374,7 +409,7 @@ extern struct rhltable pmuctx_store;
 extern const struct rhashtable_params pmuctx_store_params;
 int pmuctx_store_get(void);
 void pmuctx_store_put(void);
-void pmuctx_entry_size(struct pmuctx_session *s, bool sampling);
+void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps);
 int pmuctx_entry_caches_init(void);
 void pmuctx_entry_caches_destroy(void);
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
@@ -457,6 +492,15 @@ void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
 				const u64 *ips, unsigned int n, bool trunc);
 void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
 			  u64 avg);
+void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
+			  const struct pmuctx_mmap_info *mi);
+
+/* maps.c */
+bool pmuctx_maps_wanted(struct pmuctx_entry *e, const u64 *ips,
+			unsigned int n);
+void pmuctx_maps_scan(struct pmuctx_entry *e);
+void pmuctx_maps_queue(struct pmuctx_entry *e);
+void pmuctx_maps_exec(struct pmuctx_entry *e);
 
 /* session.c */
 int pmuctx_sysctl_init(void);

@@ -635,6 +635,42 @@ void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
 	preempt_enable();
 }
 
+/*
+ * MMAP record (maps.c): task context, the sampled task.  The path is cut
+ * to what half the buffer can hold.
+ */
+void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
+			  const struct pmuctx_mmap_info *mi)
+{
+	size_t len = strnlen(mi->path, PATH_MAX - 1) + 1;
+	struct pmuctx_rec_mmap *w;
+	struct pmuctx_ring *r;
+	u32 size;
+
+	len = min_t(size_t, len, min_t(u32, s->ring_size / 2, PMUCTX_REC_MAX_SIZE) -
+				 sizeof(*w));
+	size = ALIGN(sizeof(*w) + len, 8);
+	preempt_disable();
+	r = pmuctx_ring_this(s);
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_MMAP, size);
+	if (w) {
+		w->hdr.misc = mi->misc;
+		pmuctx_ring_common(s, &w->c, current);
+		w->start = mi->start;
+		w->len = mi->len;
+		w->pgoff = mi->pgoff;
+		w->ino = mi->ino;
+		w->dev_major = mi->dev_major;
+		w->dev_minor = mi->dev_minor;
+		w->prot = mi->prot;
+		w->flags = mi->flags;
+		memset(w->path, 0, size - sizeof(*w));
+		memcpy(w->path, mi->path, len - 1);
+		pmuctx_ring_commit(s, r);
+	}
+	preempt_enable();
+}
+
 /* THROTTLE record (sampling interrupt). */
 void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
 			  u64 avg)

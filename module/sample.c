@@ -218,6 +218,9 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 				pmuctx_ring_user_callchain(s, cookie, ips, n,
 							   trunc);
 			rcu_read_unlock();
+			/* an address no MMAP record described yet */
+			if (pmuctx_maps_wanted(e, ips, n))
+				pmuctx_maps_scan(e);
 		}
 		kfree(ips);
 	}
@@ -372,6 +375,18 @@ static void pmuctx_sample_emit(struct pmuctx_session *s,
 	}
 	pmuctx_ring_sample(s, e, b->misc, b->ip, weight, cookie, b->kst, b->nk,
 			   b->ubuf, b->nu);
+	/* MMAP records (maps.c): written by the task, at its return */
+	if (current_task && s->maps_offset) {
+		const u64 *ips = b->ubuf;
+		unsigned int n = b->nu;
+
+		if (!n && (b->misc & PMUCTX_SAMPLE_M_USER)) {
+			ips = &b->ip;
+			n = 1;
+		}
+		if (pmuctx_maps_wanted(e, ips, n))
+			pmuctx_maps_queue(e);
+	}
 }
 
 /*

@@ -542,7 +542,9 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	s->exclude_kernel = !perfmon && paranoid > 1;
 	s->max_exited = a.max_exited ? a.max_exited :
 				       READ_ONCE(pmuctx_max_exited_default);
-	pmuctx_entry_size(s, a.sample_freq != 0);
+	pmuctx_entry_size(s, a.sample_freq != 0,
+			  (a.sample_flags & PMUCTX_SAMPLE_USER_STACK) &&
+			  (a.ring_records & PMUCTX_REC_MASK_MMAP));
 
 	if (a.target == PMUCTX_TARGET_CGROUP) {
 		s->cgrp = cgroup_get_from_fd(a.cgroup_fd);

@@ -116,8 +116,11 @@ static const char record_help[] =
 "\n"
 "    --records LIST\n"
 "        The records to write, comma separated: switch, fork, exec, exit,\n"
-"        comm, or all. Default: fork,exec,exit,comm (plus switch with\n"
-"        --switch-events).\n"
+"        comm, mmap, or all. Default: fork,exec,exit,comm (plus switch with\n"
+"        --switch-events; plus mmap with -g when the module writes MMAP\n"
+"        records: the sampled processes describe their file mappings, so\n"
+"        that a command gone before its /proc/PID/maps is read still gets\n"
+"        its functions named).\n"
 "\n"
 "    --trigger 'EVENT>VALUE'\n"
 "        Kernel trigger (implies --overwrite): when one time slice of a task\n"
@@ -294,6 +297,7 @@ int record_parse_mask(const char *list, __u32 *out)
 		{ "exec", PMUCTX_REC_MASK_EXEC },
 		{ "exit", PMUCTX_REC_MASK_EXIT },
 		{ "comm", PMUCTX_REC_MASK_COMM },
+		{ "mmap", PMUCTX_REC_MASK_MMAP },
 		{ "all", PMUCTX_REC_MASK_ALL },
 	};
 	const char *p = list;
@@ -873,6 +877,14 @@ static int store_maps(void *ctx, __s32 pid, __u64 time, __u32 reason,
 	return pmf_add_maps(R->w, pid, time, reason, text, len);
 }
 
+/* Does the module write MMAP records (PMUCTX_FEAT_MMAP)? */
+static bool mmap_records(struct pmuctx *h)
+{
+	struct pmuctx_info info;
+
+	return !pmuctx_info(h, &info) && (info.features & PMUCTX_FEAT_MMAP);
+}
+
 static int create_session(struct pmuctx *h, const struct record_opts *o,
 			  const int *ids, int nr, int trig_idx,
 			  uint64_t threshold, __u32 pages, pid_t child)
@@ -891,6 +903,8 @@ static int create_session(struct pmuctx *h, const struct record_opts *o,
 	so.ring_records = o->have_records ? o->records : DEFAULT_RECORDS;
 	if (o->switch_events)
 		so.ring_records |= PMUCTX_REC_MASK_SWITCH;
+	if (!o->have_records && o->call_graph && mmap_records(h))
+		so.ring_records |= PMUCTX_REC_MASK_MMAP;
 	if (!o->overwrite)
 		so.wakeup_bytes = (__u32)((uint64_t)pages * (uint64_t)ps / 4);
 	if (trig_idx >= 0) {
@@ -1057,7 +1071,10 @@ static int record_run(int argc, char **argv)
 	meta.info.page_size = (__u32)ps;
 	meta.info.ring_records = (o.have_records ? o.records :
 				  DEFAULT_RECORDS) |
-				 (o.switch_events ? PMUCTX_REC_MASK_SWITCH : 0);
+				 (o.switch_events ? PMUCTX_REC_MASK_SWITCH : 0) |
+				 (!o.have_records && o.call_graph &&
+				  (info.features & PMUCTX_FEAT_MMAP) ?
+				  PMUCTX_REC_MASK_MMAP : 0);
 	meta.info.target = o.system_wide ? PMUCTX_TARGET_SYSTEM :
 			   PMUCTX_TARGET_PID;
 	meta.info.pid = o.pid ? o.pid : child;
@@ -1238,6 +1255,12 @@ static int record_run(int argc, char **argv)
 			if (pmf_window_end(R.w, R.stats, R.nr_cpus, now_ns()))
 				file_error(&R);
 		}
+	}
+	/* MMAP snapshots whose last record was lost */
+	if (!R.failed && R.mc) {
+		maps_cap_flush(R.mc);
+		if (pmf_writer_error(R.w)[0])
+			file_error(&R);
 	}
 	clear_progress(&R);
 	if (child)

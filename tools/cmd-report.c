@@ -541,13 +541,14 @@ static void text_header(struct report *R, const char *path)
 		"records:", in->ring_mode == PMUCTX_RING_OVERWRITE ?
 		"overwrite (flight recorder)" : "normal (stream)",
 		in->ring_pages, in->page_size);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		if (in->ring_records & (1U << i))
 			fprintf(f, " %s", pmuctx_record_type_name(
 				i == 0 ? PMUCTX_REC_SWITCH :
 				i == 1 ? PMUCTX_REC_FORK :
 				i == 2 ? PMUCTX_REC_EXEC :
-				i == 3 ? PMUCTX_REC_EXIT : PMUCTX_REC_COMM));
+				i == 3 ? PMUCTX_REC_EXIT :
+				i == 4 ? PMUCTX_REC_COMM : PMUCTX_REC_MMAP));
 	fprintf(f, "\n# events:  ");
 	for (i = 0; i < in->nr_events; i++)
 		fprintf(f, " %s", event_label(in, i, lb, sizeof(lb)));
@@ -944,10 +945,10 @@ static void json_report(struct report *R, const char *path)
 	json_begin_array(&j);
 	{
 		static const char *const names[] = {
-			"switch", "fork", "exec", "exit", "comm",
+			"switch", "fork", "exec", "exit", "comm", "mmap",
 		};
 
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < 6; i++)
 			if (in->ring_records & (1U << i))
 				json_string(&j, names[i]);
 	}

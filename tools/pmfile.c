@@ -51,6 +51,7 @@ const char *pmf_maps_reason_name(__u32 reason)
 	case PMF_MAPS_EXEC:	return "exec";
 	case PMF_MAPS_MISS:	return "miss";
 	case PMF_MAPS_FIRST:	return "first";
+	case PMF_MAPS_KERNEL:	return "kernel";
 	default:		return "unknown";
 	}
 }

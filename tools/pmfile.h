@@ -98,6 +98,7 @@ enum pmf_maps_reason {
 	PMF_MAPS_EXEC	= 2,	/* after an EXEC record (time: the exec) */
 	PMF_MAPS_MISS	= 3,	/* an address was in no mapping read before */
 	PMF_MAPS_FIRST	= 4,	/* the first sample of the process */
+	PMF_MAPS_KERNEL	= 5,	/* from the module's MMAP records */
 };
 
 #define PMF_NR_STRINGS	5

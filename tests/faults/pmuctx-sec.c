@@ -767,6 +767,8 @@ struct privexec_seen {
 	uint64_t exec_time;		/* first EXEC record of the task */
 	unsigned int samples;		/* SAMPLE records of the task */
 	uint64_t sample_times[4096];	/* their times (up to 4096) */
+	const char *path;		/* the program it exec'd */
+	unsigned int mmaps;		/* MMAP records naming @path */
 };
 
 static void privexec_rec(const void *rec, void *ctx)
@@ -785,6 +787,12 @@ static void privexec_rec(const void *rec, void *ctx)
 		if (v->samples < 4096)
 			v->sample_times[v->samples] = c->time;
 		v->samples++;
+	} else if (h->type == PMUCTX_REC_MMAP &&
+		   h->size > sizeof(struct pmuctx_rec_mmap)) {
+		const struct pmuctx_rec_mmap *m = rec;
+
+		if (strstr(m->path, v->path))
+			v->mmaps++;
 	}
 }
 
@@ -803,7 +811,7 @@ static void privexec_run(int n, const char *path, bool priv, unsigned int ms)
 	struct privexec_arg x;
 	const char *what = priv ? "setuid exec" : "plain exec";
 	unsigned int stopped = 0, quiet = 0, nosample = 0, oneexec = 0;
-	unsigned int counted = 0, i, k, late_total = 0;
+	unsigned int counted = 0, i, k, late_total = 0, mmaps = 0;
 	uint64_t first_exec = 0;
 	char msbuf[16];
 	int fds[64], st;
@@ -820,8 +828,14 @@ static void privexec_run(int n, const char *path, bool priv, unsigned int ms)
 			  PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED);
 		a.ring_pages = 2;
 		a.ring_mode = PMUCTX_RING_NORMAL;
-		a.ring_records = PMUCTX_REC_MASK_EXEC;
-		a.sample_freq = 100;
+		/*
+		 * MMAP records too: a snapshot asked for by a sample taken
+		 * during the execve() runs after it, and must not describe
+		 * the setuid program (its entry is dropped at the exec).
+		 */
+		a.ring_records = PMUCTX_REC_MASK_EXEC | PMUCTX_REC_MASK_MMAP;
+		/* often enough that some session samples inside execve() */
+		a.sample_freq = priv ? 4000 : 100;
 		a.sample_flags = PMUCTX_SAMPLE_USER_STACK;
 		fds[i] = session_attr(&a, true);
 		if (fds[i] < 0) {
@@ -842,7 +856,9 @@ static void privexec_run(int n, const char *path, bool priv, unsigned int ms)
 	for (i = 0; i < (unsigned int)n; i++) {
 		memset(&seen[i], 0, sizeof(seen[i]));
 		seen[i].pid = g.pid;
+		seen[i].path = path;
 		drain_ring(fds[i], privexec_rec, &seen[i]);
+		mmaps += seen[i].mmaps;
 		if (seen[i].execs &&
 		    (!first_exec || seen[i].exec_time < first_exec))
 			first_exec = seen[i].exec_time;
@@ -905,8 +921,14 @@ static void privexec_run(int n, const char *path, bool priv, unsigned int ms)
 		result(counted == (unsigned int)n,
 		       "privexec: %s with %d sessions: every session kept counting the new program (%u of %d)",
 		       what, n, counted, n);
+		result(mmaps > 0,
+		       "privexec: %s: MMAP records describe the new program (%u records name %s)",
+		       what, mmaps, path);
 		return;
 	}
+	result(!mmaps,
+	       "privexec: %s with %d sessions: no MMAP record describes the setuid program (%u name %s)",
+	       what, n, mmaps, path);
 	result(stopped == (unsigned int)n,
 	       "privexec: %s with %d sessions on one task: every session stopped the task (priv_exec_stopped 1, PRIV_EXEC) (%u of %d)",
 	       what, n, stopped, n);

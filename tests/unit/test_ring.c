@@ -1247,9 +1247,25 @@ static void test_record_check(void)
 		CHECK_EQ(pmuctx_record_check(b, 128), -EBADMSG,
 			 "USER_CALLCHAIN with nr 2^32-1");
 	}
+	{
+		struct pmuctx_rec_mmap *m = (void *)b;
+
+		memset(b, 0, sizeof(b));
+		m->hdr.type = PMUCTX_REC_MMAP;
+		m->hdr.size = 80 + 16;
+		memcpy(m->path, "/usr/bin/true", 14);
+		CHECK_EQ(pmuctx_record_check(b, 128), 96, "MMAP with a path");
+		memset(m->path, 'x', 16);
+		CHECK_EQ(pmuctx_record_check(b, 128), -EBADMSG,
+			 "MMAP whose path is not NUL-terminated");
+		m->hdr.size = 80;
+		CHECK_EQ(pmuctx_record_check(b, 128), -EBADMSG,
+			 "MMAP without a path");
+	}
 	CHECK(!strcmp(pmuctx_record_type_name(PMUCTX_REC_SWITCH), "switch") &&
 	      !strcmp(pmuctx_record_type_name(PMUCTX_REC_USER), "user") &&
-	      !pmuctx_record_type_name(0) && !pmuctx_record_type_name(12),
+	      !strcmp(pmuctx_record_type_name(PMUCTX_REC_MMAP), "mmap") &&
+	      !pmuctx_record_type_name(0) && !pmuctx_record_type_name(13),
 	      "record type names");
 }
 

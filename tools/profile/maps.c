@@ -8,7 +8,11 @@
  * USER_CALLCHAIN record, and again when one of its user addresses is in
  * none of the executable mappings last read (a dlopen(); at most every
  * 100 ms per process).  A process that exits before it is read has no
- * map: its user frames stay "[unknown]".
+ * map from /proc.  With a module that writes MMAP records (sessions that
+ * sample user stacks, PMUCTX_FEAT_MMAP) the sampled task describes its
+ * file mappings itself: the records of one snapshot (FIRST ... LAST) are
+ * turned into /proc/PID/maps lines and stored as one MAPS section
+ * (reason "kernel"), so a short command's frames are named too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +39,9 @@ struct mc_proc {
 	size_t text_len;
 	struct mc_range *r;	/* executable mappings */
 	size_t nr;
+	char *kt;		/* MMAP snapshot being assembled */
+	size_t kt_len, kt_cap;
+	__u64 kt_time;		/* of its first record */
 };
 
 struct maps_cap {
@@ -107,8 +114,10 @@ void maps_cap_free(struct maps_cap *mc)
 
 	if (!mc)
 		return;
-	for (i = 0; i < mc->nprocs; i++)
+	for (i = 0; i < mc->nprocs; i++) {
 		free(mc->procs[i].r);
+		free(mc->procs[i].kt);
+	}
 	free(mc->procs);
 	hidx_free(&mc->idx);
 	free(mc->proc_root);
@@ -267,6 +276,76 @@ static void check_user(struct maps_cap *mc, __s32 pid, __u64 time,
 		}
 }
 
+/* store the MMAP snapshot assembled for @p, if any */
+static void kt_store(struct maps_cap *mc, struct mc_proc *p)
+{
+	if (!p->kt_len)
+		return;
+	mc->captured++;
+	mc->bytes += p->kt_len;
+	if (mc->store)
+		mc->store(mc->ctx, p->pid, p->kt_time, MAPS_KERNEL, p->kt,
+			  p->kt_len);
+	p->kt_len = 0;
+}
+
+/* one MMAP record: a /proc/PID/maps line of the snapshot it belongs to */
+static void kt_record(struct maps_cap *mc, const struct pmuctx_rec_mmap *m)
+{
+	struct mc_proc *p = find(mc, m->c.pid, true);
+	size_t plen = m->hdr.size - sizeof(*m), need;
+	int n;
+
+	if (!p || m->c.pid <= 0)
+		return;
+	if (m->hdr.misc & PMUCTX_MMAP_M_FIRST) {
+		kt_store(mc, p);	/* a snapshot whose LAST was lost */
+		p->kt_time = m->c.time;
+	} else if (!p->kt_len) {
+		p->kt_time = m->c.time;	/* its FIRST was lost */
+	}
+	need = p->kt_len + 96 + strnlen(m->path, plen) + 1;
+	if (need > p->kt_cap) {
+		size_t nc = p->kt_cap ? p->kt_cap : 4096;
+		char *t;
+
+		while (nc < need)
+			nc *= 2;
+		t = realloc(p->kt, nc);
+		if (!t)
+			return;
+		p->kt = t;
+		p->kt_cap = nc;
+	}
+	n = snprintf(p->kt + p->kt_len, p->kt_cap - p->kt_len,
+		     "%llx-%llx %c%c%c%c %08llx %02x:%02x %llu %.*s\n",
+		     (unsigned long long)m->start,
+		     (unsigned long long)(m->start + m->len),
+		     m->prot & 1 ? 'r' : '-', m->prot & 2 ? 'w' : '-',
+		     m->prot & 4 ? 'x' : '-', m->flags == 1 ? 's' : 'p',
+		     (unsigned long long)m->pgoff, m->dev_major, m->dev_minor,
+		     (unsigned long long)m->ino, (int)strnlen(m->path, plen),
+		     m->path);
+	if (n > 0 && (size_t)n < p->kt_cap - p->kt_len)
+		p->kt_len += (size_t)n;
+	if (m->hdr.misc & PMUCTX_MMAP_M_LAST) {
+		/* covered from now on: no /proc read for these addresses */
+		if (!parse_ranges(p, p->kt))
+			p->last = mono_ns();
+		kt_store(mc, p);
+	}
+}
+
+void maps_cap_flush(struct maps_cap *mc)
+{
+	size_t i;
+
+	if (!mc)
+		return;
+	for (i = 0; i < mc->nprocs; i++)
+		kt_store(mc, &mc->procs[i]);
+}
+
 void maps_cap_record(struct maps_cap *mc, const struct pmuctx_rec_header *h,
 		     __u64 now)
 {
@@ -297,6 +376,10 @@ void maps_cap_record(struct maps_cap *mc, const struct pmuctx_rec_header *h,
 		check_user(mc, c->pid, c->time, u->ips, u->nr, now);
 		break;
 	}
+	case PMUCTX_REC_MMAP:
+		if (h->size > sizeof(struct pmuctx_rec_mmap))
+			kt_record(mc, (const void *)h);
+		break;
 	default:
 		break;
 	}

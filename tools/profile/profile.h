@@ -11,7 +11,9 @@
  *
  * maps_*: the recorder's side: /proc/PID/maps of the targets, captured at
  * the start, at every EXEC record and when a sample's user address is not
- * in the last captured map of its process.
+ * in the last captured map of its process; and the module's MMAP records
+ * (snapshots the sampled task writes itself, so a process that is gone
+ * before /proc could be read still has a map), turned into the same text.
  */
 #ifndef PMUCTX_TOOLS_PROFILE_H
 #define PMUCTX_TOOLS_PROFILE_H
@@ -176,5 +178,8 @@ void maps_cap_counts(const struct maps_cap *mc, __u64 *captured,
 #define MAPS_EXEC	2	/* after an EXEC record */
 #define MAPS_MISS	3	/* a user address was not in the last map */
 #define MAPS_FIRST	4	/* the first record of a process */
+#define MAPS_KERNEL	5	/* the module's MMAP records (a snapshot) */
+/* the end of the recording: store MMAP snapshots cut short by lost records */
+void maps_cap_flush(struct maps_cap *mc);
 
 #endif

@@ -46,6 +46,7 @@
 #define PMUCTX_FEAT_HW_PMU	(1ULL << 5)	/* a hardware cpu PMU was found */
 #define PMUCTX_FEAT_RING	(1ULL << 6)	/* per-CPU ring buffers, mmap */
 #define PMUCTX_FEAT_SAMPLING	(1ULL << 7)	/* hrtimer sampling, callchains */
+#define PMUCTX_FEAT_MMAP	(1ULL << 8)	/* MMAP records (REC_MASK_MMAP) */
 
 #define PMUCTX_VERSION_LEN	32
 
@@ -448,7 +449,8 @@ struct pmuctx_ring_ctl {
 #define PMUCTX_REC_MASK_EXEC	(1U << 2)
 #define PMUCTX_REC_MASK_EXIT	(1U << 3)
 #define PMUCTX_REC_MASK_COMM	(1U << 4)
-#define PMUCTX_REC_MASK_ALL	0x1fU
+#define PMUCTX_REC_MASK_MMAP	(1U << 5)	/* PMUCTX_FEAT_MMAP */
+#define PMUCTX_REC_MASK_ALL	0x3fU
 
 enum pmuctx_rec_type {
 	/*
@@ -467,7 +469,8 @@ enum pmuctx_rec_type {
 	PMUCTX_REC_USER_CALLCHAIN = 9,
 	PMUCTX_REC_THROTTLE	= 10,
 	PMUCTX_REC_USER		= 11,	/* write(2) on the session fd */
-	PMUCTX_REC_MAX		= 11,
+	PMUCTX_REC_MMAP		= 12,	/* a file mapping of a sampled process */
+	PMUCTX_REC_MAX		= 12,
 };
 
 /**
@@ -628,6 +631,50 @@ struct pmuctx_rec_user {
 	__u32				len;
 	__u32				__pad;
 	__u8				data[];
+};
+
+/*
+ * MMAP (PMUCTX_REC_MASK_MMAP, PMUCTX_FEAT_MMAP): one file-backed mapping
+ * of a sampled process, c.pid/tid the task that was sampled, so that a
+ * profile can name the user frames of a process that is gone before its
+ * /proc/PID/maps could be read.  Written only by sessions that sample
+ * user stacks (sample_flags USER_STACK); the bit is accepted, and does
+ * nothing, elsewhere.  The task writes them itself (task_work, at its
+ * next return to user space) when a sample's user address is in no
+ * executable mapping it has described since its last exec (the first
+ * sample after an exec always): then every file mapping of the process,
+ * in address order, the first with PMUCTX_MMAP_M_FIRST, the last with
+ * PMUCTX_MMAP_M_LAST (a full snapshot, like /proc/PID/maps without the
+ * anonymous mappings).  After 8 snapshots a process gets at most one
+ * per 100 ms.  A snapshot stops after PMUCTX_MMAP_MAX mappings
+ * (PMUCTX_MMAP_M_TRUNC on its last record).
+ *
+ * @start, @len:	the mapping's addresses
+ * @pgoff:		file offset of @start, bytes
+ * @ino:		inode number of the file
+ * @dev_major, @dev_minor: its device
+ * @prot:		PROT_READ | PROT_WRITE | PROT_EXEC of the mapping
+ * @flags:		MAP_SHARED or MAP_PRIVATE
+ * @path:		the file's path (d_path), NUL-terminated, padded
+ *			with NULs to the record size; " (deleted)" as in
+ *			/proc/PID/maps
+ */
+#define PMUCTX_MMAP_M_FIRST	(1U << 0)
+#define PMUCTX_MMAP_M_LAST	(1U << 1)
+#define PMUCTX_MMAP_M_TRUNC	(1U << 2)
+#define PMUCTX_MMAP_MAX		512
+struct pmuctx_rec_mmap {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__u64				start;
+	__u64				len;
+	__u64				pgoff;
+	__u64				ino;
+	__u32				dev_major;
+	__u32				dev_minor;
+	__u32				prot;
+	__u32				flags;
+	char				path[];
 };
 
 /* PMUCTX_IOC_RING_CONSUME: normal mode, the reader is done up to @tail. */

@@ -49,6 +49,33 @@ folded_ok() {
 	END { exit !(lines > 0 && !bad) }' "$1"
 }
 
+# ---- a short command: the module's MMAP records name it ------------------------
+# A process gone before the recorder reads its /proc/PID/maps (every 200 ms)
+# used to get only [unknown] user frames (issue 14 item 4): 50 ms of CPU,
+# both unwinders; the MAPS sections come from the MMAP records.
+short_case() {	# NAME RECORD-OPTIONS...
+	sc_name=$1
+	shift
+	check "$CLI" record "$@" -F 999 -o "$W/short-$sc_name.pmu" -- \
+		sh -c "echo go | '$CHAIN' -50 0 >/dev/null" -- \
+		"short command ($sc_name): pmuctx record $* -- chain -50"
+	last_ok || diag_out "$CHECK_OUT"
+	check "$CLI" report -i "$W/short-$sc_name.pmu" --format folded -- \
+		"short command ($sc_name): report --format folded"
+	printf '%s\n' "$CHECK_OUT" > "$W/short-$sc_name.folded"
+	# named: no [unknown] user frame (ld.so's start-up counts: a 50 ms
+	# program spends a good part of its life there under TCG)
+	sc_all=$(weight "$W/short-$sc_name.folded" '^chain;')
+	sc_named=$(grep -v '\[unknown\]' "$W/short-$sc_name.folded" |
+		awk '/^chain;/ { s += $NF } END { printf "%.0f\n", s }')
+	sc_full=$(weight "$W/short-$sc_name.folded" '^chain;.*main;f1;f2;f3')
+	if [ "$sc_full" -ge 3 ] && [ $((sc_named * 100)) -ge $((sc_all * 90)) ]; then
+		ok "short command ($sc_name): $sc_named of $sc_all samples have named user frames, $sc_full main;f1;f2;f3"
+	else
+		not_ok "short command ($sc_name): >= 90% of the samples with named user frames, >= 3 main;f1;f2;f3 ($sc_named of $sc_all named, $sc_full main;f1;f2;f3)"
+		diag_out "$(sort -t' ' -k2 -n -r "$W/short-$sc_name.folded" | head -n 8)"
+	fi
+}
 # ---- deferred user callchains (-g) -------------------------------------------
 
 check "$CLI" record -g -F 999 -o "$W/defer.pmu" -- \
@@ -189,6 +216,26 @@ if [ "$all" -gt 0 ] && [ "$ns" -gt $((all * 100000)) ]; then
 	ok "--weight period: counts are ns ($ns ns for $all samples)"
 else
 	not_ok "--weight period: counts are ns ($ns ns for $all samples)"
+fi
+
+# ---- a short command (after the long runs: TCG's first sampling interrupts
+# are slow to translate and get throttled)
+
+short_case defer -g
+short_case fp -g --call-graph fp
+# ... and the map that named them is the module's (reason "kernel"), with
+# the chain binary in it.
+"$CLI" report -i "$W/short-defer.pmu" --format json > "$W/short.json" 2>/dev/null || true
+if python3 - "$W/short.json" <<'PY'
+import json, sys
+maps = json.load(open(sys.argv[1])).get("maps") or []
+k = [m for m in maps if m["reason"] == "kernel"]
+sys.exit(0 if k and any("/chain" in m["text"] for m in k) else 1)
+PY
+then
+	ok "short command: MAPS from the module's MMAP records (reason kernel) name the chain binary"
+else
+	not_ok "short command: MAPS from the module's MMAP records (reason kernel) name the chain binary"
 fi
 
 # ---- immediate user callchains (--call-graph fp) ----------------------------------
