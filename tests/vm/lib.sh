@@ -155,6 +155,27 @@ weight() {
 	awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }' "$1"
 }
 
+# NOUSER: the kernel paths whose samples cannot have a user stack, by
+# design: exit_group() never returns to user space, and an execve()'s
+# stack belongs to the old program (its deferred cookie stays unresolved).
+# On a slow kernel (KASAN) they are a good part of a short recording.
+NOUSER='do_group_exit|do_exit|__x64_sys_exit_group|__x64_sys_execve|do_execveat_common|bprm_execve'
+
+# weight_nouser FOLDED [COMM-PATTERN]: samples of those paths, or of the
+# lines that match COMM-PATTERN too.
+weight_nouser() {
+	grep -E "$NOUSER" "$1" | awk -v p="${2:-.}" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }'
+}
+
+# weight_user FOLDED PATTERN: weight() of the lines outside those paths,
+# and outside the dynamic loader (ld.so's start-up, before main: slow on a
+# debug kernel, and rightly without main;...).
+LOADER=';_start;_dl_|;_dl_[a-z_]*( |;|$)|;_dl_start'
+weight_user() {
+	grep -vE "$NOUSER" "$1" | grep -vE "$LOADER" |
+		awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }'
+}
+
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
 wait_for() {
 	_t=$(($1 * 10)); shift

@@ -97,12 +97,16 @@ else
 	not_ok "folded: lines start with the comm (chain) and hold main;f1;f2;f3"
 	diag_out "$(sort -t' ' -k2 -n -r "$W/defer.folded" | head -n 10)"
 fi
-all=$(weight "$W/defer.folded" '^chain;')
+# Samples in the exit and exec paths have no user stack by design (NOUSER
+# in lib.sh): on a slow kernel (KASAN) they are a good part of the run.
+all=$(weight_user "$W/defer.folded" '^chain;')
+nouser=$(weight_nouser "$W/defer.folded" '^chain;')
 full=$(weight "$W/defer.folded" '^chain;.*main;f1;f2;f3')
 if [ "$all" -gt 0 ] && [ $((full * 100)) -ge $((all * 80)) ]; then
-	ok "folded: $full of $all chain samples have the whole user chain main;f1;f2;f3"
+	ok "folded: $full of $all chain samples have the whole user chain main;f1;f2;f3 ($nouser more in exec/exit, ld.so aside)"
 else
-	not_ok "folded: >= 80% of chain samples have main;f1;f2;f3 ($full of $all)"
+	not_ok "folded: >= 80% of chain samples have main;f1;f2;f3 ($full of $all; $nouser more in exec/exit)"
+	diag_out "$(grep -v 'main;f1;f2;f3' "$W/defer.folded" | sort -t' ' -k2 -n -r | head -n 10)"
 fi
 if grep -qE '^chain;.*main;f1;f2;f3;[^ ]*(do_syscall_64|entry_SYSCALL)' "$W/defer.folded"; then
 	ok "folded: kernel frames (the syscall entry) come after f3, at the end"
@@ -115,10 +119,13 @@ stats=$CHECK_OUT
 diag_out "$stats"
 num() { printf '%s\n' "$stats" | sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" | head -n 1; }
 stitched=$(num stitched) shared=$(num 'shared by >1 sample') deferred=$(num deferred)
-if [ "${stitched:-0}" -gt 0 ] && [ $((stitched * 100)) -ge $((deferred * 90)) ]; then
-	ok "stitch stats: $stitched of $deferred deferred samples stitched"
+# the exec and exit paths' samples stay unresolved by design (all comms)
+nouser=$(weight_nouser "$W/defer.folded")
+if [ "${stitched:-0}" -gt 0 ] &&
+   [ $((stitched * 100)) -ge $(((deferred - nouser) * 90)) ]; then
+	ok "stitch stats: $stitched of $deferred deferred samples stitched ($nouser in exec/exit)"
 else
-	not_ok "stitch stats: >= 90% of deferred samples stitched ($stitched of $deferred)"
+	not_ok "stitch stats: >= 90% of deferred samples outside exec/exit stitched ($stitched of $deferred, $nouser in exec/exit)"
 fi
 if [ "${shared:-0}" -gt 0 ]; then
 	ok "stitch stats: $shared user records shared by more than one sample"
@@ -139,11 +146,16 @@ if awk '
 	/^$/ && inblk {
 		s = ""
 		for (i = 1; i <= n; i++) { sub(/\+0x[0-9a-f]+$/, "", fr[i]); s = s " " fr[i] }
+		inblk = 0
+		# exec and exit have no user stack by design (NOUSER, lib.sh)
+		if (s ~ / (do_group_exit|do_exit|__x64_sys_exit_group|__x64_sys_execve|do_execveat_common|bprm_execve)( |$)/) { ex++; next }
+		# and the ld.so start-up is rightly without main (LOADER)
+		if (s ~ / _dl_[a-z_]*( |$)/) { ex++; next }
 		if (s ~ / f3 f2 f1 main/) good++
-		chain++; inblk = 0
+		chain++
 	}
 	END {
-		printf "%d chain samples, %d with f3 f2 f1 main\n", chain, good > "/dev/stderr"
+		printf "%d chain samples, %d with f3 f2 f1 main, %d in exec/exit or ld.so\n", chain, good, ex > "/dev/stderr"
 		exit !(chain > 0 && good * 100 >= chain * 80)
 	}' "$W/defer.script" 2>"$W/script.stat"; then
 	ok "perf-script: samples with their stitched callchains ($(cat "$W/script.stat"))"
