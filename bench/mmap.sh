@@ -10,9 +10,10 @@
 #   procs   N short processes (tests/sample/chain -5: 5 ms of CPU each,
 #           one exec, a few samples): the per-process cost, a snapshot of
 #           its file mappings written by the task at its first sample;
-#   long    one tests/sample/chain -700 (700 ms of CPU in one process):
-#           the per-sample cost, the coverage check of every sample's
-#           user addresses (one snapshot for the whole run).
+#   long    one tests/sample/chain 150 (150 reads of 4 MiB in one
+#           process, a fixed amount of work): the per-sample cost, the
+#           coverage check of every sample's user addresses (one snapshot
+#           for the whole run).
 #
 # Per run: wall time of the recorded command (procs) or chain's own loop
 # time (long, CHAIN_TIME), the samples, MAPS sections, file bytes.  The
@@ -48,7 +49,7 @@ run() {
 		ns=$((t1 - t0))
 	else
 		out=$("$CLI" record -q -g -F 999 "${rec[@]}" -o "$T/r.pmu" -- \
-			sh -c "echo go | CHAIN_TIME=1 '$CHAIN' -700 0 >/dev/null" 2>&1)
+			sh -c "echo go | CHAIN_TIME=1 '$CHAIN' 150 0 >/dev/null" 2>&1)
 		ns=$(printf '%s\n' "$out" | sed -n 's/^chain: \([0-9]*\) ns$/\1/p')
 	fi
 	"$CLI" report -i "$T/r.pmu" --format json > "$T/r.json" 2>/dev/null
