@@ -25,7 +25,7 @@ ifeq ($(strip $(KVER)),)
 override KVER := $(shell DEBUG_KVER='$(DEBUG_KVER)' scripts/kernels default)
 KVER_FROM := default: scripts/kernels default; KVER=<release> to choose
 else
-KVER_FROM := given
+KVER_FROM := KVER set on the command line or in the environment
 endif
 # The kernels `make check` boots, one VM suite each (scripts/kernels
 # resolve: 6.1, 6.12, 6.12-rt, debug, or installed releases).
