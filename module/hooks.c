@@ -845,7 +845,8 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 		if (!c)
 			goto drop;
 		if (!pmuctx_entry_init(c, s, child, e)) {
-			pmuctx_entry_free_unused(c);
+			/* over a cap: no kfree() here (it may sleep on RT) */
+			pmuctx_pool_push(s, c);
 			goto drop;
 		}
 		c->flags |= PMUCTX_EF_INHERITED;

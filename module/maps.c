@@ -15,9 +15,10 @@
  * user addresses against the executable ranges the entry has described
  * since its task's last exec (struct pmuctx_maps, at s->maps_offset in
  * the entry); one outside all of them, or none described yet, asks for a
- * snapshot.  After PMUCTX_MAPS_FREE snapshots, at most one per
- * PMUCTX_MAPS_INTERVAL_NS: an address no file maps (JIT code, the vDSO)
- * would otherwise ask at every sample.
+ * snapshot.  After PMUCTX_MAPS_FREE snapshots, one per
+ * PMUCTX_MAPS_INTERVAL_NS at most, then ever fewer (pmuctx_maps_due()): an
+ * address no file maps (JIT code, the vDSO) would otherwise ask at every
+ * sample.
  *
  * Contexts: pmuctx_maps_check() in the sampling interrupt (hardirq, the
  * sampled task current) and in task context; pmuctx_maps_fn() in task
@@ -56,10 +57,21 @@ static bool pmuctx_maps_covered(const struct pmuctx_maps *m, u64 ip)
 	return false;
 }
 
+/*
+ * After PMUCTX_MAPS_FREE snapshots, the interval doubles with each one, to
+ * PMUCTX_MAPS_INTERVAL_NS << 7 (12.8 s): a process with more executable
+ * mappings than PMUCTX_MAPS_RANGES, or one running JIT code, is never
+ * fully covered and would otherwise snapshot every interval for good.
+ * Signed: local_clock() of another CPU may be a little behind.
+ */
 static bool pmuctx_maps_due(struct pmuctx_maps *m)
 {
-	return READ_ONCE(m->scans) < PMUCTX_MAPS_FREE ||
-	       local_clock() - READ_ONCE(m->last_ns) >= PMUCTX_MAPS_INTERVAL_NS;
+	unsigned int scans = READ_ONCE(m->scans);
+
+	if (scans < PMUCTX_MAPS_FREE)
+		return true;
+	return (s64)(local_clock() - READ_ONCE(m->last_ns)) >=
+	       (s64)(PMUCTX_MAPS_INTERVAL_NS << min(scans - PMUCTX_MAPS_FREE, 7U));
 }
 
 /*

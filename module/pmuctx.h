@@ -414,6 +414,7 @@ int pmuctx_entry_caches_init(void);
 void pmuctx_entry_caches_destroy(void);
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
 struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s);
+void pmuctx_pool_push(struct pmuctx_session *s, struct pmuctx_entry *e);
 int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp);
 void pmuctx_pool_drain(struct pmuctx_session *s);
 void pmuctx_pool_refill_fn(struct irq_work *work);

@@ -647,7 +647,7 @@ void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
 	struct pmuctx_ring *r;
 	u32 size;
 
-	len = min_t(size_t, len, min_t(u32, s->ring_size / 2, PMUCTX_REC_MAX_SIZE) -
+	len = min_t(size_t, len, min_t(u64, s->ring_size / 2, PMUCTX_REC_MAX_SIZE) -
 				 sizeof(*w));
 	size = ALIGN(sizeof(*w) + len, 8);
 	preempt_disable();

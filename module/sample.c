@@ -203,10 +203,14 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	 * A task that will not return to user space writes nothing: run by
 	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that
 	 * is being killed (it runs task_work before dying).  Neither does one
-	 * that exec'd since the sample: its stack is another program's.
+	 * that exec'd since the sample: its stack is another program's.  Nor
+	 * one whose entry a setuid exec dropped: a sample between the exec
+	 * probe's stale check and the drop queues a fresh work, which would
+	 * walk the setuid program's stack (an ASLR leak).
 	 */
 	if (!(current->flags & PF_EXITING) && !fatal_signal_pending(current) &&
-	    !READ_ONCE(d->stale) && pmuctx_sess_live(s)) {
+	    !READ_ONCE(d->stale) && !READ_ONCE(e->dead) &&
+	    pmuctx_sess_live(s)) {
 		regs = pmuctx_user_regs(NULL);
 		ips = kmalloc_array(max, sizeof(*ips), GFP_KERNEL);
 		if (regs && ips)

@@ -209,6 +209,36 @@ struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s)
 	return e;
 }
 
+static void pmuctx_entry_kfree_rcu(struct rcu_head *rcu)
+{
+	pmuctx_entry_kfree(container_of(rcu, struct pmuctx_entry, rcu));
+}
+
+/*
+ * Give back a fresh entry that was not used (entry_init() refused it) to
+ * this CPU's pool.  Any context, the session live: the probes' callers,
+ * where PREEMPT_RT forbids kfree() (teardown drains the pools after a
+ * grace period).  A full pool (never on RT: the entry came from it, and
+ * its refill thread cannot run while we do) frees it after a grace period.
+ */
+void pmuctx_pool_push(struct pmuctx_session *s, struct pmuctx_entry *e)
+{
+	struct pmuctx_sess_cpu *sc;
+	unsigned long flags;
+	bool kept = false;
+
+	local_irq_save(flags);
+	sc = this_cpu_ptr(s->cpu);
+	if (sc->pool_nr < PMUCTX_POOL_MAX) {
+		sc->pool[sc->pool_nr++] = e;
+		atomic64_inc(&pmuctx_stats.pool_entries);
+		kept = true;
+	}
+	local_irq_restore(flags);
+	if (!kept)
+		call_rcu(&e->rcu, pmuctx_entry_kfree_rcu);
+}
+
 /*
  * Fill the pool of @cpu.  Process context before the session is live (no
  * other user of the pool yet), or the refill irq_work of @cpu: hardirq, or
