@@ -665,6 +665,94 @@ void test_symbols(void)
 	t_user_syms();
 }
 
+/* ---- the recorder's MMAP snapshots (tools/profile/maps.c) ------------- */
+
+struct kt_seen {
+	int n;
+	__s32 pid[8];
+	__u32 reason[8];
+	char *text[8];
+};
+
+static int kt_seen_store(void *ctx, __s32 pid, __u64 time, __u32 reason,
+			 const char *text, size_t len)
+{
+	struct kt_seen *k = ctx;
+
+	(void)time;
+	if (k->n < 8) {
+		k->pid[k->n] = pid;
+		k->reason[k->n] = reason;
+		k->text[k->n] = strndup(text, len);
+	}
+	k->n++;
+	return 0;
+}
+
+static void kt_feed(struct maps_cap *mc, __s32 pid, __s32 tid, __u64 t,
+		    __u16 misc, __u64 start, const char *path)
+{
+	union {
+		struct pmuctx_rec_mmap m;
+		unsigned char b[256];
+	} u;
+	size_t plen = strlen(path) + 1;
+
+	memset(&u, 0, sizeof(u));
+	u.m.hdr.type = PMUCTX_REC_MMAP;
+	u.m.hdr.size = (__u16)((sizeof(u.m) + plen + 7) & ~7UL);
+	u.m.hdr.misc = misc;
+	u.m.c.time = t;
+	u.m.c.pid = pid;
+	u.m.c.tid = tid;
+	u.m.start = start;
+	u.m.len = 0x1000;
+	u.m.prot = 5;		/* r-x */
+	u.m.flags = 2;		/* MAP_PRIVATE */
+	memcpy(u.m.path, path, plen);
+	maps_cap_record(mc, &u.m.hdr, 0);
+}
+
+static void t_maps_kernel(void)
+{
+	struct kt_seen k = { 0 };
+	struct maps_cap *mc = NULL;
+	int i;
+
+	t_section("MMAP snapshots (pmuctx record)");
+	CHECK_EQ(maps_cap_new(&mc, "/nonexistent-proc", kt_seen_store, &k), 0,
+		 "maps_cap_new");
+	if (!mc)
+		return;
+	/* two threads of process 10 snapshot at once, interleaved */
+	kt_feed(mc, 10, 11, 100, PMUCTX_MMAP_M_FIRST, 0x1000, "/bin/a");
+	kt_feed(mc, 10, 12, 101, PMUCTX_MMAP_M_FIRST, 0x5000, "/bin/c");
+	kt_feed(mc, 10, 11, 102, PMUCTX_MMAP_M_LAST, 0x2000, "/bin/b");
+	kt_feed(mc, 10, 12, 103, PMUCTX_MMAP_M_LAST, 0x6000, "/bin/d");
+	/* a path with a newline would forge a line: left out */
+	kt_feed(mc, 20, 20, 104, PMUCTX_MMAP_M_FIRST, 0x1000, "/tmp/x");
+	kt_feed(mc, 20, 20, 105, PMUCTX_MMAP_M_LAST, 0x9000,
+		"/tmp/y\n7000-8000 r-xp 00000000 00:00 0 /etc/shadow");
+	maps_cap_flush(mc);
+	CHECK_EQ(k.n, 3, "three snapshots stored");
+	CHECK(k.n >= 2 && k.pid[0] == 10 && k.pid[1] == 10 &&
+	      k.reason[0] == MAPS_KERNEL && k.reason[1] == MAPS_KERNEL,
+	      "the two threads' snapshots are stored for their process, reason kernel");
+	CHECK(k.n >= 2 && strstr(k.text[0], "/bin/a") &&
+	      strstr(k.text[0], "/bin/b") && !strstr(k.text[0], "/bin/c") &&
+	      strstr(k.text[1], "/bin/c") && strstr(k.text[1], "/bin/d") &&
+	      !strstr(k.text[1], "/bin/a"),
+	      "interleaved snapshots of two threads are not mixed");
+	CHECK(k.n >= 1 && !strncmp(k.text[0], "1000-2000 r-xp 00000000 00:00 0 /bin/a\n", 39),
+	      "a snapshot line reads like /proc/PID/maps");
+	CHECK(k.n >= 3 && k.pid[2] == 20 && strstr(k.text[2], "/tmp/x") &&
+	      !strstr(k.text[2], "shadow"),
+	      "a path with a newline forges no line");
+	for (i = 0; i < k.n && i < 8; i++)
+		free(k.text[i]);
+	maps_cap_free(mc);
+}
+
 void test_profile(void)
 {
 	if (!kallsyms_path[0]) {
@@ -676,6 +764,7 @@ void test_profile(void)
 	t_text();
 	t_pprof();
 	t_build();
+	t_maps_kernel();
 	unlink(kallsyms_path);
 	if (hidden_path[0])
 		unlink(hidden_path);

@@ -39,9 +39,11 @@ struct mc_proc {
 	size_t text_len;
 	struct mc_range *r;	/* executable mappings */
 	size_t nr;
-	char *kt;		/* MMAP snapshot being assembled */
+	/* an MMAP snapshot being assembled (entries keyed by -tid) */
+	char *kt;
 	size_t kt_len, kt_cap;
 	__u64 kt_time;		/* of its first record */
+	__s32 kt_pid;		/* the process it describes */
 };
 
 struct maps_cap {
@@ -276,27 +278,40 @@ static void check_user(struct maps_cap *mc, __s32 pid, __u64 time,
 		}
 }
 
-/* store the MMAP snapshot assembled for @p, if any */
+/* store the MMAP snapshot assembled in @p, if any, and let go of it */
 static void kt_store(struct maps_cap *mc, struct mc_proc *p)
 {
-	if (!p->kt_len)
-		return;
-	mc->captured++;
-	mc->bytes += p->kt_len;
-	if (mc->store)
-		mc->store(mc->ctx, p->pid, p->kt_time, MAPS_KERNEL, p->kt,
-			  p->kt_len);
-	p->kt_len = 0;
+	if (p->kt_len) {
+		mc->captured++;
+		mc->bytes += p->kt_len;
+		if (mc->store)
+			mc->store(mc->ctx, p->kt_pid, p->kt_time, MAPS_KERNEL,
+				  p->kt, p->kt_len);
+	}
+	free(p->kt);
+	p->kt = NULL;
+	p->kt_len = p->kt_cap = 0;
 }
 
-/* one MMAP record: a /proc/PID/maps line of the snapshot it belongs to */
+/*
+ * One MMAP record: a /proc/PID/maps line of the snapshot it belongs to.
+ * Each thread writes its own snapshots (one per entry), and two threads'
+ * can interleave in the merged rings: they are assembled per thread, in
+ * entries keyed by -tid (never a process's key), and stored per process.
+ */
 static void kt_record(struct maps_cap *mc, const struct pmuctx_rec_mmap *m)
 {
-	struct mc_proc *p = find(mc, m->c.pid, true);
 	size_t plen = m->hdr.size - sizeof(*m), need;
+	struct mc_proc *p, *pp;
 	int n;
 
-	if (!p || m->c.pid <= 0)
+	if (m->c.pid <= 0 || m->c.tid <= 0)
+		return;
+	p = find(mc, -m->c.tid, true);
+	if (!p)
+		return;
+	/* a name with a newline would forge map lines (procfs escapes it) */
+	if (memchr(m->path, '\n', strnlen(m->path, plen)))
 		return;
 	if (m->hdr.misc & PMUCTX_MMAP_M_FIRST) {
 		kt_store(mc, p);	/* a snapshot whose LAST was lost */
@@ -304,6 +319,7 @@ static void kt_record(struct maps_cap *mc, const struct pmuctx_rec_mmap *m)
 	} else if (!p->kt_len) {
 		p->kt_time = m->c.time;	/* its FIRST was lost */
 	}
+	p->kt_pid = m->c.pid;
 	need = p->kt_len + 96 + strnlen(m->path, plen) + 1;
 	if (need > p->kt_cap) {
 		size_t nc = p->kt_cap ? p->kt_cap : 4096;
@@ -329,9 +345,10 @@ static void kt_record(struct maps_cap *mc, const struct pmuctx_rec_mmap *m)
 	if (n > 0 && (size_t)n < p->kt_cap - p->kt_len)
 		p->kt_len += (size_t)n;
 	if (m->hdr.misc & PMUCTX_MMAP_M_LAST) {
-		/* covered from now on: no /proc read for these addresses */
-		if (!parse_ranges(p, p->kt))
-			p->last = mono_ns();
+		/* the process is covered: no /proc read for these addresses */
+		pp = find(mc, m->c.pid, true);
+		if (pp && p->kt && !parse_ranges(pp, p->kt))
+			pp->last = mono_ns();
 		kt_store(mc, p);
 	}
 }
