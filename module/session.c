@@ -658,9 +658,11 @@ err_parts:
 /* ---- walking a session's entries --------------------------------------- */
 
 /*
- * Visit every entry of @s: hashed, pending and exited.  @v->visit runs in atomic
- * context (RCU read side or a spinlock held).  Hashed entries may be seen
- * twice or missed if the table resizes during the walk.
+ * Visit every entry of @s: hashed, pending and exited.  @v->visit must not
+ * sleep: it runs on the RCU read side (hashed), with the raw adopt_lock
+ * held (pending), and under the session's ioctl mutex (exited, an llist
+ * only pushed to meanwhile).  Hashed entries may be seen twice or missed
+ * if the table resizes during the walk.
  */
 struct pmuctx_visitor {
 	void (*visit)(struct pmuctx_entry *e, struct pmuctx_visitor *v);
