@@ -62,7 +62,7 @@ short_case() {	# NAME RECORD-OPTIONS...
 	last_ok || diag_out "$CHECK_OUT"
 	check "$CLI" report -i "$W/short-$sc_name.pmu" --format folded -- \
 		"short command ($sc_name): report --format folded"
-	printf '%s\n' "$CHECK_OUT" > "$W/short-$sc_name.folded"
+	printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/short-$sc_name.folded"
 	# named: no [unknown] user frame (ld.so's start-up counts: a 50 ms
 	# program spends a good part of its life there under TCG)
 	sc_all=$(weight "$W/short-$sc_name.folded" '^chain;')
@@ -84,7 +84,7 @@ check "$CLI" record -g -F 999 -o "$W/defer.pmu" -- \
 last_ok || diag_out "$CHECK_OUT"
 check "$CLI" report -i "$W/defer.pmu" --format folded -- \
 	"pmuctx report --format folded"
-printf '%s\n' "$CHECK_OUT" > "$W/defer.folded"
+printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/defer.folded"
 if folded_ok "$W/defer.folded"; then
 	ok "folded: every line is 'frames count' with non-empty frames ($(wc -l < "$W/defer.folded") lines)"
 else
@@ -256,7 +256,7 @@ check "$CLI" record -g --call-graph fp -F 499 -o "$W/fp.pmu" -- \
 	sh -c "echo go | '$CHAIN' -500 0 >/dev/null" -- \
 	"pmuctx record --call-graph fp (immediate user callchains)"
 check "$CLI" report -i "$W/fp.pmu" --format folded -- "report of the fp recording"
-printf '%s\n' "$CHECK_OUT" > "$W/fp.folded"
+printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/fp.folded"
 if folded_ok "$W/fp.folded" && grep -q '^chain;.*main;f1;f2;f3' "$W/fp.folded"; then
 	ok "fp: folded stacks with main;f1;f2;f3"
 else

@@ -34,7 +34,7 @@ check "$CLI" record -g -F 999 --sample-event cpu-clock -o "$W/ovf.pmu" -- \
 last_ok || diag_out "$CHECK_OUT"
 check "$CLI" report -i "$W/ovf.pmu" --format folded -- \
 	"report --format folded of the overflow recording"
-printf '%s\n' "$CHECK_OUT" > "$W/ovf.folded"
+printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/ovf.folded"
 # the exec and exit paths have no user stack by design (NOUSER, lib.sh)
 all=$(weight_user "$W/ovf.folded" '^chain;')
 full=$(weight "$W/ovf.folded" '^chain;.*main;f1;f2;f3')
