@@ -20,11 +20,12 @@
  * address no file maps (JIT code, the vDSO) would otherwise ask at every
  * sample.
  *
- * Contexts: pmuctx_maps_check() in the sampling interrupt (hardirq, the
- * sampled task current) and in task context; pmuctx_maps_fn() in task
- * context.  The ranges are written only by the task itself (the work, the
- * exec probe) and read by interrupts on its CPU: each range is complete
- * before @nr covers it.
+ * Contexts: pmuctx_maps_wanted() in the sampling interrupt (hardirq, the
+ * sampled task current) and in task context; pmuctx_maps_queue() in the
+ * interrupt; pmuctx_maps_scan() and pmuctx_maps_fn() in task context.
+ * The ranges are written only by the task itself (the work, the exec
+ * probe) and read by interrupts on its CPU: each range is complete before
+ * @nr covers it.
  *
  * Lifetimes: as the deferred-callchain work (sample.c): a queued work holds
  * a reference on its entry and on the module.
@@ -212,17 +213,8 @@ void pmuctx_maps_queue(struct pmuctx_entry *e)
 	if (!m || READ_ONCE(m->pending) ||
 	    current->flags & (PF_KTHREAD | PF_EXITING | PF_IO_WORKER))
 		return;
-	if (!refcount_inc_not_zero(&e->ref))
-		return;
-	__module_get(THIS_MODULE);
 	m->e = e;
-	WRITE_ONCE(m->pending, true);
-	init_task_work(&m->work, pmuctx_maps_fn);
-	if (task_work_add(current, &m->work, TWA_RESUME)) {
-		WRITE_ONCE(m->pending, false);
-		module_put(THIS_MODULE);
-		pmuctx_entry_put(e);
-	}
+	pmuctx_entry_task_work(e, &m->work, pmuctx_maps_fn, &m->pending);
 }
 
 /* The exec probe (the task itself): the old program's ranges are gone. */

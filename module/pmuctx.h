@@ -68,6 +68,7 @@
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/task_work.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -422,6 +423,8 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		       struct task_struct *t, struct pmuctx_entry *parent);
 void pmuctx_entry_free_unused(struct pmuctx_entry *e);
 void pmuctx_entry_put(struct pmuctx_entry *e);
+bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
+			    task_work_func_t fn, bool *pending);
 void pmuctx_entry_unparent(struct pmuctx_entry *e);
 void pmuctx_entry_retire(struct pmuctx_entry *e);
 void pmuctx_adopt_work_fn(struct work_struct *work);

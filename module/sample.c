@@ -257,18 +257,9 @@ static u64 pmuctx_defer_cookie(struct pmuctx_session *s,
 	cookie = ((u64)(smp_processor_id() + 1) << 48) |
 		 (this_cpu_inc_return(pmuctx_cookie_seq) & GENMASK_ULL(47, 0));
 	WRITE_ONCE(d->cookie, cookie);
-	if (!refcount_inc_not_zero(&e->ref))
-		return 0;
-	__module_get(THIS_MODULE);
 	d->e = e;
-	WRITE_ONCE(d->pending, true);
-	init_task_work(&d->work, pmuctx_defer_fn);
-	if (task_work_add(current, &d->work, TWA_RESUME)) {
-		WRITE_ONCE(d->pending, false);
-		module_put(THIS_MODULE);
-		pmuctx_entry_put(e);
+	if (!pmuctx_entry_task_work(e, &d->work, pmuctx_defer_fn, &d->pending))
 		return 0;
-	}
 	return cookie;
 }
 

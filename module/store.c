@@ -22,10 +22,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/irq_work.h>
+#include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/task_work.h>
 
 #include "pmuctx.h"
 
@@ -385,6 +387,30 @@ void pmuctx_entry_unparent(struct pmuctx_entry *e)
 
 	if (parent)
 		pmuctx_entry_put(parent);
+}
+
+/*
+ * Queue @fn on the current task, @e's (TWA_RESUME: at its return to user
+ * space), holding a reference on @e and on the module until the work
+ * drops them, the module last (pmuctx_defer_fn()): task_work cannot be
+ * cancelled from a module.  *@pending is true while it is queued.
+ * Interrupt or task context.  False if nothing was queued.
+ */
+bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
+			    task_work_func_t fn, bool *pending)
+{
+	if (!refcount_inc_not_zero(&e->ref))
+		return false;
+	__module_get(THIS_MODULE);
+	WRITE_ONCE(*pending, true);
+	init_task_work(cb, fn);
+	if (task_work_add(current, cb, TWA_RESUME)) {
+		WRITE_ONCE(*pending, false);
+		module_put(THIS_MODULE);
+		pmuctx_entry_put(e);
+		return false;
+	}
+	return true;
 }
 
 void pmuctx_entry_put(struct pmuctx_entry *e)
