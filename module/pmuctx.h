@@ -85,9 +85,12 @@ struct perf_event;
 
 /*
  * An unprivileged user's share (session.c): sessions (the session cap,
- * under pmuctx_users_lock) and store entries (max_tasks_per_user, atomic:
- * charged in the probes).  Each session struct of the user holds a
- * reference (@ref, under the lock) until it is freed, so an entry that
+ * under pmuctx_users_lock), store entries (max_tasks_per_user, atomic:
+ * charged in the probes) and ring pages (under RLIMIT_MEMLOCK, ring.c).
+ * A user is the caller's uid, or for a caller inside a user namespace the
+ * owner of its outermost non-initial namespace: the sub-uids an
+ * administrator maps for a user (/etc/subuid) are that one user.  Each
+ * session struct of the user holds a reference (@ref, under the lock) until it is freed, so an entry that
  * outlives its session's release still finds it at its free.
  */
 struct pmuctx_user {
@@ -96,6 +99,7 @@ struct pmuctx_user {
 	unsigned int		sessions;
 	unsigned int		ref;
 	atomic_t		entries;
+	atomic_long_t		locked_pages;	/* ring pages, all its kuids */
 };
 
 /* pmuctx_entry.state: who owns an adopted entry's table membership. */

@@ -108,17 +108,41 @@ void pmuctx_ring_init(struct pmuctx_session *s)
  * item 7).  The pages themselves are __GFP_ACCOUNT: the creator's memcg
  * pays for them too.
  */
-static int pmuctx_ring_charge(struct user_struct *user, unsigned long pages)
+static int pmuctx_ring_charge(struct pmuctx_session *s,
+			      struct user_struct *user, unsigned long pages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	bool ipc_lock = capable(CAP_IPC_LOCK);
 	unsigned long locked;
 
 	locked = atomic_long_add_return(pages, &user->locked_vm);
-	if (locked > limit && !capable(CAP_IPC_LOCK)) {
-		atomic_long_sub(pages, &user->locked_vm);
-		return -EPERM;
+	if (locked > limit && !ipc_lock)
+		goto err_user;
+	/*
+	 * An unprivileged session's user (session.c) spans the sub-uids an
+	 * administrator mapped for one uid: each has its own user_struct,
+	 * so the limit holds only if also checked for all of them together.
+	 */
+	if (s->user) {
+		locked = atomic_long_add_return(pages, &s->user->locked_pages);
+		if (locked > limit && !ipc_lock) {
+			atomic_long_sub(pages, &s->user->locked_pages);
+			goto err_user;
+		}
 	}
 	return 0;
+
+err_user:
+	atomic_long_sub(pages, &user->locked_vm);
+	return -EPERM;
+}
+
+static void pmuctx_ring_uncharge(struct pmuctx_session *s,
+				 struct user_struct *user, unsigned long pages)
+{
+	if (s->user)
+		atomic_long_sub(pages, &s->user->locked_pages);
+	atomic_long_sub(pages, &user->locked_vm);
 }
 
 static void pmuctx_ring_free_pages(struct page **pg, unsigned long n)
@@ -153,7 +177,7 @@ int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 	total = (unsigned long)nr_cpu_ids * (1 + pages);
 
 	user = get_current_user();
-	ret = pmuctx_ring_charge(user, total);
+	ret = pmuctx_ring_charge(s, user, total);
 	if (ret)
 		goto err_user;
 	ret = -ENOMEM;
@@ -197,7 +221,7 @@ int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 err_pages:
 	pmuctx_ring_free_pages(pg, total);
 err_uncharge:
-	atomic_long_sub(total, &user->locked_vm);
+	pmuctx_ring_uncharge(s, user, total);
 err_user:
 	free_uid(user);
 	return ret;
@@ -220,7 +244,7 @@ void pmuctx_ring_destroy(struct pmuctx_session *s)
 	s->ring_area = NULL;
 	pmuctx_ring_free_pages(s->ring_page, total);
 	s->ring_page = NULL;
-	atomic_long_sub(total, &s->ring_user->locked_vm);
+	pmuctx_ring_uncharge(s, s->ring_user, total);
 	free_uid(s->ring_user);
 	s->ring_user = NULL;
 	/* a create that failed after the ring may be retried on this file */

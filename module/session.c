@@ -38,6 +38,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 
 #include "pmuctx.h"
 
@@ -393,13 +394,32 @@ static LIST_HEAD(pmuctx_users);
 static DEFINE_SPINLOCK(pmuctx_users_lock);
 
 /*
- * Charge a session to the caller's uid (EMFILE over max_sessions_per_user).
- * Privileged callers are not limited.  Process context.
+ * The uid a caller's limits are charged to: its own, or inside a user
+ * namespace the uid that created the outermost namespace below the
+ * initial one.  Every uid mapped into such a namespace (sub-uids granted
+ * through newuidmap, or the creator's own) is then one user: without
+ * this, N sub-uids had N times every per-user limit (SECURITY.md).
+ */
+static kuid_t pmuctx_acct_uid(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return current_uid();
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+/*
+ * Charge a session to the caller's user (EMFILE over
+ * max_sessions_per_user).  Privileged callers are not limited.  Process
+ * context.
  */
 static int pmuctx_user_charge(struct pmuctx_session *s, bool privileged)
 {
 	struct pmuctx_user *u, *fresh;
-	kuid_t uid = current_uid();
+	kuid_t uid = pmuctx_acct_uid();
 	unsigned long flags;
 	int ret = 0;
 

@@ -46,12 +46,14 @@
  *                              or some (kernel: paranoid <= 1, root)
  */
 #include <linux/perf_event.h>
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -595,6 +597,168 @@ static void mode_limit(int n)
 	if (i >= 0)
 		close(i);
 	free(fds);
+}
+
+/* ---- sub-uids of one user ----------------------------------------------------- */
+
+/* The kernel's nr_cpu_ids: one more than the last possible CPU. */
+static int nr_cpu_ids(void)
+{
+	char buf[64], *p;
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY), n;
+
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	p = buf + strcspn(buf, "\n");
+	while (p > buf && (p[-1] < '0' || p[-1] > '9'))
+		p--;
+	while (p > buf && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return atoi(p) + 1;
+}
+
+/*
+ * What one of the user's sub-uids gets: sessions until refused (ring:
+ * each with a one-page ring), reported on @out; the fds stay open until
+ * @hold is closed.
+ */
+static void subuid_fill(uid_t uid, bool ring, int out, int hold)
+{
+	struct pmuctx_session_attr a;
+	int fds[600], n = 0, err = 0;
+	int msg[2];
+	char c;
+
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		_exit(3);
+	while (n < (int)(sizeof(fds) / sizeof(fds[0]))) {
+		attr_init(&a, PMUCTX_TARGET_PID, 0, 0);
+		if (ring) {
+			a.ring_pages = 1;
+			a.ring_mode = PMUCTX_RING_NORMAL;
+			a.ring_records = PMUCTX_REC_MASK_SWITCH;
+		}
+		fds[n] = session_attr(&a, false);
+		if (fds[n] < 0) {
+			err = -fds[n];
+			break;
+		}
+		n++;
+	}
+	msg[0] = n;
+	msg[1] = err;
+	/* one write: the sub-uids' reports do not interleave */
+	if (write(out, msg, sizeof(msg)) != sizeof(msg))
+		_exit(4);
+	if (read(hold, &c, 1) < 0)
+		_exit(5);
+	_exit(0);
+}
+
+/*
+ * As root (newuidmap's part): a child drops to uid 65534 (device group
+ * kept), creates a user namespace, and root maps 4 sub-uids into it, as
+ * /etc/subuid lets an administrator grant.  Each sub-uid is a different
+ * kuid, but they are one user: the per-user limits (sessions, ring
+ * memory under RLIMIT_MEMLOCK, store entries) must hold for them
+ * together, not 4 times (SECURITY.md, "Per-user limits").
+ */
+static void mode_subuid(int cap)
+{
+	int go[2], ready[2], out[2], hold[2], st, i, n, err, total[2] = { 0 };
+	gid_t grp = 4242;
+	char path[64], c;
+	pid_t kid;
+
+	for (int ring = 0; ring < 2; ring++) {
+		/* rings: RLIMIT_MEMLOCK (40 pages) binds, not the session cap */
+		snprintf(path, sizeof(path), "%d", ring ? 256 : cap);
+		if (write_param("max_sessions_per_user", path))
+			_exit(2);
+		if (pipe(go) || pipe(ready) || pipe(out) || pipe(hold))
+			_exit(2);
+		kid = fork();
+		if (kid == 0) {
+			struct rlimit rl = { 40 << 12, 40 << 12 };
+
+			close(go[1]);
+			close(ready[0]);
+			close(out[0]);
+			close(hold[1]);
+			if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(1, &grp) ||
+			    setresgid(65534, 65534, 65534) ||
+			    setresuid(65534, 65534, 65534))
+				_exit(3);
+			if (unshare(CLONE_NEWUSER))
+				_exit(4);
+			if (write(ready[1], "u", 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(5);
+			for (i = 0; i < 4; i++) {
+				pid_t g = fork();
+
+				if (g == 0)
+					subuid_fill(i, ring, out[1], hold[0]);
+				if (g < 0)
+					_exit(6);
+			}
+			while (wait(NULL) > 0)
+				;
+			_exit(0);
+		}
+		close(go[0]);
+		close(ready[1]);
+		close(out[1]);
+		close(hold[0]);
+		if (read(ready[0], &c, 1) != 1) {
+			result(0, "subuid: the child could not create a user namespace");
+			kill(kid, SIGKILL);
+			waitpid(kid, &st, 0);
+			return;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", kid);
+		err = write_file(path, "0 200000 4");
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", kid);
+		if (!err)
+			err = write_file(path, "0 200000 4");
+		if (err || write(go[1], "g", 1) != 1) {
+			result(0, "subuid: map sub-uids 200000-200003: %s", strerror(-err));
+			kill(kid, SIGKILL);
+			waitpid(kid, &st, 0);
+			return;
+		}
+		for (i = 0; i < 4; i++) {
+			int msg[2];
+
+			if (read(out[0], msg, sizeof(msg)) != sizeof(msg)) {
+				n = -1;
+				break;
+			}
+			n = msg[0];
+			err = msg[1];
+			diag("subuid %d (kuid %d)%s: %d sessions, then %s", i, 200000 + i,
+			     ring ? ", one-page rings" : "", n, strerror(err));
+			total[ring] += n;
+		}
+		close(hold[1]);
+		close(go[1]);
+		close(ready[0]);
+		close(out[0]);
+		waitpid(kid, &st, 0);
+		if (n < 0)
+			result(0, "subuid: a sub-uid process failed (status %#x)", st);
+	}
+	result(total[0] == cap,
+	       "subuid: 4 sub-uids of one user share max_sessions_per_user %d (%d sessions in all)",
+	       cap, total[0]);
+	/* a one-page ring takes nr_cpu_ids * 2 pages of the 40 */
+	result(total[1] == 40 / (2 * nr_cpu_ids()),
+	       "subuid: and one RLIMIT_MEMLOCK of ring memory (%d ring sessions in all, want %d)",
+	       total[1], 40 / (2 * nr_cpu_ids()));
 }
 
 /* ---- user namespace with a fake perf_event_paranoid ---------------------------- */
@@ -1196,6 +1360,8 @@ int main(int argc, char **argv)
 		mode_limit(argc > 2 ? atoi(argv[2]) : 256);
 	else if (!strcmp(m, "userns"))
 		mode_userns();
+	else if (!strcmp(m, "subuid") && argc > 2)
+		mode_subuid(atoi(argv[2]));
 	else if (!strcmp(m, "ring-tail"))
 		mode_ring_tail();
 	else if (!strcmp(m, "privexec") && argc > 4)
@@ -1207,8 +1373,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(m, "kmode") && argc > 2)
 		mode_kmode(!strcmp(argv[2], "kernel"));
 	else {
-		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|ring-tail|\n"
-			"       privexec N SUID PLAIN|switch-next PID...|spin SECS|kmode user|kernel\n");
+		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|subuid N|\n"
+			"       ring-tail|privexec N SUID PLAIN|switch-next PID...|spin SECS|kmode user|kernel\n");
 		return 2;
 	}
 	return !!failures;

@@ -20,6 +20,9 @@
 #    sessions, in every process of that user, the kernel stays healthy;
 #  - a user+mount namespace with a fake perf_event_paranoid must not
 #    unlock system-wide sessions;
+#  - sub-uids of one user (a user namespace with a uid range mapped, as
+#    newuidmap does from /etc/subuid) share that user's session limit and
+#    RLIMIT_MEMLOCK of ring memory;
 #  - RING_CONSUME into the middle of a record, then read(2), returns;
 #  - more sessions on one task than the exec probe's batch (20): a setuid
 #    exec stops every one of them (counting and sampling), an ordinary
@@ -106,6 +109,12 @@ fi
 
 if want userns; then
 	user "$p" userns || rc=1
+fi
+if want subuid && [ -n "$oldmax" ]; then
+	# root plays newuidmap: 4 sub-uids of uid 65534 in its namespace
+	echo 8 > /sys/module/pmuctx/parameters/max_sessions_per_user
+	"$p" subuid 8 || rc=1
+	echo "$oldmax" > /sys/module/pmuctx/parameters/max_sessions_per_user
 fi
 if want ring-tail; then
 	user "$p" ring-tail || rc=1
