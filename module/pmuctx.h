@@ -90,8 +90,9 @@ struct perf_event;
  * A user is the caller's uid, or for a caller inside a user namespace the
  * owner of its outermost non-initial namespace: the sub-uids an
  * administrator maps for a user (/etc/subuid) are that one user.  Each
- * session struct of the user holds a reference (@ref, under the lock) until it is freed, so an entry that
- * outlives its session's release still finds it at its free.
+ * session struct of the user holds a reference (@ref, under the lock)
+ * until it is freed, so an entry that outlives its session's release
+ * still finds it at its free.
  */
 struct pmuctx_user {
 	struct list_head	node;
