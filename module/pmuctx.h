@@ -82,6 +82,7 @@
 
 struct pmuctx_session;
 struct perf_event;
+struct mem_cgroup;
 
 /*
  * An unprivileged user's share (session.c): sessions (the session cap,
@@ -252,6 +253,7 @@ struct pmuctx_session {
 	 */
 	refcount_t		ref;
 	struct mutex		lock;		/* serializes this session's ioctls */
+	struct mem_cgroup	*memcg;		/* creator's: pays for entries */
 	int			state;		/* enum pmuctx_sess_state */
 	bool			enabled;
 	bool			owner_perfmon;	/* creator had CAP_PERFMON */

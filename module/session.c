@@ -27,6 +27,7 @@
 #include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mount.h>
@@ -50,7 +51,7 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 {
 	struct pmuctx_session *s;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return NULL;
 	refcount_set(&s->ref, 1);
@@ -515,6 +516,23 @@ static void pmuctx_session_free_parts(struct pmuctx_session *s)
 		put_pid_ns(s->pid_ns);
 		s->pid_ns = NULL;
 	}
+	mem_cgroup_put(s->memcg);
+	s->memcg = NULL;
+}
+
+/*
+ * Which sessions fill their per-CPU pools at create.  sched_switch cannot
+ * allocate: adoption (system-wide, cgroup) always takes pool entries, and
+ * so does the fork probe on PREEMPT_RT.  Elsewhere the fork probe
+ * allocates (GFP_NOWAIT) and a CPU's pool is filled by its refill
+ * irq_work only when it is first needed; a pid session without
+ * inheritance allocates all its entries at create and never has one.
+ */
+static bool pmuctx_sess_prefill(const struct pmuctx_session *s)
+{
+	return s->target != PMUCTX_TARGET_PID ||
+	       ((s->flags & PMUCTX_SESSION_INHERIT) &&
+		IS_ENABLED(CONFIG_PREEMPT_RT));
 }
 
 static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
@@ -587,8 +605,9 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 				   2000U));
 	}
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	s->memcg = get_mem_cgroup_from_mm(current->mm);
 
-	s->cpu = alloc_percpu(struct pmuctx_sess_cpu);
+	s->cpu = alloc_percpu_gfp(struct pmuctx_sess_cpu, GFP_KERNEL_ACCOUNT);
 	if (!s->cpu) {
 		ret = -ENOMEM;
 		goto err_parts;
@@ -612,7 +631,14 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	ret = pmuctx_sample_init(s, &a, pmuctx_show_kaddr(paranoid, perfmon));
 	if (ret)
 		goto err_parts;
-	for_each_possible_cpu(cpu) {
+	/*
+	 * Pools on the CPUs online now; one that comes online later is
+	 * filled by its refill irq_work at its first use (a task adopted or
+	 * forked there before that is counted as dropped).
+	 */
+	for_each_online_cpu(cpu) {
+		if (!pmuctx_sess_prefill(s))
+			break;
 		ret = pmuctx_pool_fill(s, cpu, GFP_KERNEL);
 		if (ret)
 			goto err_parts;

@@ -22,8 +22,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/irq_work.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -164,15 +166,24 @@ void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps)
 	s->entry_size = size;
 }
 
+/*
+ * A zeroed entry for @s, charged to the memory cgroup of the session's
+ * creator whatever the context (the fork probe runs in the forking task,
+ * the pool refill in an irq_work): store memory is the monitor's, not the
+ * watched tasks' (SECURITY.md, "Resource limits").
+ */
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp)
 {
 	struct kmem_cache *c = pmuctx_entry_cache(s->entry_size);
 	struct pmuctx_entry *e;
+	struct mem_cgroup *old;
 
+	old = set_active_memcg(s->memcg);
 	if (c)
-		e = kmem_cache_zalloc(c, gfp);
+		e = kmem_cache_zalloc(c, gfp | __GFP_ACCOUNT);
 	else
-		e = kzalloc(s->entry_size, gfp);
+		e = kzalloc(s->entry_size, gfp | __GFP_ACCOUNT);
+	set_active_memcg(old);
 	if (!e)
 		return NULL;
 	e->size = s->entry_size;

@@ -7,7 +7,9 @@
 # the user's own child is allowed at perf_event_paranoid 2 and refused at 3
 # (Debian's default); a user's sessions are capped (max_sessions_per_user,
 # EMFILE); a setuid-root program exec'd by a monitored task is not counted
-# and the session says so.
+# and the session says so.  Store memory (pools, kept entries) is charged
+# to the creator's memory cgroup, and a session that cannot use pools has
+# none.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -71,4 +73,6 @@ mtu=$(cat "$pm/max_tasks_per_user" 2>/dev/null || echo)
 "$T" usershare || rc=1
 echo "$mt" > "$pm/max_tasks"
 [ -z "$mtu" ] || echo "$mtu" > "$pm/max_tasks_per_user"
+# store memory is the session creator's: charged to its memory cgroup
+"$T" memcg || rc=1
 exit "$rc"
