@@ -85,6 +85,12 @@ module_param_named(selftest_attach_delay_ms, pmuctx_selftest_attach_delay_ms,
 MODULE_PARM_DESC(selftest_attach_delay_ms,
 		 "Test hook: SESSION_CREATE sleeps this long (at most 2000 ms) between resolving its target and attaching, to widen exec races (0: off)");
 
+unsigned int pmuctx_selftest_task_work_tail_ms;
+module_param_named(selftest_task_work_tail_ms,
+		   pmuctx_selftest_task_work_tail_ms, uint, 0600);
+MODULE_PARM_DESC(selftest_task_work_tail_ms,
+		 "Test hook: a task_work busy-waits this long (at most 2000 ms) after dropping its module reference, to widen the unload race (0: off)");
+
 struct pmuctx_stats pmuctx_stats;
 /* Session list, probe registration, store lifetime: see pmuctx.h. */
 DEFINE_MUTEX(pmuctx_mutex);
@@ -128,6 +134,15 @@ static void __exit pmuctx_exit(void)
 {
 	pmuctx_ringbench_exit();
 	pmuctx_chrdev_exit();
+	/*
+	 * A task_work (deferred callchain, MMAP snapshot) drops its module
+	 * reference last, but its return still runs module code: preempted
+	 * there (PREEMPT_RCU, preempt=full), a task passes a normal RCU grace
+	 * period, and free_module() would unmap the text it returns to.
+	 * RCU Tasks waits until every task has switched voluntarily or run
+	 * in user mode since, so past any such return (lifetimes item 3).
+	 */
+	synchronize_rcu_tasks();
 	/* Entries are freed by call_rcu(): wait for every callback. */
 	rcu_barrier();
 	pmuctx_entry_caches_destroy();

@@ -198,8 +198,7 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 		pmuctx_maps_scan(e);
 	WRITE_ONCE(m->pending, false);
 	pmuctx_entry_put(e);
-	/* Last, as in pmuctx_defer_fn(): nothing but the return follows. */
-	module_put(THIS_MODULE);
+	pmuctx_task_work_done();	/* last: only the return follows */
 }
 
 /*

@@ -430,6 +430,7 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		       struct task_struct *t, struct pmuctx_entry *parent);
 void pmuctx_entry_free_unused(struct pmuctx_entry *e);
 void pmuctx_entry_put(struct pmuctx_entry *e);
+void pmuctx_task_work_done(void);
 bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
 			    task_work_func_t fn, bool *pending);
 void pmuctx_entry_unparent(struct pmuctx_entry *e);
@@ -460,6 +461,7 @@ int pmuctx_sample_counters_create(struct pmuctx_session *s,
 /* ring.c */
 extern unsigned int pmuctx_max_ring_pages;
 extern unsigned int pmuctx_selftest_attach_delay_ms;
+extern unsigned int pmuctx_selftest_task_work_tail_ms;
 int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a);
 void pmuctx_ring_init(struct pmuctx_session *s);
 int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,

@@ -233,10 +233,11 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	pmuctx_entry_put(e);
 	/*
 	 * Last: drop the module reference this work held.  Nothing but the
-	 * return follows; module removal also waits for an RCU grace period
-	 * (free_module()), which this CPU only passes after returning.
+	 * return follows, and module removal waits for it with RCU Tasks
+	 * (pmuctx_exit()): an RCU grace period alone does not, a task
+	 * preempted here under PREEMPT_RCU is already quiescent for it.
 	 */
-	module_put(THIS_MODULE);
+	pmuctx_task_work_done();
 }
 
 /*

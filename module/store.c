@@ -21,6 +21,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/memcontrol.h>
 #include <linux/module.h>
@@ -422,6 +423,21 @@ bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
 		return false;
 	}
 	return true;
+}
+
+/*
+ * The end of a work queued by pmuctx_entry_task_work(): drop its module
+ * reference.  Only returns follow; pmuctx_exit() waits for them with
+ * synchronize_rcu_tasks().  The test hook busy-waits here (no voluntary
+ * switch, so RCU Tasks must wait for it) to make that window wide.
+ */
+void pmuctx_task_work_done(void)
+{
+	unsigned int ms = READ_ONCE(pmuctx_selftest_task_work_tail_ms);
+
+	module_put(THIS_MODULE);
+	if (unlikely(ms))
+		mdelay(min(ms, 2000U));
 }
 
 void pmuctx_entry_put(struct pmuctx_entry *e)

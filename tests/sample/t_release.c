@@ -20,6 +20,10 @@
  *
  *  exitrace	Threads exit while their session is closed (lifetimes item
  *		2): the debug kernel's KASAN sees a use after free.
+ *  rmmod	The module is removed while a task_work that dropped its
+ *		module reference still runs module code (lifetimes item 3,
+ *		widened by the selftest_task_work_tail_ms hook).  Not part
+ *		of the default run: it leaves the module unloaded.
  *
  * Each case is bounded: a hang is reported after 20 s, then the children
  * are killed (SIGKILL lets the child's task_work run and frees the hang).
@@ -30,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -37,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -284,6 +290,158 @@ static void test_exitrace(void)
 	       in.sessions, (unsigned long long)in.tasks_tracked);
 }
 
+/*
+ * rmmod (lifetimes item 3): the module's test hook
+ * selftest_task_work_tail_ms makes every deferred-unwind task_work
+ * busy-wait 800 ms in module code after it dropped its module reference.
+ * A child spins in user mode (sampled, so it runs such works back to back)
+ * and notes every stall of its loop; the session is closed during a stall
+ * and the module removed as soon as the kernel lets it.  The removal must
+ * not finish while the child is still inside a stall (still running the
+ * module's code): before, it did, and the child returned into freed text.
+ * Leaves the module unloaded.
+ */
+struct spin_log {
+	volatile double hb;
+	volatile int stop;
+	volatile int ngaps;
+	volatile double gap[64][2];
+};
+
+static void spin_logged(struct spin_log *l)
+{
+	double last = now_s(), now;
+
+	while (!l->stop) {
+		now = now_s();
+		if (now - last > 0.3 && l->ngaps < 64) {
+			l->gap[l->ngaps][0] = last;
+			l->gap[l->ngaps][1] = now;
+			__atomic_store_n(&l->ngaps, l->ngaps + 1, __ATOMIC_RELEASE);
+		}
+		last = now;
+		l->hb = now;
+	}
+	_exit(0);
+}
+
+static int write_param(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "/sys/module/pmuctx/parameters/%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -EIO;
+}
+
+static void test_rmmod(void)
+{
+	struct spin_log *l = mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct pmuctx_session_attr a;
+	double t_close, t_rm = 0, end;
+	int fd, st, i, inside = -1, closed_in = -1, tries = 0;
+	cpu_set_t cpus;
+	pid_t kid;
+
+	if (l == MAP_FAILED || write_param("selftest_task_work_tail_ms", "800")) {
+		result(0, "rmmod: the module's selftest_task_work_tail_ms hook");
+		return;
+	}
+	memset((void *)l, 0, sizeof(*l));
+	/*
+	 * The child on CPU 1, this process on CPU 0: a busy-waiting work is
+	 * not preempted (voluntary preemption), and its CPU would hold this
+	 * process back until the stall is over.
+	 */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	kid = fork();
+	if (kid == 0) {
+		CPU_ZERO(&cpus);
+		CPU_SET(1, &cpus);
+		sched_setaffinity(0, sizeof(cpus), &cpus);
+		spin_logged(l);
+	}
+	fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.target = PMUCTX_TARGET_PID;
+	a.pid = kid;
+	a.cgroup_fd = -1;
+	a.nr_events = 1;
+	a.events[0] = PMUCTX_EV_TASK_CLOCK;
+	a.ring_pages = 16;
+	a.ring_mode = PMUCTX_RING_OVERWRITE;
+	a.ring_records = PMUCTX_REC_MASK_ALL;
+	a.sample_freq = 100;
+	a.sample_flags = PMUCTX_SAMPLE_USER_STACK | PMUCTX_SAMPLE_DEFER_USER;
+	if (fd < 0 || ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) ||
+	    ioctl(fd, PMUCTX_IOC_ENABLE, 0)) {
+		result(0, "rmmod: sampling session on the spinner: %s", strerror(errno));
+		kill(kid, SIGKILL);
+		waitpid(kid, NULL, 0);
+		write_param("selftest_task_work_tail_ms", "0");
+		return;
+	}
+	/* close while the child is inside a tail (its loop stalled) */
+	end = now_s() + HANG_S;
+	while (now_s() < end && (l->hb == 0 || now_s() - l->hb < 0.2))
+		usleep(5000);
+	close(fd);
+	t_close = now_s();
+	/* remove as soon as the last work dropped its reference */
+	while (now_s() < end) {
+		tries++;
+		if (!syscall(SYS_delete_module, "pmuctx", O_NONBLOCK)) {
+			t_rm = now_s();
+			break;
+		}
+		if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EBUSY) {
+			diag("rmmod: delete_module: %s", strerror(errno));
+			break;
+		}
+		usleep(2000);
+	}
+	usleep(1500000);	/* let a stall in progress end */
+	l->stop = 1;
+	if (!wait_bounded(kid, &st)) {
+		kill(kid, SIGKILL);
+		waitpid(kid, &st, 0);
+	}
+	for (i = 0; i < l->ngaps; i++) {
+		diag("rmmod: child stalled %.3f..%.3f s", l->gap[i][0] - t_close,
+		     l->gap[i][1] - t_close);
+		if (t_rm > l->gap[i][0] && t_rm < l->gap[i][1])
+			inside = i;
+		if (t_close > l->gap[i][0] && t_close < l->gap[i][1])
+			closed_in = i;
+	}
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	CPU_SET(1, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	result(closed_in >= 0,
+	       "rmmod: the session was closed while a work ran its tail (the window is hit)");
+	diag("rmmod: session closed at 0, module removed at %.3f s (%d tries)",
+	     t_rm ? t_rm - t_close : -1.0, tries);
+	result(t_rm > 0 && l->ngaps > 0,
+	       "rmmod: the module can be removed after its works are done (%d stalls seen)",
+	       l->ngaps);
+	result(t_rm > 0 && inside < 0,
+	       "rmmod: not while a task_work that dropped its reference is still in module code%s",
+	       inside < 0 ? "" : " (removed during a stall)");
+	result(WIFEXITED(st) && !WEXITSTATUS(st),
+	       "rmmod: the sampled child survives and exits normally (status %#x)", st);
+	munmap((void *)l, sizeof(*l));
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -299,6 +457,9 @@ int main(int argc, char **argv)
 			test_lifo();
 		if (!strcmp(t, "exitrace") || !strcmp(t, "all"))
 			test_exitrace();
+		/* not in "all": it leaves the module unloaded */
+		if (!strcmp(t, "rmmod"))
+			test_rmmod();
 		if (argc == 1)
 			break;
 	}

@@ -17,6 +17,10 @@
 #    that an exit probe which took an entry out of the store just before
 #    the unhash still folds into (lifetimes item 2: a grace period after
 #    the unhash).
+#  - rmmod: the module is removed while the deferred-unwind task_work that
+#    dropped the last module reference still runs module code (widened by
+#    the selftest_task_work_tail_ms hook): removal must wait for it with
+#    RCU Tasks (lifetimes item 3).
 # Each case is bounded (20 s) and reports a hang as "not ok".
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -25,4 +29,9 @@ set -eu
 T=tests/sample/t_release
 need_exec "$T" || exit 1
 mod_load 2>/dev/null || true
-"$T"
+rc=0
+"$T" || rc=1
+# removes the module (the hook's value goes with it), then load it again
+"$T" rmmod || rc=1
+mod_load
+exit "$rc"
