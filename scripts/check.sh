@@ -15,6 +15,9 @@
 #   check-packages      scripts/check-packages.sh (Debian packages, installed
 #                       here for the VM; before the VM steps, whose DKMS
 #                       install re-adds the same DKMS pmuctx/VERSION from the tree)
+#   build:cloud         scripts/check-cloud-build.sh: the module built (W=1
+#                       -Werror) for each installed Debian cloud kernel,
+#                       which the VM cannot boot (a test suite)
 #   vm:KERNEL           for each KERNEL of CHECK_KERNELS (default "6.1 6.12
 #                       6.12-rt": Debian's 6.1, 6.12 and 6.12 PREEMPT_RT):
 #                       scripts/check-kernel.sh KERNEL - the module built
@@ -50,8 +53,9 @@ CHECK_FAIL_FAST=${CHECK_FAIL_FAST:-0}
 logdir=${CHECK_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/pmuctx-check.XXXXXX")}
 mkdir -p "$logdir"
 
-steps=(style sparse all check-unit check-install check-examples check-man check-uapi-doc check-packages)
+steps=(style sparse all check-unit check-install check-examples check-man check-uapi-doc check-packages build:cloud)
 declare -A cmd=(
+	[build:cloud]="scripts/check-cloud-build.sh"
 	[style]="$MAKE --no-print-directory style"
 	[sparse]="$MAKE --no-print-directory sparse"
 	[all]="$MAKE --no-print-directory all WERROR=1"
@@ -62,7 +66,7 @@ declare -A cmd=(
 	[check-uapi-doc]="$MAKE --no-print-directory check-uapi-doc"
 	[check-packages]="$MAKE --no-print-directory check-packages"
 )
-declare -A is_suite=([check-unit]=1)
+declare -A is_suite=([check-unit]=1 [build:cloud]=1)
 # step -> steps that must have passed for it to make sense
 declare -A needs=(
 	[check-install]="all"

@@ -78,10 +78,15 @@ done
 # patch release).  PMUCTX_KERNEL_MATRIX=0 leaves them out.
 here=$(cd "$(dirname "$0")" && pwd -P)
 matrix=()
+cloud=()
 if [ "${PMUCTX_KERNEL_MATRIX:-1}" != 0 ]; then
 	for alias in 6.12 6.12-rt; do
 		"$here/kernels" resolve "$alias" >/dev/null 2>&1 || matrix+=("$alias")
 	done
+	# cloud kernels: headers only, a build test (the VM cannot boot them)
+	compgen -G '/lib/modules/6.1.*-cloud-amd64/build' >/dev/null || cloud+=(6.1)
+	compgen -G '/lib/modules/6.12.*-cloud-amd64/build' >/dev/null || cloud+=(6.12)
+	[ ${#cloud[@]} -eq 0 ] || matrix+=(cloud)
 fi
 
 if [ ${#missing[@]} -eq 0 ] && [ ${#matrix[@]} -eq 0 ]; then
@@ -106,6 +111,22 @@ fi
 apt_opts=(-y -q --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update
 for alias in "${matrix[@]}"; do
+	if [ "$alias" = cloud ]; then
+		for series in "${cloud[@]}"; do
+			if [ "$series" = 6.1 ]; then
+				missing+=(linux-headers-cloud-amd64)
+				continue
+			fi
+			read -r -a kp <<<"$("$here/kernels" packages "$series" cloud-amd64)"
+			[ ${#kp[@]} -eq 2 ] || {
+				echo "setup-deps: apt offers no Linux $series cloud headers" >&2
+				exit 1
+			}
+			missing+=("${kp[1]}")
+		done
+		echo "setup-deps: cloud kernel headers for the build test: ${cloud[*]}"
+		continue
+	fi
 	case $alias in 6.12-rt) flavour=rt-amd64 ;; *) flavour=amd64 ;; esac
 	read -r -a kp <<<"$("$here/kernels" packages 6.12 "$flavour")"
 	if [ ${#kp[@]} -ne 2 ]; then
