@@ -46,6 +46,35 @@ static const struct pmuctx_event_def pmuctx_events[PMUCTX_EV_MAX + 1] = {
 				     PERF_COUNT_HW_CACHE_MISSES },
 };
 
+bool pmuctx_hw_pmu;
+
+/*
+ * Module load: is there a hardware CPU PMU (PMUCTX_FEAT_HW_PMU)?  A
+ * disabled cycles counter on the loading task is created and released:
+ * perf finds no PMU for PERF_TYPE_HARDWARE without one (bare metal and
+ * VMs with a virtual PMU have one; QEMU TCG and many clouds do not).
+ */
+void pmuctx_detect_hw_pmu(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct perf_event *ev;
+
+	ev = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	pmuctx_hw_pmu = !IS_ERR(ev);
+	if (!IS_ERR(ev))
+		perf_event_release_kernel(ev);
+	else
+		pr_info("no hardware PMU (cycles: %ld): software events only\n",
+			PTR_ERR(ev));
+}
+
 int pmuctx_event_validate(u32 id)
 {
 	if (id < 1 || id > PMUCTX_EV_MAX)

@@ -49,6 +49,8 @@ static u64 pmuctx_features(void)
 		PMUCTX_FEAT_SELFTEST | PMUCTX_FEAT_RING | PMUCTX_FEAT_SAMPLING |
 		PMUCTX_FEAT_MMAP;
 
+	if (pmuctx_hw_pmu)
+		f |= PMUCTX_FEAT_HW_PMU;
 	return f;
 }
 

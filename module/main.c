@@ -104,6 +104,7 @@ static int __init pmuctx_init(void)
 		return -EINVAL;
 	}
 
+	pmuctx_detect_hw_pmu();
 	ret = pmuctx_entry_caches_init();
 	if (ret) {
 		pr_err("cannot create the entry slab caches: %d\n", ret);

@@ -450,6 +450,8 @@ struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
 extern struct list_head pmuctx_adopters;
 
 /* counters.c */
+extern bool pmuctx_hw_pmu;
+void pmuctx_detect_hw_pmu(void);
 int pmuctx_counters_create(struct pmuctx_session *s);
 void pmuctx_counters_destroy(struct pmuctx_session *s);
 int pmuctx_event_validate(u32 id);

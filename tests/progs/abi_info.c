@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <linux/perf_event.h>
 #include <linux/pmuctx.h>
 
 static const char *dev = PMUCTX_DEVICE_PATH;
@@ -403,6 +404,36 @@ static void test_create(void)
 	a.pid = dead_pid();
 	expect(try_create(&a), ESRCH, "SESSION_CREATE for a pid that does "
 	       "not exist");
+
+	/*
+	 * PMUCTX_FEAT_HW_PMU against the kernel's own answer: can this task
+	 * open a user-only cycles counter on itself (perf finds no PMU for
+	 * PERF_TYPE_HARDWARE without one)?
+	 */
+	{
+		struct perf_event_attr pa;
+		int pfd, perr;
+
+		memset(&pa, 0, sizeof(pa));
+		pa.size = sizeof(pa);
+		pa.type = PERF_TYPE_HARDWARE;
+		pa.config = PERF_COUNT_HW_CPU_CYCLES;
+		pa.disabled = 1;
+		pa.exclude_kernel = 1;
+		pa.exclude_hv = 1;
+		pfd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, 0);
+		perr = pfd < 0 ? errno : 0;
+		if (pfd >= 0)
+			close(pfd);
+		if (perr == EACCES || perr == EPERM)
+			check(1, "INFO HW_PMU # SKIP perf_event_open is not allowed here (%s)",
+			      ename(perr));
+		else
+			check(!!(kinfo.features & PMUCTX_FEAT_HW_PMU) == (pfd >= 0),
+			      "INFO says HW_PMU exactly when perf can open a cycles counter (module %s, perf_event_open %s)",
+			      kinfo.features & PMUCTX_FEAT_HW_PMU ? "yes" : "no",
+			      pfd >= 0 ? "ok" : ename(perr));
+	}
 
 	attr_init(&a);
 	a.events[0] = PMUCTX_EV_CYCLES;
