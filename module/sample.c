@@ -175,11 +175,13 @@ static unsigned int pmuctx_user_walk(struct pt_regs *regs, u64 *ips,
 }
 
 /* The user registers of current: the interrupted ones, or those saved at
- * kernel entry.  NULL for kernel threads.
+ * kernel entry.  NULL for kernel threads and io_uring workers (threads of
+ * a user process that never run in user mode: their saved registers are
+ * zero).
  */
 static struct pt_regs *pmuctx_user_regs(struct pt_regs *regs)
 {
-	if (current->flags & PF_KTHREAD)
+	if (current->flags & (PF_KTHREAD | PF_IO_WORKER))
 		return NULL;
 	if (regs && user_mode(regs))
 		return regs;
@@ -251,7 +253,7 @@ static u64 pmuctx_defer_cookie(struct pmuctx_session *s,
 	struct pmuctx_defer *d = pmuctx_defer(e);
 	u64 cookie;
 
-	if (!d || current->flags & (PF_KTHREAD | PF_EXITING))
+	if (!d || current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING))
 		return 0;
 	if (READ_ONCE(d->pending))
 		return READ_ONCE(d->cookie);

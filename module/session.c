@@ -859,7 +859,7 @@ static int pmuctx_session_read(struct pmuctx_session *s, void __user *uarg)
 
 	r.time_enabled = s->time_enabled;
 	if (READ_ONCE(s->enabled))
-		r.time_enabled += local_clock() - s->enabled_at;
+		r.time_enabled += ktime_get_ns() - s->enabled_at;
 	r.tasks_seen = atomic64_read(&s->tasks_seen);
 	r.tasks_exited = atomic64_read(&s->tasks_exited);
 	r.priv_exec_stopped = atomic64_read(&s->priv_exec);
@@ -930,7 +930,7 @@ static void pmuctx_session_reset(struct pmuctx_session *s)
 			WRITE_ONCE(sc->folded[i], 0);
 	}
 	s->time_enabled = 0;
-	s->enabled_at = local_clock();
+	s->enabled_at = ktime_get_ns();
 }
 
 long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
@@ -956,7 +956,7 @@ long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 		}
 		if (s->enabled)
 			break;
-		s->enabled_at = local_clock();
+		s->enabled_at = ktime_get_ns();
 		WRITE_ONCE(s->enabled, true);
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
 		pmuctx_sample_start(s);
@@ -972,7 +972,7 @@ long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 		pmuctx_sample_stop(s);
 		/* Close the slices of running targets. */
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
-		s->time_enabled += local_clock() - s->enabled_at;
+		s->time_enabled += ktime_get_ns() - s->enabled_at;
 		break;
 	case _IOC_NR(PMUCTX_IOC_RESET):
 		if (arg) {
