@@ -761,6 +761,151 @@ static void mode_subuid(int cap)
 	       total[1], 40 / (2 * nr_cpu_ids()));
 }
 
+/* ---- a user at every limit ------------------------------------------------------ */
+
+static long mem_available_kb(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f;
+
+	sync();
+	write_file("/proc/sys/vm/drop_caches", "3");
+	f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static int online_cpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static void *noop_fn(void *arg)
+{
+	return arg;
+}
+
+/*
+ * As root: uid 65534 (device group) takes every per-user limit at once -
+ * max_sessions_per_user @nsess sessions, each with 5 events, sampling on
+ * a counter's overflow, INHERIT|KEEP_EXITED, one-page rings while its
+ * RLIMIT_MEMLOCK (@memlock_kb) lasts, and short threads until the store
+ * holds max_tasks_per_user @ntasks of its entries.  MemAvailable may drop
+ * by no more than SECURITY.md's worst case for those limits (plus 10 % and
+ * 8 MiB for what the kernel does meanwhile).
+ */
+static void mode_memavail(int nsess, int ntasks, int memlock_kb)
+{
+	int ready[2], hold[2], st, c = nr_cpu_ids(), o = online_cpus(), e = 5;
+	long a0, a1, bound_kb, per_sess;
+	struct pmuctx_info in;
+	int made = -1, rings = -1, err = -1;
+	char v[32], msg[48];
+	pid_t kid;
+
+	snprintf(v, sizeof(v), "%d", nsess);
+	write_param("max_sessions_per_user", v);
+	snprintf(v, sizeof(v), "%d", ntasks);
+	write_param("max_tasks_per_user", v);
+	if (pipe(ready) || pipe(hold))
+		_exit(2);
+	a0 = mem_available_kb();
+	kid = fork();
+	if (kid == 0) {
+		struct rlimit rl = { (rlim_t)memlock_kb << 10, (rlim_t)memlock_kb << 10 };
+		gid_t grp = 4242;
+		int made = 0, rings = 0, fd, i, err = 0;
+		pthread_t t;
+
+		close(ready[0]);
+		close(hold[1]);
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(1, &grp) ||
+		    setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(3);
+		for (i = 0; i < nsess + 4; i++) {
+			struct pmuctx_session_attr a;
+
+			attr_init(&a, PMUCTX_TARGET_PID, 0,
+				  PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED);
+			a.nr_events = e;
+			a.events[3] = PMUCTX_EV_PAGE_FAULTS;
+			a.events[4] = PMUCTX_EV_CPU_CLOCK;
+			a.sample_freq = 100;
+			a.sample_event = PMUCTX_EV_CPU_CLOCK;
+			a.sample_flags = PMUCTX_SAMPLE_USER_STACK | PMUCTX_SAMPLE_DEFER_USER;
+			a.ring_pages = 1;
+			a.ring_mode = PMUCTX_RING_OVERWRITE;
+			a.ring_records = PMUCTX_REC_MASK_ALL;
+			fd = session_attr(&a, true);
+			if (fd == -EPERM) {	/* RLIMIT_MEMLOCK: no ring */
+				a.ring_pages = 0;	/* nor sampling */
+				a.ring_mode = 0;
+				a.ring_records = 0;
+				a.sample_freq = 0;
+				a.sample_event = 0;
+				a.sample_flags = 0;
+				fd = session_attr(&a, true);
+			} else if (fd >= 0) {
+				rings++;
+			}
+			if (fd < 0) {
+				err = -fd;
+				break;
+			}
+			made++;
+		}
+		/* each thread: one entry per session, kept after it exits */
+		for (i = 0; i < ntasks / (made ? made : 1) + 8; i++)
+			if (!pthread_create(&t, NULL, noop_fn, NULL))
+				pthread_join(t, NULL);
+		snprintf(msg, sizeof(msg), "%d %d %d", made, rings, err);
+		if (write(ready[1], msg, sizeof(msg)) != sizeof(msg))
+			_exit(4);
+		if (read(hold[0], msg, 1) < 0)
+			_exit(5);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	memset(msg, 0, sizeof(msg));
+	if (read(ready[0], msg, sizeof(msg)) != sizeof(msg)) {
+		result(0, "memavail: the user's process failed");
+		close(hold[1]);
+		waitpid(kid, &st, 0);
+		return;
+	}
+	a1 = mem_available_kb();
+	get_info(&in);
+	/* SECURITY.md "Worst case": struct, per-CPU data, perf counters (E-3
+	 * per-CPU software events + the sampling counter), stages, pools */
+	per_sess = 472 + 864L * c + 1230L * (e - 3 + 1) * o + 2264L * c +
+		   16L * 1024 * o;
+	bound_kb = (nsess * per_sess + ntasks * 1024L) / 1024 + memlock_kb;
+	bound_kb += bound_kb / 10 + 8192;
+	diag("memavail: uid 65534 made %s (sessions, with rings, last errno); store %llu tasks",
+	     msg, (unsigned long long)in.tasks_tracked);
+	diag("memavail: MemAvailable %ld -> %ld kB: %ld kB down; worst case %ld kB (nr_cpu_ids %d, online %d)",
+	     a0, a1, a0 - a1, bound_kb, c, o);
+	sscanf(msg, "%d %d %d", &made, &rings, &err);
+	result(made == nsess && err == EMFILE,
+	       "memavail: the user reached max_sessions_per_user (%d sessions, %d with rings, then %s)",
+	       made, rings, strerror(err));
+	result(in.tasks_tracked >= (uint64_t)ntasks * 9 / 10,
+	       "memavail: and about max_tasks_per_user entries (%llu of %d)",
+	       (unsigned long long)in.tasks_tracked, ntasks);
+	result(a0 > 0 && a1 > 0 && a0 - a1 <= bound_kb,
+	       "memavail: MemAvailable fell by %ld kB, within the worst case %ld kB",
+	       a0 - a1, bound_kb);
+	close(hold[1]);
+	waitpid(kid, &st, 0);
+}
+
 /* ---- user namespace with a fake perf_event_paranoid ---------------------------- */
 
 static void mode_userns(void)
@@ -1362,6 +1507,8 @@ int main(int argc, char **argv)
 		mode_userns();
 	else if (!strcmp(m, "subuid") && argc > 2)
 		mode_subuid(atoi(argv[2]));
+	else if (!strcmp(m, "memavail") && argc > 4)
+		mode_memavail(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	else if (!strcmp(m, "ring-tail"))
 		mode_ring_tail();
 	else if (!strcmp(m, "privexec") && argc > 4)
@@ -1374,6 +1521,7 @@ int main(int argc, char **argv)
 		mode_kmode(!strcmp(argv[2], "kernel"));
 	else {
 		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|subuid N|\n"
+			"       memavail SESSIONS TASKS MEMLOCK_KB|\n"
 			"       ring-tail|privexec N SUID PLAIN|switch-next PID...|spin SECS|kmode user|kernel\n");
 		return 2;
 	}

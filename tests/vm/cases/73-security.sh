@@ -23,6 +23,9 @@
 #  - sub-uids of one user (a user namespace with a uid range mapped, as
 #    newuidmap does from /etc/subuid) share that user's session limit and
 #    RLIMIT_MEMLOCK of ring memory;
+#  - a user at every per-user limit at once (64 sessions, 8000 kept
+#    entries, 512 KiB RLIMIT_MEMLOCK) lowers MemAvailable by no more than
+#    SECURITY.md's worst case;
 #  - RING_CONSUME into the middle of a record, then read(2), returns;
 #  - more sessions on one task than the exec probe's batch (20): a setuid
 #    exec stops every one of them (counting and sampling), an ordinary
@@ -109,6 +112,14 @@ fi
 
 if want userns; then
 	user "$p" userns || rc=1
+fi
+if want memavail && [ -n "$oldmax" ]; then
+	# uid 65534 at every per-user limit at once: MemAvailable may drop by
+	# no more than SECURITY.md's worst case for them
+	oldmtu=$(cat /sys/module/pmuctx/parameters/max_tasks_per_user)
+	"$p" memavail 64 8000 512 || rc=1
+	echo "$oldmax" > /sys/module/pmuctx/parameters/max_sessions_per_user
+	echo "$oldmtu" > /sys/module/pmuctx/parameters/max_tasks_per_user
 fi
 if want subuid && [ -n "$oldmax" ]; then
 	# root plays newuidmap: 4 sub-uids of uid 65534 in its namespace
