@@ -842,6 +842,14 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 			c = pmuctx_pool_pop(s);
 			local_irq_restore(flags);
 		}
+		/*
+		 * Empty pool, and GFP_NOWAIT failed: typically the creator's
+		 * memory cgroup at its limit (the charge cannot reclaim).
+		 * __GFP_HIGH forces the charge, as the pool refill does; the
+		 * entry caps bound what that can take.
+		 */
+		if (!c && !IS_ENABLED(CONFIG_PREEMPT_RT))
+			c = pmuctx_entry_alloc(s, GFP_ATOMIC | __GFP_NOWARN);
 		if (!c)
 			goto drop;
 		if (!pmuctx_entry_init(c, s, child, e)) {

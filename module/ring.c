@@ -112,11 +112,11 @@ static int pmuctx_ring_charge(struct pmuctx_session *s,
 			      struct user_struct *user, unsigned long pages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	bool ipc_lock = capable(CAP_IPC_LOCK);
 	unsigned long locked;
 
+	/* CAP_IPC_LOCK only asked for when over the limit (an audited check) */
 	locked = atomic_long_add_return(pages, &user->locked_vm);
-	if (locked > limit && !ipc_lock)
+	if (locked > limit && !capable(CAP_IPC_LOCK))
 		goto err_user;
 	/*
 	 * An unprivileged session's user (session.c) spans the sub-uids an
@@ -125,7 +125,7 @@ static int pmuctx_ring_charge(struct pmuctx_session *s,
 	 */
 	if (s->user) {
 		locked = atomic_long_add_return(pages, &s->user->locked_pages);
-		if (locked > limit && !ipc_lock) {
+		if (locked > limit && !capable(CAP_IPC_LOCK)) {
 			atomic_long_sub(pages, &s->user->locked_pages);
 			goto err_user;
 		}

@@ -395,21 +395,23 @@ static LIST_HEAD(pmuctx_users);
 static DEFINE_SPINLOCK(pmuctx_users_lock);
 
 /*
- * The uid a caller's limits are charged to: its own, or inside a user
- * namespace the uid that created the outermost namespace below the
- * initial one.  Every uid mapped into such a namespace (sub-uids granted
- * through newuidmap, or the creator's own) is then one user: without
- * this, N sub-uids had N times every per-user limit (SECURITY.md).
+ * The uid a caller's limits are charged to.  Inside user namespaces: the
+ * owner of the outermost one that a non-root user created, so every uid
+ * mapped into it (sub-uids granted through newuidmap, or the creator's
+ * own) is that one user: without this, N sub-uids had N times every
+ * per-user limit (SECURITY.md).  Namespaces root made (containers of
+ * rootful engines) do not merge their users: there, and in the initial
+ * namespace, it is the caller's own uid.
  */
 static kuid_t pmuctx_acct_uid(void)
 {
 	const struct user_namespace *ns = current_user_ns();
+	kuid_t uid = current_uid();
 
-	if (ns == &init_user_ns)
-		return current_uid();
-	while (ns->parent != &init_user_ns)
-		ns = ns->parent;
-	return ns->owner;
+	for (; ns != &init_user_ns; ns = ns->parent)
+		if (!uid_eq(ns->owner, GLOBAL_ROOT_UID))
+			uid = ns->owner;
+	return uid;
 }
 
 /*
@@ -521,18 +523,31 @@ static void pmuctx_session_free_parts(struct pmuctx_session *s)
 }
 
 /*
- * Which sessions fill their per-CPU pools at create.  sched_switch cannot
- * allocate: adoption (system-wide, cgroup) always takes pool entries, and
- * so does the fork probe on PREEMPT_RT.  Elsewhere the fork probe
- * allocates (GFP_NOWAIT) and a CPU's pool is filled by its refill
- * irq_work only when it is first needed; a pid session without
- * inheritance allocates all its entries at create and never has one.
+ * Whether the pool of @cpu is filled at create.  sched_switch cannot
+ * allocate: adoption (system-wide, cgroup) takes pool entries on any
+ * CPU, and so does the fork probe of an INHERIT session on PREEMPT_RT.
+ * Elsewhere the fork probe allocates first (GFP_NOWAIT) and falls back to
+ * the pool, which matters when the creator's memory cgroup is at its
+ * limit (a GFP_NOWAIT charge cannot reclaim): the pools of the CPUs where
+ * the targets are now (and this one) are filled, the others at their
+ * first use.  A pid session without inheritance allocates all its
+ * entries at create and never has a pool.
  */
-static bool pmuctx_sess_prefill(const struct pmuctx_session *s)
+static bool pmuctx_sess_prefill(const struct pmuctx_session *s, int cpu,
+				struct task_struct **tasks, int ntasks)
 {
-	return s->target != PMUCTX_TARGET_PID ||
-	       ((s->flags & PMUCTX_SESSION_INHERIT) &&
-		IS_ENABLED(CONFIG_PREEMPT_RT));
+	int i;
+
+	if (s->target != PMUCTX_TARGET_PID)
+		return true;
+	if (!(s->flags & PMUCTX_SESSION_INHERIT))
+		return false;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || cpu == raw_smp_processor_id())
+		return true;
+	for (i = 0; i < ntasks; i++)
+		if (task_cpu(tasks[i]) == cpu)
+			return true;
+	return false;
 }
 
 static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
@@ -632,13 +647,13 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	if (ret)
 		goto err_parts;
 	/*
-	 * Pools on the CPUs online now; one that comes online later is
-	 * filled by its refill irq_work at its first use (a task adopted or
-	 * forked there before that is counted as dropped).
+	 * Pools on CPUs online now; one that comes online later is filled
+	 * by its refill irq_work at its first use (a task adopted there
+	 * before that is counted as dropped).
 	 */
 	for_each_online_cpu(cpu) {
-		if (!pmuctx_sess_prefill(s))
-			break;
+		if (!pmuctx_sess_prefill(s, cpu, tasks, ntasks))
+			continue;
 		ret = pmuctx_pool_fill(s, cpu, GFP_KERNEL);
 		if (ret)
 			goto err_parts;

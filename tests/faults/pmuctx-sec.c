@@ -668,7 +668,7 @@ static void subuid_fill(uid_t uid, bool ring, int out, int hold)
  * memory under RLIMIT_MEMLOCK, store entries) must hold for them
  * together, not 4 times (SECURITY.md, "Per-user limits").
  */
-static void mode_subuid(int cap)
+static void mode_subuid(int cap, bool rootns)
 {
 	int go[2], ready[2], out[2], hold[2], st, i, n, err, total[2] = { 0 };
 	gid_t grp = 4242;
@@ -690,9 +690,11 @@ static void mode_subuid(int cap)
 			close(ready[0]);
 			close(out[0]);
 			close(hold[1]);
-			if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(1, &grp) ||
-			    setresgid(65534, 65534, 65534) ||
-			    setresuid(65534, 65534, 65534))
+			if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(1, &grp))
+				_exit(3);
+			/* rootns: the namespace is root's, as a container engine's */
+			if (!rootns && (setresgid(65534, 65534, 65534) ||
+					setresuid(65534, 65534, 65534)))
 				_exit(3);
 			if (unshare(CLONE_NEWUSER))
 				_exit(4);
@@ -757,6 +759,16 @@ static void mode_subuid(int cap)
 		waitpid(kid, &st, 0);
 		if (n < 0)
 			result(0, "subuid: a sub-uid process failed (status %#x)", st);
+	}
+	if (rootns) {
+		/* each uid of a root-made namespace is a user of its own */
+		result(total[0] == 4 * cap,
+		       "subuid: 4 uids of a namespace root made have max_sessions_per_user %d each (%d sessions in all)",
+		       cap, total[0]);
+		result(total[1] == 4 * (40 / (2 * nr_cpu_ids())),
+		       "subuid: and an RLIMIT_MEMLOCK each (%d ring sessions in all, want %d)",
+		       total[1], 4 * (40 / (2 * nr_cpu_ids())));
+		return;
 	}
 	result(total[0] == cap,
 	       "subuid: 4 sub-uids of one user share max_sessions_per_user %d (%d sessions in all)",
@@ -1522,7 +1534,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(m, "userns"))
 		mode_userns();
 	else if (!strcmp(m, "subuid") && argc > 2)
-		mode_subuid(atoi(argv[2]));
+		mode_subuid(atoi(argv[2]), argc > 3 && !strcmp(argv[3], "--rootns"));
 	else if (!strcmp(m, "memavail") && argc > 4)
 		mode_memavail(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	else if (!strcmp(m, "ring-tail"))
@@ -1536,7 +1548,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(m, "kmode") && argc > 2)
 		mode_kmode(!strcmp(argv[2], "kernel"));
 	else {
-		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|subuid N|\n"
+		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|subuid N [--rootns]|\n"
 			"       memavail SESSIONS TASKS MEMLOCK_KB|\n"
 			"       ring-tail|privexec N SUID PLAIN|switch-next PID...|spin SECS|kmode user|kernel\n");
 		return 2;

@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1157,6 +1158,8 @@ static void write_str(const char *path, const char *val)
 	close(fd);
 }
 
+static bool skipped_memcg;
+
 /* "slab" of memory.stat of the cgroup at @dir, in bytes, or -1. */
 static long long memcg_slab(const char *dir)
 {
@@ -1220,6 +1223,7 @@ static void test_memcg(void)
 	if (!strstr(ctl, "memory")) {
 		skip("the kernel has no memory controller (CONFIG_MEMCG)",
 		     "memcg: store memory charged to the creator's cgroup");
+		skipped_memcg = true;
 		return;
 	}
 	write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
@@ -1284,6 +1288,82 @@ static void test_memcg(void)
 	rmdir(dir);
 }
 
+static long long cg_read_ll(const char *dir, const char *file)
+{
+	char path[200], buf[64];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtoll(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * The creator's memory cgroup at its limit (the common state of a
+ * container whose page cache filled it): the fork probe's GFP_NOWAIT
+ * charge cannot reclaim and fails.  An INHERIT session on a child (left
+ * in the root cgroup) whose 1000 threads fork after memory.max was set
+ * just above the cgroup's usage must still track every thread: none
+ * dropped (the pools, and a forced charge, take over).
+ */
+static void test_memcg_full(void)
+{
+	const char *dir = "/sys/fs/cgroup/pmuctx-t_store-full";
+	unsigned int ev1[] = { PMUCTX_EV_TASK_CLOCK };
+	struct pmuctx_read r;
+	long long cur, after;
+	char path[200], buf[64];
+	struct gated g;
+	int fd, cfd;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		result(0, "memcg-full: mkdir %s: %s", dir, strerror(errno));
+		return;
+	}
+	g = gated_child(threads_fn, NULL);	/* 1000 short threads */
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	cfd = open(path, O_WRONLY);
+	snprintf(buf, sizeof(buf), "%d\n", getpid());
+	if (cfd < 0 || write(cfd, buf, strlen(buf)) <= 0) {
+		result(0, "memcg-full: into %s", dir);
+		if (cfd >= 0)
+			close(cfd);
+		kill(g.pid, SIGKILL);
+		waitpid(g.pid, NULL, 0);
+		return;
+	}
+	close(cfd);
+	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev1, 1,
+		     0, 0);
+	cur = cg_read_ll(dir, "memory.current");
+	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	snprintf(buf, sizeof(buf), "%lld", cur + 65536);
+	write_str(path, buf);
+	gate_open(&g);
+	waitpid(g.pid, NULL, 0);
+	after = cg_read_ll(dir, "memory.current");
+	write_str(path, "max");
+	if (fd >= 0 && sread(fd, &r, 0) == 0)
+		diag("memcg-full: limit %lld + 64 KiB, usage after %lld; %llu tasks seen, %llu dropped",
+		     cur, after, (unsigned long long)r.tasks_seen,
+		     (unsigned long long)r.tasks_dropped);
+	result(fd >= 0 && r.tasks_seen == 1001 && !r.tasks_dropped,
+	       "memcg-full: with the creator's cgroup at its limit, no forked thread is dropped (%llu seen, %llu dropped)",
+	       fd >= 0 ? (unsigned long long)r.tasks_seen : 0ULL,
+	       fd >= 0 ? (unsigned long long)r.tasks_dropped : 0ULL);
+	if (fd >= 0)
+		close(fd);
+	snprintf(buf, sizeof(buf), "%d\n", getpid());
+	write_str("/sys/fs/cgroup/cgroup.procs", buf);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1333,6 +1413,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "memcg")) {
 		test_memcg();
+		if (!skipped_memcg)
+			test_memcg_full();
 		return !!failures;
 	}
 	if (argc > 1 && !strcmp(argv[1], "threads-uid")) {

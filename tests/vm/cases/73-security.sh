@@ -22,7 +22,8 @@
 #    unlock system-wide sessions;
 #  - sub-uids of one user (a user namespace with a uid range mapped, as
 #    newuidmap does from /etc/subuid) share that user's session limit and
-#    RLIMIT_MEMLOCK of ring memory;
+#    RLIMIT_MEMLOCK of ring memory; the uids of a namespace root made
+#    (a rootful container) keep a limit each;
 #  - a user at every per-user limit at once (64 sessions, 8000 kept
 #    entries, 512 KiB RLIMIT_MEMLOCK) lowers MemAvailable by no more than
 #    SECURITY.md's worst case;
@@ -125,6 +126,8 @@ if want subuid && [ -n "$oldmax" ]; then
 	# root plays newuidmap: 4 sub-uids of uid 65534 in its namespace
 	echo 8 > /sys/module/pmuctx/parameters/max_sessions_per_user
 	"$p" subuid 8 || rc=1
+	# a namespace root made (a container engine's): its uids stay apart
+	"$p" subuid 8 --rootns || rc=1
 	echo "$oldmax" > /sys/module/pmuctx/parameters/max_sessions_per_user
 fi
 if want ring-tail; then
