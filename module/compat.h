@@ -17,6 +17,16 @@
 #error "pmuctx needs a kernel whose sched_switch tracepoint has prev_state (5.18+)"
 #endif
 
+/*
+ * Module unload waits for task_works past their module_put() with
+ * synchronize_rcu_tasks() (main.c).  Under PREEMPT_RCU without Tasks RCU
+ * that is a plain synchronize_rcu(), for which a task preempted there is
+ * already quiescent: unloading could free the text it returns to.
+ */
+#if defined(CONFIG_PREEMPT_RCU) && !defined(CONFIG_TASKS_RCU)
+#error "pmuctx: PREEMPT_RCU without TASKS_RCU: unload cannot wait for task_works"
+#endif
+
 #define PMUCTX_SWITCH_ARGS	bool preempt, struct task_struct *prev, \
 				struct task_struct *next, \
 				unsigned int prev_state

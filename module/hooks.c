@@ -860,6 +860,8 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 		c->flags |= PMUCTX_EF_INHERITED;
 		if (rhltable_insert(&pmuctx_store, &c->node,
 				    pmuctx_store_params)) {
+			/* the parent now, not from c's RCU callback */
+			pmuctx_entry_unparent(c);
 			pmuctx_entry_put(c);
 			goto drop;
 		}

@@ -133,6 +133,8 @@ err_caches:
 
 static void __exit pmuctx_exit(void)
 {
+	int i;
+
 	pmuctx_ringbench_exit();
 	pmuctx_chrdev_exit();
 	/*
@@ -144,8 +146,18 @@ static void __exit pmuctx_exit(void)
 	 * in user mode since, so past any such return (lifetimes item 3).
 	 */
 	synchronize_rcu_tasks();
-	/* Entries are freed by call_rcu(): wait for every callback. */
-	rcu_barrier();
+	/*
+	 * Entries are freed by call_rcu(), and an entry's callback may drop
+	 * its parent's last reference and queue another: rcu_barrier() waits
+	 * only for callbacks queued before it, so repeat until every entry
+	 * is gone (a chain is as long as an inheritance line).
+	 */
+	for (i = 0; i < 1000; i++) {
+		rcu_barrier();
+		if (!atomic64_read(&pmuctx_stats.bytes))
+			break;
+	}
+	WARN_ON_ONCE(atomic64_read(&pmuctx_stats.bytes));
 	pmuctx_entry_caches_destroy();
 	pmuctx_sysctl_exit();
 	pr_info("unloaded\n");
