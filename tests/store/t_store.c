@@ -1309,8 +1309,9 @@ static long long cg_read_ll(const char *dir, const char *file)
  * container whose page cache filled it): the fork probe's GFP_NOWAIT
  * charge cannot reclaim and fails.  An INHERIT session on a child (left
  * in the root cgroup) whose 1000 threads fork after memory.max was set
- * just above the cgroup's usage must still track every thread: none
- * dropped (the pools, and a forced charge, take over).
+ * 64 KiB above the cgroup's usage, and are kept after they exit (about
+ * 200 KiB of entries), must still track every thread: none dropped (the
+ * pools, and a forced charge, take over).
  */
 static void test_memcg_full(void)
 {
@@ -1339,7 +1340,9 @@ static void test_memcg_full(void)
 		return;
 	}
 	close(cfd);
-	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev1, 1,
+	/* kept, so the entries add up past the limit */
+	fd = session(PMUCTX_TARGET_PID, g.pid,
+		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED, ev1, 1,
 		     0, 0);
 	cur = cg_read_ll(dir, "memory.current");
 	snprintf(path, sizeof(path), "%s/memory.max", dir);
