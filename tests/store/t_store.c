@@ -351,17 +351,23 @@ static void *noop_thread(void *arg)
 	return arg;
 }
 
-static void threads_fn(void *arg)
+/* @n short threads, one after the other (a gated child's body). */
+static void run_threads(int n)
 {
 	pthread_t t;
 	int i;
 
-	(void)arg;
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; i < n; i++) {
 		if (pthread_create(&t, NULL, noop_thread, NULL))
 			_exit(4);
 		pthread_join(t, NULL);
 	}
+}
+
+static void threads_fn(void *arg)
+{
+	(void)arg;
+	run_threads(1000);
 }
 
 static void test_threads(void)
@@ -1181,15 +1187,8 @@ static long long memcg_slab(const char *dir)
 /* The memcg test's target: 2000 short threads, then exit. */
 static void threads2000_fn(void *arg)
 {
-	pthread_t t;
-	int i;
-
 	(void)arg;
-	for (i = 0; i < 2000; i++) {
-		if (pthread_create(&t, NULL, noop_thread, NULL))
-			_exit(4);
-		pthread_join(t, NULL);
-	}
+	run_threads(2000);
 }
 
 /*
