@@ -88,9 +88,10 @@ struct mem_cgroup;
  * An unprivileged user's share (session.c): sessions (the session cap,
  * under pmuctx_users_lock), store entries (max_tasks_per_user, atomic:
  * charged in the probes) and ring pages (under RLIMIT_MEMLOCK, ring.c).
- * A user is the caller's uid, or for a caller inside a user namespace the
- * owner of its outermost non-initial namespace: the sub-uids an
- * administrator maps for a user (/etc/subuid) are that one user.  Each
+ * A user is the caller's uid, or for a caller inside user namespaces the
+ * owner of the outermost one a non-root user created: the sub-uids an
+ * administrator maps for a user (/etc/subuid) are that one user, and the
+ * uids of a rootful container stay apart (pmuctx_acct_uid()).  Each
  * session struct of the user holds a reference (@ref, under the lock)
  * until it is freed, so an entry that outlives its session's release
  * still finds it at its free.
