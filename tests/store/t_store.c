@@ -1184,6 +1184,28 @@ static long long memcg_slab(const char *dir)
 	return v;
 }
 
+/*
+ * Move this process into the cgroup at @dir (its gated child @g stays
+ * where it is).  On failure the child is killed and reaped.
+ */
+static bool cg_enter(const char *dir, struct gated *g)
+{
+	char path[200], buf[32];
+	int cfd, ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	cfd = open(path, O_WRONLY);
+	snprintf(buf, sizeof(buf), "%d\n", getpid());
+	ok = cfd >= 0 && write(cfd, buf, strlen(buf)) > 0;
+	if (cfd >= 0)
+		close(cfd);
+	if (!ok) {
+		kill(g->pid, SIGKILL);
+		waitpid(g->pid, NULL, 0);
+	}
+	return ok;
+}
+
 /* The memcg test's target: 2000 short threads, then exit. */
 static void threads2000_fn(void *arg)
 {
@@ -1209,9 +1231,9 @@ static void test_memcg(void)
 	unsigned int ev1[] = { PMUCTX_EV_TASK_CLOCK };
 	struct pmuctx_info i0, i1;
 	long long slab0, slab1;
-	char path[200], buf[32], ctl[256];
+	char buf[32], ctl[256];
 	struct gated g;
-	int fd, cfd, k;
+	int fd, k;
 	FILE *f;
 
 	f = fopen("/sys/fs/cgroup/cgroup.controllers", "r");
@@ -1231,18 +1253,10 @@ static void test_memcg(void)
 		return;
 	}
 	g = gated_child(threads2000_fn, NULL);
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	cfd = open(path, O_WRONLY);
-	snprintf(buf, sizeof(buf), "%d\n", getpid());
-	if (cfd < 0 || write(cfd, buf, strlen(buf)) <= 0 || memcg_slab(dir) < 0) {
+	if (!cg_enter(dir, &g) || memcg_slab(dir) < 0) {
 		result(0, "memcg: into %s with the memory controller", dir);
-		if (cfd >= 0)
-			close(cfd);
-		kill(g.pid, SIGKILL);
-		waitpid(g.pid, NULL, 0);
 		return;
 	}
-	close(cfd);
 
 	get_info(&i0);
 	fd = session(PMUCTX_TARGET_PID, g.pid, 0, ev1, 1, 0, 0);
@@ -1283,6 +1297,7 @@ static void test_memcg(void)
 	if (fd >= 0)
 		close(fd);
 	/* back to the root cgroup, so the directory can go */
+	snprintf(buf, sizeof(buf), "%d\n", getpid());
 	write_str("/sys/fs/cgroup/cgroup.procs", buf);
 	rmdir(dir);
 }
@@ -1320,25 +1335,17 @@ static void test_memcg_full(void)
 	long long cur, after;
 	char path[200], buf[64];
 	struct gated g;
-	int fd, cfd;
+	int fd;
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		result(0, "memcg-full: mkdir %s: %s", dir, strerror(errno));
 		return;
 	}
 	g = gated_child(threads_fn, NULL);	/* 1000 short threads */
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	cfd = open(path, O_WRONLY);
-	snprintf(buf, sizeof(buf), "%d\n", getpid());
-	if (cfd < 0 || write(cfd, buf, strlen(buf)) <= 0) {
+	if (!cg_enter(dir, &g)) {
 		result(0, "memcg-full: into %s", dir);
-		if (cfd >= 0)
-			close(cfd);
-		kill(g.pid, SIGKILL);
-		waitpid(g.pid, NULL, 0);
 		return;
 	}
-	close(cfd);
 	/* kept, so the entries add up past the limit */
 	fd = session(PMUCTX_TARGET_PID, g.pid,
 		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED, ev1, 1,
