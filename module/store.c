@@ -404,8 +404,8 @@ void pmuctx_entry_unparent(struct pmuctx_entry *e)
 /*
  * Queue @fn on the current task, @e's (TWA_RESUME: at its return to user
  * space), holding a reference on @e and on the module until the work
- * drops them, the module last (pmuctx_defer_fn()): task_work cannot be
- * cancelled from a module.  *@pending is true while it is queued.
+ * drops them, the module last (pmuctx_task_work_done()): task_work cannot
+ * be cancelled from a module.  *@pending is true while it is queued.
  * Interrupt or task context.  False if nothing was queued.
  */
 bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,

@@ -56,7 +56,10 @@
 #define NFDS	(1U << 19)
 #define HANG_S	20
 
-static int sampling_session(void)
+/* An enabled sampling session on @pid (0: this process) with deferred
+ * user callchains, or -errno.
+ */
+static int sampling_session(pid_t pid, unsigned int flags, unsigned int freq)
 {
 	struct pmuctx_session_attr a;
 	int fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -66,14 +69,15 @@ static int sampling_session(void)
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.target = PMUCTX_TARGET_PID;
-	a.flags = PMUCTX_SESSION_INHERIT;
+	a.pid = pid;
+	a.flags = flags;
 	a.cgroup_fd = -1;
 	a.nr_events = 1;
 	a.events[0] = PMUCTX_EV_TASK_CLOCK;
 	a.ring_pages = 64;
 	a.ring_mode = PMUCTX_RING_OVERWRITE;
 	a.ring_records = PMUCTX_REC_MASK_ALL;
-	a.sample_freq = 10000;
+	a.sample_freq = freq;
 	a.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK |
 			 PMUCTX_SAMPLE_DEFER_USER;
 	a.sample_max_stack = 64;
@@ -139,7 +143,7 @@ static void test_blocked(void)
 	pid_t child, closer;
 	bool done;
 
-	fd = sampling_session();
+	fd = sampling_session(0, PMUCTX_SESSION_INHERIT, 10000);
 	if (fd < 0) {
 		result(0, "blocked: sampling session on self: %s",
 		       strerror(-fd));
@@ -185,7 +189,7 @@ static void test_lifo(void)
 	pid_t child;
 	bool done;
 
-	fd = sampling_session();
+	fd = sampling_session(0, PMUCTX_SESSION_INHERIT, 10000);
 	if (fd < 0) {
 		result(0, "lifo: sampling session on self: %s", strerror(-fd));
 		return;
@@ -343,7 +347,6 @@ static void test_rmmod(void)
 {
 	struct spin_log *l = mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	struct pmuctx_session_attr a;
 	double t_close, t_rm = 0, end;
 	int fd, st, i, inside = -1, closed_in = -1, tries = 0;
 	cpu_set_t cpus;
@@ -369,22 +372,9 @@ static void test_rmmod(void)
 		sched_setaffinity(0, sizeof(cpus), &cpus);
 		spin_logged(l);
 	}
-	fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.target = PMUCTX_TARGET_PID;
-	a.pid = kid;
-	a.cgroup_fd = -1;
-	a.nr_events = 1;
-	a.events[0] = PMUCTX_EV_TASK_CLOCK;
-	a.ring_pages = 16;
-	a.ring_mode = PMUCTX_RING_OVERWRITE;
-	a.ring_records = PMUCTX_REC_MASK_ALL;
-	a.sample_freq = 100;
-	a.sample_flags = PMUCTX_SAMPLE_USER_STACK | PMUCTX_SAMPLE_DEFER_USER;
-	if (fd < 0 || ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) ||
-	    ioctl(fd, PMUCTX_IOC_ENABLE, 0)) {
-		result(0, "rmmod: sampling session on the spinner: %s", strerror(errno));
+	fd = sampling_session(kid, 0, 100);
+	if (fd < 0) {
+		result(0, "rmmod: sampling session on the spinner: %s", strerror(-fd));
 		kill(kid, SIGKILL);
 		waitpid(kid, NULL, 0);
 		write_param("selftest_task_work_tail_ms", "0");
