@@ -769,6 +769,105 @@ static void test_cgroup(void)
 	check_store_empty("cgroup");
 }
 
+/*
+ * Tasks that move between cgroups while a cgroup session runs (lifetimes
+ * item 4), as perf's cgroup events count them: "leaves" is in the cgroup
+ * at create, burns 150 ms, moves itself out and burns 300 ms more (only
+ * the first 150 count); "joins" starts outside, moves itself in and burns
+ * 150 ms (all count), then forks "joins-child" there, which burns 100 ms.
+ */
+static const char *cgmove_dir = "/sys/fs/cgroup/pmuctx-t_store-mv";
+static void write_str(const char *path, const char *val);
+
+static void cg_move_self(const char *dir)
+{
+	char path[160], buf[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	write_str(path, buf);
+}
+
+static void cgmove_leaves_fn(void *arg)
+{
+	(void)arg;
+	burn_ms(150);
+	cg_move_self("/sys/fs/cgroup");
+	burn_ms(300);
+}
+
+static void cgmove_joins_fn(void *arg)
+{
+	pid_t c;
+
+	(void)arg;
+	cg_move_self(cgmove_dir);
+	burn_ms(150);
+	c = fork();
+	if (c == 0) {
+		prctl(PR_SET_NAME, "cgmove-child");
+		burn_ms(100);
+		_exit(0);
+	}
+	if (c > 0)
+		waitpid(c, NULL, 0);
+}
+
+static void test_cgmove(void)
+{
+	struct pmuctx_session_attr a = {
+		.size = sizeof(a), .target = PMUCTX_TARGET_CGROUP,
+		.nr_events = 1, .events = { PMUCTX_EV_TASK_CLOCK },
+		.flags = PMUCTX_SESSION_KEEP_EXITED,
+	};
+	uint64_t tc_leaves = 0, tc_joins = 0, tc_child = 0;
+	struct gated leaves, joins;
+	struct pmuctx_read r;
+	unsigned int k;
+	char buf[32];
+	int fd, cfd;
+
+	if (mkdir(cgmove_dir, 0755) && errno != EEXIST) {
+		result(0, "cgmove: mkdir %s: %s", cgmove_dir, strerror(errno));
+		return;
+	}
+	leaves = gated_child(cgmove_leaves_fn, NULL);
+	joins = gated_child(cgmove_joins_fn, NULL);
+	snprintf(buf, sizeof(buf), "%d\n", leaves.pid);
+	write_str("/sys/fs/cgroup/pmuctx-t_store-mv/cgroup.procs", buf);
+	cfd = open(cgmove_dir, O_RDONLY | O_DIRECTORY);
+	a.cgroup_fd = cfd;
+	fd = dev_open();
+	result(ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) == 0 &&
+	       ioctl(fd, PMUCTX_IOC_ENABLE, 0) == 0,
+	       "cgmove: session on the cgroup fd");
+	gate_open(&leaves);
+	gate_open(&joins);
+	wait_all();
+	result(sread(fd, &r, 1) == 0, "cgmove: per-task read");
+	for (k = 0; k < r.nr_tasks; k++) {
+		if (tv[k].pid == leaves.pid)
+			tc_leaves = tv[k].values[0];
+		else if (tv[k].pid == joins.pid)
+			tc_joins = tv[k].values[0];
+		else if (!strcmp(tv[k].comm, "cgmove-child"))
+			tc_child = tv[k].values[0];
+	}
+	result(tc_leaves >= 100000000ULL && tc_leaves <= 250000000ULL,
+	       "cgmove: a task that leaves the cgroup stops being counted (%llu ns of its 150 ms inside, 450 ms in all)",
+	       (unsigned long long)tc_leaves);
+	result(tc_joins >= 100000000ULL && tc_joins <= 250000000ULL,
+	       "cgmove: a task that joins the cgroup is counted from then (%llu ns of 150 ms)",
+	       (unsigned long long)tc_joins);
+	result(tc_child >= 60000000ULL && tc_child <= 200000000ULL,
+	       "cgmove: its child forked inside is counted (%llu ns of 100 ms)",
+	       (unsigned long long)tc_child);
+	close(fd);
+	close(cfd);
+	rmdir(cgmove_dir);
+	check_store_empty("cgmove");
+}
+
 /* ---- unprivileged ------------------------------------------------------- */
 
 static void idle_fn(void *arg)
@@ -1387,6 +1486,7 @@ int main(int argc, char **argv)
 		{ "migrate", test_migrate },
 		{ "cap", test_cap },
 		{ "cgroup", test_cgroup },
+		{ "cgmove", test_cgmove },
 	};
 	unsigned int i;
 	int a;
