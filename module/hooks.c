@@ -2,26 +2,35 @@
 /*
  * pmuctx: scheduler tracepoint hooks and per-task slice accounting.
  *
- * The four sched tracepoints are looked up with for_each_kernel_tracepoint()
+ * Four sched tracepoints and cgroup_attach_task are looked up with
+ * for_each_kernel_tracepoint()
  * and hooked only while at least one session exists (store.c calls us under
  * pmuctx_mutex).  Unregistration waits with tracepoint_synchronize_unregister()
  * so no probe runs once it returns.
  *
  * Per CPU we remember the entries of the task that is on the CPU
  * (pmuctx_cur): sched_switch then accounts the outgoing task without a
- * lookup, and entries adopted on this CPU that are not hashed yet are still
- * found.  The cache only holds entries of the current task; whoever retires
+ * lookup.  sched_switch never creates an entry: every entry is hashed
+ * before its task needs it (session create, the fork probe, the
+ * cgroup-attach probe).  The cache only holds entries of the current
+ * task; whoever retires
  * an entry removes it from the cache first (the task itself in the exit/exec
  * probes, or an IPI from session teardown).
  *
  * Probe contexts:
- *  sched_switch	rq lock held, IRQs off.  No allocation, no locks but
- *			sess->adopt_lock on the adoption slow path.  A
- *			SWITCH record names the next task only to a session
- *			that may see it (pmuctx_switch_next()).
+ *  sched_switch	rq lock held, IRQs off.  No allocation, no lock:
+ *			store lookups only.  A SWITCH record names the next
+ *			task only to a session that may see it
+ *			(pmuctx_switch_next()).
  *  sched_process_fork	parent's context, preemption off, IRQs on.
+ *			Takes sess->entries_lock to hash the child.
  *  sched_process_exec	task's context, preemption off, IRQs on.
  *  sched_process_exit	task's context, preemption off, IRQs on.
+ *			Exec and exit take sess->entries_lock to unlist.
+ *  cgroup_attach_task	the writer of cgroup.procs/threads, cgroup_mutex
+ *			held, under trace_cgroup_path_lock (IRQs off; on
+ *			RT a sleeping lock, preemption off in the probe).
+ *			Takes sess->entries_lock.
  *  pmuctx_cpu_sync/forget  IPI (hardirq) on each CPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -165,7 +174,9 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
 	u64 *snap, *tot;
 	unsigned int i;
 
-	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled)) {
+	/* parked: the task left the session's cgroup (perf cgroup rule) */
+	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
+	    READ_ONCE(e->parked)) {
 		e->last_cpu = cpu;
 		return;
 	}
@@ -301,62 +312,85 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 		pmuctx_ring_trigger(s);
 }
 
-/* ---- adoption (system-wide and cgroup sessions) ----------------------- */
+/* ---- new entries in probes ------------------------------------------- */
+
+static void pmuctx_count_drop(struct pmuctx_session *s)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	this_cpu_ptr(s->cpu)->dropped++;
+	local_irq_restore(flags);
+	atomic64_inc(&pmuctx_stats.dropped);
+}
 
 /*
- * Slow path of switch-in: @next has no entry for adopting session @s.
- * Called with IRQs off.  Returns the entry to use, or NULL.
+ * A fresh entry for @s in a probe (preemption off).  On PREEMPT_RT the
+ * allocator may sleep there, so the entry comes from the session's pool
+ * (refilled by the irq_work thread); elsewhere from the allocator with
+ * the pool as the fallback, then GFP_ATOMIC: an empty pool and a failed
+ * GFP_NOWAIT typically mean the creator's memory cgroup is at its limit
+ * (the charge cannot reclaim), and __GFP_HIGH forces the charge, as the
+ * pool refill does; the entry caps bound what that can take.
  */
-static struct pmuctx_entry *pmuctx_adopt(struct pmuctx_session *s,
-					 struct task_struct *next)
+static struct pmuctx_entry *pmuctx_probe_entry(struct pmuctx_session *s)
 {
-	struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
-	struct pmuctx_entry *e, *found = NULL;
-	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *c = NULL;
+	unsigned long flags;
 
-	raw_spin_lock(&s->adopt_lock);
-	list_for_each_entry(e, &s->pending, list) {
-		if (e->task == next) {
-			found = e;
-			goto out;
-		}
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		c = pmuctx_entry_alloc(s, GFP_NOWAIT | __GFP_NOWARN);
+		if (!c)
+			atomic64_inc(&pmuctx_stats.alloc_failures);
 	}
-	/*
-	 * The adopt worker hashes an entry before it unlinks it from
-	 * s->pending under this lock, so a second lookup here cannot miss an
-	 * entry that left the pending list.
-	 */
-	list = rhltable_lookup(&pmuctx_store, &next, pmuctx_store_params);
-	rhl_for_each_entry_rcu(e, pos, list, node) {
-		if (e->sess == s) {
-			found = e;
-			goto out;
-		}
+	if (!c) {
+		local_irq_save(flags);
+		c = pmuctx_pool_pop(s);
+		local_irq_restore(flags);
 	}
-	e = pmuctx_pool_pop(s);
-	if (e && !pmuctx_entry_init(e, s, next, NULL)) {
-		/* over max_tasks: give it back */
-		sc->pool[sc->pool_nr++] = e;
-		atomic64_inc(&pmuctx_stats.pool_entries);
-		e = NULL;
+	if (!c && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		c = pmuctx_entry_alloc(s, GFP_ATOMIC | __GFP_NOWARN);
+	return c;
+}
+
+/*
+ * Adopting session @s (system-wide, cgroup) takes task @t: forked by
+ * @parent (the fork probe), or moved into the cgroup (@parent NULL, the
+ * cgroup-attach probe).  Probe context, preemption off.  Another path
+ * that hashed @t first wins (pmuctx_entry_publish()).
+ */
+void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
+		  struct task_struct *parent)
+{
+	struct pmuctx_entry *c;
+	int ret;
+
+	if (pmuctx_sess_entry(s, t))
+		return;
+	c = pmuctx_probe_entry(s);
+	if (!c)
+		goto drop;
+	if (!pmuctx_entry_init(c, s, t, NULL)) {
+		/* over a cap: no kfree() here (it may sleep on RT) */
+		pmuctx_pool_push(s, c);
+		goto drop;
 	}
-	if (!e) {
-		sc->dropped++;
-		atomic64_inc(&pmuctx_stats.dropped);
-		goto out;
+	if (parent)
+		c->ppid = task_pid_nr_ns(parent, s->pid_ns);
+	ret = pmuctx_entry_publish(c, true);
+	if (!ret) {
+		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM))
+			pmuctx_ring_comm(s, t);
+		return;
 	}
-	atomic_set(&e->state, PMUCTX_ES_PENDING);
-	list_add_tail(&e->list, &s->pending);
-	found = e;
-	if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM))
-		pmuctx_ring_comm(s, next);
-	/* The refill irq_work also kicks the adopt worker. */
-	irq_work_queue(&sc->refill);
-out:
-	raw_spin_unlock(&s->adopt_lock);
-	if (found && READ_ONCE(found->dead))
-		return NULL;
-	return found;
+	pmuctx_entry_put(c);
+	if (ret == -EEXIST || ret == -ESRCH) {
+		/* not a drop: hashed by another path, or not ours any more */
+		atomic64_dec(&s->tasks_seen);
+		return;
+	}
+drop:
+	pmuctx_count_drop(s);
 }
 
 bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t)
@@ -373,26 +407,6 @@ bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t)
 	}
 }
 
-static bool pmuctx_cached_for(struct pmuctx_cpu_cache *cc,
-			      struct rhlist_head *list,
-			      struct pmuctx_session *s)
-{
-	struct pmuctx_entry *e;
-	struct rhlist_head *pos;
-	unsigned int i;
-
-	if (cc->nr <= PMUCTX_CUR_MAX) {
-		for (i = 0; i < cc->nr; i++)
-			if (cc->e[i]->sess == s)
-				return true;
-		return false;
-	}
-	rhl_for_each_entry_rcu(e, pos, list, node)
-		if (e->sess == s)
-			return true;
-	return false;
-}
-
 /* ---- sched_switch ----------------------------------------------------- */
 
 static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
@@ -400,7 +414,6 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
 	struct rhlist_head *list = NULL, *plist, *pos;
 	int cpu = smp_processor_id();
-	struct pmuctx_session *s;
 	struct pmuctx_entry *e;
 	u64 now = local_clock();
 	unsigned int i;
@@ -439,28 +452,14 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 		pmuctx_entry_start(e, now, cpu);
 		pmuctx_cache_add(cc, e);
 	}
-
-	list_for_each_entry_rcu(s, &pmuctx_adopters, adopt_node) {
-		if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled))
-			continue;
-		if (pmuctx_cached_for(cc, list, s) ||
-		    !pmuctx_session_matches(s, next))
-			continue;
-		e = pmuctx_adopt(s, next);
-		if (!e)
-			continue;
-		pmuctx_entry_start(e, now, cpu);
-		pmuctx_cache_add(cc, e);
-	}
 out:
 	rcu_read_unlock();
 }
 
 /*
- * @t's live entry in @s from the store alone, without this CPU's cache,
- * which the switch probe may be rewriting under an NMI.  RCU read side.
+ * @t's live entry in @s from the store, parked or not.  RCU read side.
  */
-struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
+struct pmuctx_entry *pmuctx_sess_entry(struct pmuctx_session *s,
 				       struct task_struct *t)
 {
 	struct rhlist_head *list, *pos;
@@ -471,6 +470,19 @@ struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
 		if (e->sess == s && !READ_ONCE(e->dead))
 			return e;
 	return NULL;
+}
+
+/*
+ * @t's entry in @s that counts and samples now (not parked) from the
+ * store alone, without this CPU's cache, which the switch probe may be
+ * rewriting under an NMI.  RCU read side.
+ */
+struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
+				       struct task_struct *t)
+{
+	struct pmuctx_entry *e = pmuctx_sess_entry(s, t);
+
+	return e && !READ_ONCE(e->parked) ? e : NULL;
 }
 
 /*
@@ -486,7 +498,8 @@ struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
 
 	if (cc->task == t && cc->nr <= PMUCTX_CUR_MAX) {
 		for (i = 0; i < cc->nr; i++)
-			if (cc->e[i]->sess == s && !READ_ONCE(cc->e[i]->dead))
+			if (cc->e[i]->sess == s && !READ_ONCE(cc->e[i]->dead) &&
+			    !READ_ONCE(cc->e[i]->parked))
 				return cc->e[i];
 		return NULL;
 	}
@@ -535,20 +548,6 @@ void pmuctx_cpu_sync(void *info)
 		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
 		pmuctx_entry_start(e, now, cpu);
 		pmuctx_cache_add(cc, e);
-	}
-	/*
-	 * A system-wide or cgroup session adopts tasks at switch-in; one that
-	 * has been running since before the session was enabled is adopted
-	 * here, or a CPU-bound task would never be seen.
-	 */
-	if (pmuctx_sess_adopts(s) && pmuctx_sess_live(s) &&
-	    READ_ONCE(s->enabled) && !pmuctx_cached_for(cc, list, s) &&
-	    pmuctx_session_matches(s, t)) {
-		e = pmuctx_adopt(s, t);
-		if (e) {
-			pmuctx_entry_start(e, now, cpu);
-			pmuctx_cache_add(cc, e);
-		}
 	}
 	rcu_read_unlock();
 }
@@ -612,15 +611,14 @@ static void pmuctx_batch_add(struct pmuctx_entry **arr, unsigned int *n,
 }
 
 /*
- * Collect live entries of the current task, hashed ones from the store and
- * pending ones from the adopters' lists, in batches: the PMUCTX_BATCH
+ * Collect live entries of the current task from the store, in batches: the
+ * PMUCTX_BATCH
  * entries with the lowest addresses above @after (NULL: from the start),
  * ascending.  *@more says whether entries above the batch remain; the
  * caller then asks again with @after = the last entry of this batch.  So
  * every entry is handled exactly once however many sessions watch the
  * task, whether the caller retires the entries of a batch (exit) or
- * leaves most of them live (exec), and an entry the adopt worker is moving
- * from its pending list into the store, seen in both, is taken once.
+ * leaves most of them live (exec).
  * Preemption is off (probe), inside rcu_read_lock(): a retired entry is
  * not freed, so its address is not reused, before the caller is done.
  */
@@ -630,9 +628,7 @@ static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr,
 {
 	struct task_struct *t = current;
 	struct rhlist_head *list, *pos;
-	struct pmuctx_session *s;
 	struct pmuctx_entry *e;
-	unsigned long flags;
 	unsigned int n = 0;
 
 	*more = false;
@@ -640,14 +636,6 @@ static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr,
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		if (!READ_ONCE(e->dead))
 			pmuctx_batch_add(arr, &n, e, after, more);
-	}
-	list_for_each_entry_rcu(s, &pmuctx_adopters, adopt_node) {
-		raw_spin_lock_irqsave(&s->adopt_lock, flags);
-		list_for_each_entry(e, &s->pending, list) {
-			if (e->task == t && !e->dead)
-				pmuctx_batch_add(arr, &n, e, after, more);
-		}
-		raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
 	}
 	return n;
 }
@@ -680,34 +668,11 @@ static void pmuctx_drop_current(struct pmuctx_entry *e, bool exited)
 		e->flags |= PMUCTX_EF_PRIV_EXEC;
 	strscpy_pad(e->comm, current->comm, sizeof(e->comm));
 
-	if (!rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params)) {
-		/*
-		 * Still PENDING: the adopt worker hashed it a moment ago and
-		 * has not taken it off s->pending yet.  Retiring it now would
-		 * reuse e->list (or e->rcu, which shares its memory) while it
-		 * is still linked: the worker sees EXITING and retires it.
-		 */
-		if (atomic_cmpxchg(&e->state, PMUCTX_ES_PENDING,
-				   PMUCTX_ES_EXITING) == PMUCTX_ES_PENDING)
-			return;
-		pmuctx_entry_retire(e);
-		return;
-	}
-	if (atomic_cmpxchg(&e->state, PMUCTX_ES_PENDING, PMUCTX_ES_EXITING) ==
-	    PMUCTX_ES_PENDING) {
-		raw_spin_lock_irqsave(&s->adopt_lock, flags);
-		if (!e->claimed) {
-			list_del_init(&e->list);
-			raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
-			pmuctx_entry_retire(e);
-		} else {
-			/* the adopt worker hashes it, sees EXITING, retires */
-			raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
-		}
-		return;
-	}
-	/* Hashed by the worker meanwhile, or removed by session teardown. */
-	if (!rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params))
+	/*
+	 * Session teardown, or the create walk that found the task exiting,
+	 * may have taken it out first: then it is theirs to drop.
+	 */
+	if (pmuctx_entry_unpublish(e))
 		pmuctx_entry_retire(e);
 }
 
@@ -801,23 +766,25 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 
 /*
  * Inheritance: every INHERIT session that tracks the parent gets an entry
- * for the child, linked to the parent's entry.  The child is not running
- * yet (wake_up_new_task() comes after this tracepoint).
+ * for the child, linked to the parent's entry; every adopting session the
+ * child belongs to (system-wide; cgroup: its cgroup, which may differ from
+ * the parent's with CLONE_INTO_CGROUP) gets one too.  The child is not
+ * running yet (wake_up_new_task() comes after this tracepoint), so its
+ * entries are hashed before its first switch-in.
  */
 static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 {
 	struct task_struct *t = current;
 	struct rhlist_head *list, *pos;
+	struct pmuctx_session *s;
 	struct pmuctx_entry *e, *c;
-	unsigned long flags;
 
 	if (parent != t)
 		return;
 	rcu_read_lock();
 	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
-		struct pmuctx_session *s = e->sess;
-
+		s = e->sess;
 		if (READ_ONCE(e->dead) || !pmuctx_sess_live(s))
 			continue;
 		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_FORK))
@@ -825,31 +792,7 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 		if (!(s->flags & PMUCTX_SESSION_INHERIT) ||
 		    s->target != PMUCTX_TARGET_PID)
 			continue;
-		/*
-		 * Preemption is off here: on PREEMPT_RT the allocator may
-		 * sleep, so the child's entry comes from the pool there
-		 * (refilled by the irq_work thread), elsewhere from the
-		 * allocator with the pool as the fallback.
-		 */
-		c = NULL;
-		if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
-			c = pmuctx_entry_alloc(s, GFP_NOWAIT | __GFP_NOWARN);
-			if (!c)
-				atomic64_inc(&pmuctx_stats.alloc_failures);
-		}
-		if (!c) {
-			local_irq_save(flags);
-			c = pmuctx_pool_pop(s);
-			local_irq_restore(flags);
-		}
-		/*
-		 * Empty pool, and GFP_NOWAIT failed: typically the creator's
-		 * memory cgroup at its limit (the charge cannot reclaim).
-		 * __GFP_HIGH forces the charge, as the pool refill does; the
-		 * entry caps bound what that can take.
-		 */
-		if (!c && !IS_ENABLED(CONFIG_PREEMPT_RT))
-			c = pmuctx_entry_alloc(s, GFP_ATOMIC | __GFP_NOWARN);
+		c = pmuctx_probe_entry(s);
 		if (!c)
 			goto drop;
 		if (!pmuctx_entry_init(c, s, child, e)) {
@@ -858,8 +801,7 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 			goto drop;
 		}
 		c->flags |= PMUCTX_EF_INHERITED;
-		if (rhltable_insert(&pmuctx_store, &c->node,
-				    pmuctx_store_params)) {
+		if (pmuctx_entry_publish(c, false)) {
 			/* the parent now, not from c's RCU callback */
 			pmuctx_entry_unparent(c);
 			pmuctx_entry_put(c);
@@ -867,10 +809,64 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 		}
 		continue;
 drop:
-		local_irq_save(flags);
-		this_cpu_ptr(s->cpu)->dropped++;
-		local_irq_restore(flags);
-		atomic64_inc(&pmuctx_stats.dropped);
+		pmuctx_count_drop(s);
+	}
+	list_for_each_entry_rcu(s, &pmuctx_adopters, adopt_node)
+		if (pmuctx_sess_live(s) && pmuctx_session_matches(s, child))
+			pmuctx_adopt(s, child, t);
+	rcu_read_unlock();
+}
+
+/*
+ * Task @t changed cgroups: in each cgroup session, an entry of a task
+ * that left is parked (it stops counting and being sampled from its next
+ * switch-in; at once when it moved itself, the common case of a shell
+ * writing its own pid) and one that came back is unparked; a task that
+ * joined without an entry gets one.  The decision is taken under
+ * s->entries_lock, against the create walk and the fork probe.  A task
+ * running elsewhere when it is moved out finishes its time slice counted.
+ */
+static void pmuctx_cgroup_moved(struct pmuctx_session *s,
+				struct task_struct *t)
+{
+	struct pmuctx_entry *e;
+	unsigned long flags;
+	bool in;
+
+	raw_spin_lock_irqsave(&s->entries_lock, flags);
+	in = pmuctx_session_matches(s, t);
+	e = pmuctx_sess_entry(s, t);
+	if (e && READ_ONCE(e->parked) == in) {
+		if (t == current && !in)
+			pmuctx_entry_stop(e, local_clock(), smp_processor_id(),
+					  PMUCTX_STOP_FOLD, NULL);
+		WRITE_ONCE(e->parked, !in);
+		if (t == current && in)
+			pmuctx_entry_start(e, local_clock(),
+					   smp_processor_id());
+	}
+	raw_spin_unlock_irqrestore(&s->entries_lock, flags);
+	if (!e && in)
+		pmuctx_adopt(s, t, NULL);
+}
+
+static void pmuctx_probe_attach(void *data, struct cgroup *dst,
+				const char *path, struct task_struct *task,
+				bool threadgroup)
+{
+	struct pmuctx_session *s;
+	struct task_struct *t;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(s, &pmuctx_adopters, adopt_node) {
+		if (s->target != PMUCTX_TARGET_CGROUP || !pmuctx_sess_live(s))
+			continue;
+		if (!threadgroup) {
+			pmuctx_cgroup_moved(s, task);
+			continue;
+		}
+		for_each_thread(task, t)
+			pmuctx_cgroup_moved(s, t);
 	}
 	rcu_read_unlock();
 }
@@ -889,6 +885,7 @@ static struct pmuctx_tp pmuctx_tps[] = {
 	{ .name = "sched_process_exec", .probe = pmuctx_probe_exec },
 	{ .name = "sched_process_exit", .probe = pmuctx_probe_exit },
 	{ .name = "sched_switch", .probe = pmuctx_probe_switch },
+	{ .name = "cgroup_attach_task", .probe = pmuctx_probe_attach },
 };
 
 static void pmuctx_tp_lookup(struct tracepoint *tp, void *priv)

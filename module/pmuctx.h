@@ -18,16 +18,23 @@
  *	counts and references; taken in SESSION_CREATE, release and the
  *	RCU callback that frees the last reference of a session.
  *  (sess->exited takes no lock: an llist, see struct pmuctx_session.)
- *  sess->adopt_lock (raw spinlock, IRQs off): the session's list of
- *	adopted-but-not-yet-hashed entries.  Taken from sched_switch (rq lock
- *	held, IRQs off) only on the slow path - the first switch-in of a task
- *	a system-wide or cgroup session has not seen yet - and from the adopt
- *	worker and the exit probe.
+ *  sess->entries_lock (raw spinlock, IRQs off): the session's list of
+ *	hashed entries (sess->entries: added under it, removed with
+ *	list_del_rcu() under it, walked under RCU), and the decision to hash
+ *	an entry for a task of an adopting session: the create walk, the
+ *	fork probe and the cgroup-attach probe may see one task at once, and
+ *	whoever holds the lock checks the task still belongs to the session
+ *	and has no entry there before hashing one.  Taken in process context
+ *	(create, teardown) and in the fork, exec, exit and cgroup-attach
+ *	probes; never in sched_switch, hardirq or NMI.  Only the rhashtable
+ *	bucket locks nest inside.
  *  rhashtable bucket locks: internal to the rhashtable.  In 6.1 they use
- *	local_bh_disable(), so the table is never *modified* with IRQs off:
- *	sched_switch only reads it (RCU).  Inserts happen in ioctls, in the
- *	fork probe and in the adopt worker; removals in ioctls, the exit and
- *	exec probes and the worker.
+ *	local_bh_disable(), so the table is never *modified* with IRQs off
+ *	from sched_switch: it only reads it (RCU).  Inserts happen at create
+ *	(pid targets; every thread of a system-wide or cgroup session), in
+ *	the fork probe and in the cgroup-attach probe; removals in the exit
+ *	and exec probes and at teardown.  Whoever removes an entry from the
+ *	table (rhltable_remove() returns 0 once) owns its retirement.
  *
  * The sched_switch probe runs with the rq lock held and IRQs off: it takes
  * no sleeping lock, allocates nothing (entries come from a per-CPU pool that
@@ -37,15 +44,17 @@
  * PREEMPT_RT: tracepoint probes still run with preemption off, where a
  * spinlock_t and any allocation may sleep.  So no probe takes a spinlock_t
  * or a mutex (only raw spinlocks and the rhashtable's bit locks), and the
- * fork probe takes its entries from the pool instead of the allocator.  An
- * irq_work without IRQ_WORK_HARD_IRQ runs in the per-CPU irq_work thread:
- * the pool refill (it allocates, so it must stay a thread there) therefore
- * fills with IRQs on and stores each entry with IRQs off; the sampling
- * stage is a hard irq_work (it must run in the sampled task's context); the
- * ring wakeup stays a thread (wake_up() takes a spinlock_t).  The one
- * allocation RT cannot avoid: an rhashtable insert from the fork probe
- * allocates a bucket table (GFP_ATOMIC) when the table grows faster than
- * its resize worker (docs/DESIGN.md, "PREEMPT_RT").
+ * fork and cgroup-attach probes take their entries from the pool instead
+ * of the allocator.  An irq_work without IRQ_WORK_HARD_IRQ runs in the
+ * per-CPU irq_work thread: the pool refill (it allocates, so it must stay
+ * a thread there) therefore fills with IRQs on and stores each entry with
+ * IRQs off; the sampling stage is a hard irq_work (it must run in the
+ * sampled task's context); the ring wakeup stays a thread (wake_up()
+ * takes a spinlock_t).  An rhashtable insert allocates a bucket table
+ * itself (GFP_ATOMIC) when it finds the table above 100 %: on RT the
+ * store is created with room for max_tasks entries and an insert under a
+ * raw lock or in a probe is refused (a dropped task) rather than let it
+ * allocate (pmuctx_store_room(), docs/DESIGN.md "PREEMPT_RT").
  *
  * The sampling counters' overflow handler (sample.c) may run in NMI
  * context: it takes no lock at all (an atomic busy flag guards the
@@ -105,13 +114,6 @@ struct pmuctx_user {
 	atomic_long_t		locked_pages;	/* ring pages, all its kuids */
 };
 
-/* pmuctx_entry.state: who owns an adopted entry's table membership. */
-enum pmuctx_entry_state {
-	PMUCTX_ES_HASHED = 0,	/* in the store (or being removed) */
-	PMUCTX_ES_PENDING,	/* adopted in sched_switch, not hashed yet */
-	PMUCTX_ES_EXITING,	/* task exited while pending */
-};
-
 /* pmuctx_entry.flags */
 #define PMUCTX_EF_INHERITED	BIT(0)	/* created by fork of a target */
 #define PMUCTX_EF_PRIV_EXEC	BIT(1)	/* stopped at privilege-raising exec */
@@ -140,21 +142,25 @@ struct pmuctx_entry {
 	struct pmuctx_session	*sess;
 	struct pmuctx_entry	*parent;	/* inherited from; ref held */
 	refcount_t		ref;
-	atomic_t		state;		/* enum pmuctx_entry_state */
-	unsigned int		flags;		/* PMUCTX_EF_* */
+	u16			size;		/* bytes allocated (< 8 KiB) */
+	u16			flags;		/* PMUCTX_EF_* */
 	bool			in;		/* slice open, snapshots valid */
 	bool			dead;		/* retired: never cache again */
-	bool			claimed;	/* adopt worker is hashing it */
+	bool			listed;		/* on sess->entries */
+	bool			parked;		/* left the session's cgroup */
 	s16			last_cpu;	/* -1: not run while tracked */
 	s16			save_cpu;	/* CPU that wrote the save area */
-	u32			size;		/* bytes allocated */
-	u64			in_ns;
-	u64			save_seq;
 	pid_t			pid, tid, ppid;
+	u32			save_seq;	/* selftest backend */
+	u64			in_ns;
 	char			comm[TASK_COMM_LEN];
-	/* An entry leaves its list before its last reference is dropped. */
+	/*
+	 * On sess->entries while hashed (RCU readers may still follow
+	 * sess_node after it is unlisted, so it shares nothing).  An entry
+	 * leaves the exited list before its last reference is dropped.
+	 */
+	struct list_head	sess_node;
 	union {
-		struct list_head list;		/* pending list */
 		struct llist_node exit_node;	/* session's exited list */
 		struct rcu_head	rcu;		/* pmuctx_entry_put() */
 	};
@@ -284,7 +290,7 @@ struct pmuctx_session {
 
 	/*
 	 * Exited tasks kept for per-task reads (KEEP_EXITED): pushed by
-	 * retire (probes, adopt worker) with llist_add(), which takes no
+	 * retire (probes) with llist_add(), which takes no
 	 * lock, so the exit probe complies with PREEMPT_RT; walked by the
 	 * session's ioctls (never removed while they run) and emptied by
 	 * teardown with llist_del_all().  Newest first.
@@ -292,9 +298,8 @@ struct pmuctx_session {
 	struct llist_head	exited;
 	atomic_t		nr_exited;	/* at most max_exited */
 
-	raw_spinlock_t		adopt_lock;	/* protects pending, claimed */
-	struct list_head	pending;
-	struct work_struct	adopt_work;
+	raw_spinlock_t		entries_lock;	/* entries; see the top */
+	struct list_head	entries;	/* hashed entries (RCU) */
 
 	struct list_head	node;		/* pmuctx_sessions */
 	struct list_head	adopt_node;	/* pmuctx_adopters (RCU) */
@@ -371,7 +376,10 @@ static inline bool pmuctx_sess_live(const struct pmuctx_session *s)
 	return READ_ONCE(s->state) == PMUCTX_SS_LIVE;
 }
 
-/* System-wide and cgroup sessions adopt tasks lazily at switch-in. */
+/*
+ * System-wide and cgroup sessions adopt tasks: every thread at create, then
+ * forked children and (cgroup) threads moved into the cgroup.
+ */
 static inline bool pmuctx_sess_adopts(const struct pmuctx_session *s)
 {
 	return s->target == PMUCTX_TARGET_SYSTEM ||
@@ -436,7 +444,8 @@ bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
 			    task_work_func_t fn, bool *pending);
 void pmuctx_entry_unparent(struct pmuctx_entry *e);
 void pmuctx_entry_retire(struct pmuctx_entry *e);
-void pmuctx_adopt_work_fn(struct work_struct *work);
+int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);
+bool pmuctx_entry_unpublish(struct pmuctx_entry *e);
 
 /* hooks.c */
 int pmuctx_hooks_register(void);
@@ -448,6 +457,10 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu);
 struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
 struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
 				       struct task_struct *t);
+struct pmuctx_entry *pmuctx_sess_entry(struct pmuctx_session *s,
+				       struct task_struct *t);
+void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
+		  struct task_struct *parent);
 extern struct list_head pmuctx_adopters;
 
 /* counters.c */

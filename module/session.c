@@ -57,9 +57,8 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	refcount_set(&s->ref, 1);
 	mutex_init(&s->lock);
 	init_llist_head(&s->exited);
-	raw_spin_lock_init(&s->adopt_lock);
-	INIT_LIST_HEAD(&s->pending);
-	INIT_WORK(&s->adopt_work, pmuctx_adopt_work_fn);
+	raw_spin_lock_init(&s->entries_lock);
+	INIT_LIST_HEAD(&s->entries);
 	INIT_LIST_HEAD(&s->adopt_node);
 	pmuctx_ring_init(s);
 	return s;
@@ -344,6 +343,30 @@ static int pmuctx_check_targets(struct rw_semaphore *lock,
 	return 0;
 }
 
+/*
+ * After hashing an entry for a task that may be exiting right now (create:
+ * pid targets, the adoption walk).  Pairs with the barriers between
+ * PF_EXITING and the exit probe's lookup: a task that exits concurrently
+ * either finds the entry or we see PF_EXITING, and then whoever unhashes
+ * it first drops it.  Process context (an IPI: a switch-in may have
+ * cached it meanwhile).
+ */
+static void pmuctx_publish_exit_race(struct pmuctx_session *s,
+				     struct pmuctx_entry *e)
+{
+	if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM)) {
+		local_irq_disable();
+		pmuctx_ring_comm(s, e->task);
+		local_irq_enable();
+	}
+	smp_mb();
+	if (e->task->flags & PF_EXITING && pmuctx_entry_unpublish(e)) {
+		WRITE_ONCE(e->dead, true);
+		on_each_cpu(pmuctx_cpu_forget_entry, e, 1);
+		pmuctx_entry_put(e);
+	}
+}
+
 /* Bind pre-allocated entries to the target tasks and hash them. */
 static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 			  struct pmuctx_entry **entries, unsigned int n)
@@ -360,29 +383,87 @@ static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 			this_cpu_inc(s->cpu->dropped);
 			continue;
 		}
-		if (rhltable_insert(&pmuctx_store, &e->node,
-				    pmuctx_store_params)) {
+		if (pmuctx_entry_publish(e, false)) {
 			pmuctx_entry_put(e);
 			atomic64_inc(&pmuctx_stats.dropped);
 			this_cpu_inc(s->cpu->dropped);
 			continue;
 		}
-		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM))
-			pmuctx_ring_comm(s, tasks[i]);
-		/* Pairs with the barriers between PF_EXITING and the exit
-		 * probe's lookup: a task that exits concurrently either sees
-		 * the entry or we see PF_EXITING.
-		 */
-		smp_mb();
-		if (tasks[i]->flags & PF_EXITING &&
-		    !rhltable_remove(&pmuctx_store, &e->node,
-				     pmuctx_store_params)) {
-			/* A switch-in may have cached it meanwhile. */
-			WRITE_ONCE(e->dead, true);
-			on_each_cpu(pmuctx_cpu_forget_entry, e, 1);
-			pmuctx_entry_put(e);
-		}
+		pmuctx_publish_exit_race(s, e);
 	}
+}
+
+
+/*
+ * A system-wide or cgroup session takes every thread there is when it is
+ * created, in process context; the fork and cgroup-attach probes take the
+ * ones that come later (the session is on pmuctx_adopters before this
+ * walk starts), and pmuctx_entry_publish() settles a thread two of them
+ * see.  Entries are allocated first, charged to the creator, for the
+ * threads counted by a first pass (plus slack for forks meanwhile);
+ * threads beyond that are dropped, and counted so.  Adoption used to
+ * happen at a task's first switch-in, which made sched_switch take a
+ * lock and scan a pending list (lifetimes item 4).
+ */
+static int pmuctx_adopt_alloc(struct pmuctx_session *s,
+			     struct pmuctx_entry ***arrp, int *np)
+{
+	struct pmuctx_entry **arr;
+	struct task_struct *p, *t;
+	unsigned int n = 0, i;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t)
+		n += pmuctx_session_matches(s, t);
+	rcu_read_unlock();
+	n = min(n + 64, READ_ONCE(pmuctx_max_tasks));
+	arr = kvcalloc(n, sizeof(*arr), GFP_KERNEL);
+	if (!arr)
+		return -ENOMEM;
+	*arrp = arr;
+	*np = n;
+	for (i = 0; i < n; i++) {
+		arr[i] = pmuctx_entry_alloc(s, GFP_KERNEL);
+		if (!arr[i])
+			return -ENOMEM;	/* the caller frees arr[] */
+	}
+	return 0;
+}
+
+/* The walk itself: the session is live and on pmuctx_adopters. */
+static void pmuctx_adopt_existing(struct pmuctx_session *s,
+				  struct pmuctx_entry **arr, unsigned int n)
+{
+	struct task_struct *p, *t;
+	struct pmuctx_entry *e;
+	unsigned int used = 0;
+	int ret;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		if (!pmuctx_session_matches(s, t))
+			continue;
+		if (used == n || !pmuctx_entry_init(arr[used], s, t, NULL)) {
+			atomic64_inc(&pmuctx_stats.dropped);
+			this_cpu_inc(s->cpu->dropped);
+			continue;
+		}
+		e = arr[used];
+		arr[used++] = NULL;
+		ret = pmuctx_entry_publish(e, true);
+		if (ret) {
+			pmuctx_entry_put(e);
+			if (ret == -EEXIST || ret == -ESRCH) {
+				atomic64_dec(&s->tasks_seen);
+			} else {
+				atomic64_inc(&pmuctx_stats.dropped);
+				this_cpu_inc(s->cpu->dropped);
+			}
+			continue;
+		}
+		pmuctx_publish_exit_race(s, e);
+	}
+	rcu_read_unlock();
 }
 
 /* ---- per-user session cap ------------------------------------------------ */
@@ -556,7 +637,7 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	struct rw_semaphore *exec_lock = NULL;
 	struct task_struct **tasks = NULL;
 	struct pmuctx_session_attr a;
-	int ntasks = 0, paranoid, cpu, i, ret;
+	int ntasks = 0, nent = 0, paranoid, cpu, i, ret;
 	bool perfmon;
 	u32 usize;
 
@@ -664,6 +745,7 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 			ret = -ENOMEM;
 			goto err_parts;
 		}
+		nent = ntasks;
 		for (i = 0; i < ntasks; i++) {
 			entries[i] = pmuctx_entry_alloc(s, GFP_KERNEL);
 			if (!entries[i]) {
@@ -671,6 +753,12 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 				goto err_entries;
 			}
 		}
+	}
+	/* every thread's entry of a system-wide or cgroup session, up front */
+	if (pmuctx_sess_adopts(s)) {
+		ret = pmuctx_adopt_alloc(s, &entries, &nent);
+		if (ret)
+			goto err_entries;
 	}
 
 	if (ntasks) {
@@ -693,9 +781,16 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 		list_add_rcu(&s->adopt_node, &pmuctx_adopters);
 	mutex_unlock(&pmuctx_mutex);
 
-	pmuctx_attach(s, tasks, entries, ntasks);
+	if (pmuctx_sess_adopts(s))
+		pmuctx_adopt_existing(s, entries, nent);
+	else
+		pmuctx_attach(s, tasks, entries, ntasks);
 	if (exec_lock)
 		up_read(exec_lock);
+	/* entries the walk did not use */
+	for (i = 0; entries && i < nent; i++)
+		if (entries[i])
+			pmuctx_entry_free_unused(entries[i]);
 	kvfree(entries);
 	pmuctx_put_tasks(tasks, ntasks);
 	return 0;
@@ -704,7 +799,7 @@ err_unlock:
 	if (exec_lock)
 		up_read(exec_lock);
 err_entries:
-	for (i = 0; entries && i < ntasks; i++)
+	for (i = 0; entries && i < nent; i++)
 		if (entries[i])
 			pmuctx_entry_free_unused(entries[i]);
 	kvfree(entries);
@@ -719,11 +814,11 @@ err_parts:
 /* ---- walking a session's entries --------------------------------------- */
 
 /*
- * Visit every entry of @s: hashed, pending and exited.  @v->visit must not
- * sleep: it runs on the RCU read side (hashed), with the raw adopt_lock
- * held (pending), and under the session's ioctl mutex (exited, an llist
- * only pushed to meanwhile).  Hashed entries may be seen twice or missed
- * if the table resizes during the walk.
+ * Visit every entry of @s: hashed (its list, O(the session's entries)) and
+ * exited.  @v->visit must not sleep: it runs on the RCU read side
+ * (hashed) and under the session's ioctl mutex (exited, an llist only
+ * pushed to meanwhile).  An entry retired during the walk may be seen in
+ * both or in neither.
  */
 struct pmuctx_visitor {
 	void (*visit)(struct pmuctx_entry *e, struct pmuctx_visitor *v);
@@ -732,31 +827,13 @@ struct pmuctx_visitor {
 static void pmuctx_visit_entries(struct pmuctx_session *s,
 				 struct pmuctx_visitor *v)
 {
-	struct rhashtable_iter iter;
 	struct pmuctx_entry *e;
-	unsigned long flags;
-	void *obj;
 
-	rhashtable_walk_enter(&pmuctx_store.ht, &iter);
-	rhashtable_walk_start(&iter);
-	while ((obj = rhashtable_walk_next(&iter))) {
-		if (IS_ERR(obj)) {
-			if (PTR_ERR(obj) == -EAGAIN)
-				continue;
-			break;
-		}
-		e = obj;
-		if (e->sess == s && !READ_ONCE(e->dead))
+	rcu_read_lock();
+	list_for_each_entry_rcu(e, &s->entries, sess_node)
+		if (!READ_ONCE(e->dead))
 			v->visit(e, v);
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-
-	raw_spin_lock_irqsave(&s->adopt_lock, flags);
-	list_for_each_entry(e, &s->pending, list)
-		if (!e->dead)
-			v->visit(e, v);
-	raw_spin_unlock_irqrestore(&s->adopt_lock, flags);
+	rcu_read_unlock();
 
 	/* only added to while a session ioctl runs: see struct pmuctx_session */
 	llist_for_each_entry(e, smp_load_acquire(&s->exited.first), exit_node)
@@ -1019,41 +1096,30 @@ out:
 
 /* ---- teardown ----------------------------------------------------------- */
 
+/*
+ * Take every entry of @s out of the store.  The exit and exec probes may
+ * race for some (they do not check the session is live); whoever
+ * unpublishes an entry first drops it.  Entries unlisted meanwhile stay
+ * readable until a grace period after this walk.
+ */
 static void pmuctx_unhash_all(struct pmuctx_session *s)
 {
-	struct rhashtable_iter iter;
 	struct pmuctx_entry *e;
-	unsigned int removed;
-	void *obj;
 
-	do {
-		removed = 0;
-		rhashtable_walk_enter(&pmuctx_store.ht, &iter);
-		rhashtable_walk_start(&iter);
-		while ((obj = rhashtable_walk_next(&iter))) {
-			if (IS_ERR(obj))
-				continue;
-			e = obj;
-			if (e->sess != s)
-				continue;
-			/* The exit probe may win the race for it. */
-			if (!rhltable_remove(&pmuctx_store, &e->node,
-					     pmuctx_store_params)) {
-				WRITE_ONCE(e->dead, true);
-				pmuctx_entry_unparent(e);
-				pmuctx_entry_put(e);
-			}
-			removed++;
-		}
-		rhashtable_walk_stop(&iter);
-		rhashtable_walk_exit(&iter);
-	} while (removed);
+	rcu_read_lock();
+	list_for_each_entry_rcu(e, &s->entries, sess_node) {
+		if (!pmuctx_entry_unpublish(e))
+			continue;
+		WRITE_ONCE(e->dead, true);
+		pmuctx_entry_unparent(e);
+		pmuctx_entry_put(e);
+	}
+	rcu_read_unlock();
 }
 
 void pmuctx_session_release(struct pmuctx_session *s)
 {
 	struct pmuctx_entry *e, *tmp;
-	LIST_HEAD(list);
 	int cpu;
 
 	if (READ_ONCE(s->state) == PMUCTX_SS_NEW)
@@ -1069,20 +1135,10 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	pmuctx_sample_stop(s);
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(s->cpu, cpu)->refill);
-	cancel_work_sync(&s->adopt_work);
 	on_each_cpu(pmuctx_cpu_forget, s, 1);
 
 	pmuctx_unhash_all(s);
 
-	raw_spin_lock_irq(&s->adopt_lock);
-	list_splice_init(&s->pending, &list);
-	raw_spin_unlock_irq(&s->adopt_lock);
-	list_for_each_entry_safe(e, tmp, &list, list) {
-		list_del_init(&e->list);
-		WRITE_ONCE(e->dead, true);
-		pmuctx_entry_unparent(e);
-		pmuctx_entry_put(e);
-	}
 	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->exited),
 				  exit_node) {
 		WRITE_ONCE(e->dead, true);
@@ -1093,8 +1149,8 @@ void pmuctx_session_release(struct pmuctx_session *s)
 
 	/*
 	 * Lifetimes item 1 and 2: release waits on nothing user space
-	 * controls.  No entry of @s is published any more (store, pending,
-	 * exited lists); a probe that took one out of the store before
+	 * controls.  No entry of @s is published any more (store, session
+	 * and exited lists); a probe that took one out of the store before
 	 * pmuctx_unhash_all() (the exit or exec probe, which then retires
 	 * it into s->cpu) runs in an RCU read-side section (tracepoint,
 	 * preemption off): one grace period and it is done, and later probes

@@ -4,8 +4,11 @@
  *
  * One rhltable keyed by task pointer; one entry per (task, session).  An
  * entry exists only while a session monitors the task: created when a pid
- * target is attached, at fork for inherited children, or at the first
- * switch-in of a task a system-wide/cgroup session adopts.  Entries are
+ * target is attached, at fork for inherited children, and for system-wide
+ * and cgroup sessions for every thread at create, at fork, and when a
+ * thread moves into the cgroup.  Each session also lists its hashed
+ * entries (sess->entries), so its reads and teardown cost its own
+ * entries, not the whole store's.  Entries are
  * refcounted (the store or the exited list holds one reference, each
  * inherited child one on its parent's entry until the child is retired, a
  * pending deferred unwind one) and freed with call_rcu().
@@ -15,9 +18,10 @@
  * until it is retired, so the address cannot be reused while hashed.
  *
  * The table is never modified from sched_switch: in 6.1 the bucket locks
- * disable bottom halves, which is not allowed with IRQs off.  Adopted
- * entries are hashed by a worker (pmuctx_adopt_work_fn) and found through
- * the session's pending list until then.
+ * disable bottom halves, which is not allowed with IRQs off.  sched_switch
+ * only looks entries up; every entry is hashed before its task can need
+ * it (at create, in the fork probe before the child first runs, in the
+ * cgroup-attach probe).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,12 +52,25 @@ static unsigned int pmuctx_store_users;	/* under pmuctx_mutex */
 /* First session: create the table and hook the scheduler. */
 int pmuctx_store_get(void)
 {
+	struct rhashtable_params p = pmuctx_store_params;
 	int ret;
 
 	lockdep_assert_held(&pmuctx_mutex);
 	if (pmuctx_store_users++)
 		return 0;
-	ret = rhltable_init(&pmuctx_store, &pmuctx_store_params);
+	/*
+	 * PREEMPT_RT: room for max_tasks entries from the start (8 bytes a
+	 * bucket: 512 KiB at the default 65536), and never shrunk below it,
+	 * so an insert with preemption off never finds the table above 100 %
+	 * and allocates (pmuctx_store_room()).  The resize worker still grows
+	 * it at 75 %.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		p.nelem_hint = READ_ONCE(pmuctx_max_tasks) / 4 * 3;
+		p.min_size = roundup_pow_of_two(max(READ_ONCE(pmuctx_max_tasks),
+						    4U));
+	}
+	ret = rhltable_init(&pmuctx_store, &p);
 	if (ret)
 		goto err_users;
 	ret = pmuctx_hooks_register();
@@ -114,6 +131,13 @@ int pmuctx_entry_caches_init(void)
 	char name[32];
 
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) % sizeof(u64));
+	/* 4 events in 224 bytes (DESIGN.md, PERFORMANCE.md) */
+	BUILD_BUG_ON(sizeof(struct pmuctx_entry) > 128);
+	/* e->size is a u16 */
+	BUILD_BUG_ON(sizeof(struct pmuctx_entry) +
+		     3 * sizeof(u64) * PMUCTX_MAX_EVENTS + PMUCTX_MAX_DATA_SIZE +
+		     sizeof(struct pmuctx_defer) + sizeof(struct pmuctx_maps) +
+		     2 * sizeof(u64) > U16_MAX);
 	for (i = 0; i < PMUCTX_NR_CACHES; i++) {
 		size = PMUCTX_CACHE_MIN + i * PMUCTX_CACHE_STEP;
 		snprintf(name, sizeof(name), "pmuctx_entry_%u", size);
@@ -302,8 +326,6 @@ void pmuctx_pool_refill_fn(struct irq_work *work)
 	if (!pmuctx_sess_live(s))
 		return;
 	pmuctx_pool_fill(s, sc->cpu, GFP_ATOMIC | __GFP_NOWARN);
-	if (!list_empty(&s->pending))
-		queue_work(system_unbound_wq, &s->adopt_work);
 }
 
 /* Teardown: the session is dead and its irq_works are synced. */
@@ -354,13 +376,12 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 	}
 	refcount_set(&e->ref, 1);
 	refcount_inc(&s->ref);
-	atomic_set(&e->state, PMUCTX_ES_HASHED);
 	e->last_cpu = -1;
 	e->save_cpu = -1;
 	e->pid = task_tgid_nr_ns(t, s->pid_ns);
 	e->tid = task_pid_nr_ns(t, s->pid_ns);
 	strscpy_pad(e->comm, t->comm, sizeof(e->comm));
-	INIT_LIST_HEAD(&e->list);
+	INIT_LIST_HEAD(&e->sess_node);
 	atomic64_inc(&s->tasks_seen);
 	atomic64_inc(&pmuctx_stats.created);
 	return true;
@@ -496,8 +517,8 @@ void pmuctx_entry_retire(struct pmuctx_entry *e)
 	/*
 	 * No lock: this runs in the exit and exec probes (preemption off,
 	 * where a spinlock_t sleeps on PREEMPT_RT).  Teardown marks the
-	 * session dead and waits a grace period (these probes) and for the
-	 * adopt worker before it empties the list, so nothing is added after.
+	 * session dead and waits a grace period (these probes) before it
+	 * empties the list, so nothing is added after.
 	 */
 	if (pmuctx_sess_live(s) &&
 	    atomic_add_unless(&s->nr_exited, 1, s->max_exited)) {
@@ -511,57 +532,82 @@ void pmuctx_entry_retire(struct pmuctx_entry *e)
 }
 
 /*
- * Hash the entries adopted in sched_switch.  Process context.  An entry
- * stays on s->pending (marked claimed) until it is in the store, so the
- * switch-in slow path always finds it in one place or the other.
+ * Whether one more entry fits in the store without the insert allocating
+ * a bucket table itself.  rhashtable grows a table past 75 % in a worker,
+ * but an insert that finds it above 100 % (a burst the worker did not
+ * keep up with) allocates with GFP_ATOMIC, which PREEMPT_RT forbids with
+ * preemption off: in the probes and under sess->entries_lock.  On RT the
+ * table is made with room for max_tasks (pmuctx_store_get()), so this
+ * only refuses after max_tasks was raised while sessions exist; the
+ * caller counts the task as dropped.  Elsewhere the insert may allocate.
+ * RCU read side.
  */
-void pmuctx_adopt_work_fn(struct work_struct *work)
+static bool pmuctx_store_room(void)
 {
-	struct pmuctx_session *s = container_of(work, struct pmuctx_session,
-						adopt_work);
-	struct pmuctx_entry *e;
-	bool found;
+	const struct bucket_table *tbl;
+	unsigned int size;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return true;
+	tbl = rcu_dereference(pmuctx_store.ht.tbl);
+	size = tbl->size;
+	/* other CPUs insert meanwhile: keep an eighth free */
+	return atomic_read(&pmuctx_store.ht.nelems) < size - size / 8;
+}
+
+/*
+ * Hash @e, initialized for session @s = e->sess and task t = e->task, and
+ * list it on @s.  For an adopting session (@adopt) the create walk, the
+ * fork probe and the cgroup-attach probe may race for one task: under
+ * s->entries_lock, t must still belong to @s (its cgroup; not exiting)
+ * and have no entry there yet.  Any context.  Returns 0; -EEXIST (another
+ * path hashed t first) or -ESRCH (t left) with @adopt; -EBUSY (RT, no
+ * room: pmuctx_store_room()); or the table's error.  On error @e was not
+ * published and the caller drops it.
+ */
+int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt)
+{
+	struct pmuctx_session *s = e->sess;
+	unsigned long flags;
 	int ret;
 
-	for (;;) {
-		found = false;
-		raw_spin_lock_irq(&s->adopt_lock);
-		list_for_each_entry(e, &s->pending, list) {
-			if (!e->claimed) {
-				e->claimed = true;
-				found = true;
-				break;
-			}
-		}
-		raw_spin_unlock_irq(&s->adopt_lock);
-		if (!found)
-			break;
-
+	raw_spin_lock_irqsave(&s->entries_lock, flags);
+	rcu_read_lock();
+	if (adopt && pmuctx_sess_entry(s, e->task))
+		ret = -EEXIST;
+	else if (adopt && !pmuctx_session_matches(s, e->task))
+		ret = -ESRCH;
+	else if (!pmuctx_store_room())
+		ret = -EBUSY;
+	else
 		ret = rhltable_insert(&pmuctx_store, &e->node,
 				      pmuctx_store_params);
-
-		raw_spin_lock_irq(&s->adopt_lock);
-		list_del_init(&e->list);
-		raw_spin_unlock_irq(&s->adopt_lock);
-
-		if (ret) {
-			/* Not hashed: make sure no CPU still caches it. */
-			WRITE_ONCE(e->dead, true);
-			on_each_cpu(pmuctx_cpu_forget_entry, e, 1);
-			atomic64_inc(&pmuctx_stats.dropped);
-			pmuctx_entry_retire(e);
-			continue;
-		}
-		if (atomic_cmpxchg(&e->state, PMUCTX_ES_PENDING,
-				   PMUCTX_ES_HASHED) != PMUCTX_ES_PENDING) {
-			/*
-			 * The task exited while pending; the exit probe left
-			 * the entry to us, unhashed or not (it may have
-			 * removed it from the store already).
-			 */
-			rhltable_remove(&pmuctx_store, &e->node,
-					pmuctx_store_params);
-			pmuctx_entry_retire(e);
-		}
+	if (!ret) {
+		list_add_tail_rcu(&e->sess_node, &s->entries);
+		e->listed = true;
 	}
+	rcu_read_unlock();
+	raw_spin_unlock_irqrestore(&s->entries_lock, flags);
+	return ret;
+}
+
+/*
+ * Take @e out of the store and off its session's list.  True for the one
+ * caller that removed it (rhltable_remove() succeeds once): that caller
+ * retires or drops it.  Any context.
+ */
+bool pmuctx_entry_unpublish(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+	unsigned long flags;
+
+	if (rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params))
+		return false;
+	raw_spin_lock_irqsave(&s->entries_lock, flags);
+	if (e->listed) {
+		list_del_rcu(&e->sess_node);
+		e->listed = false;
+	}
+	raw_spin_unlock_irqrestore(&s->entries_lock, flags);
+	return true;
 }
