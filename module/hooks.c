@@ -30,7 +30,10 @@
  *  cgroup_attach_task	the writer of cgroup.procs/threads, cgroup_mutex
  *			held, under trace_cgroup_path_lock (IRQs off; on
  *			RT a sleeping lock, preemption off in the probe).
- *			Takes sess->entries_lock.
+ *			Takes sess->entries_lock to park/unpark; never
+ *			inserts (6.1's table needs IRQs on): joining tasks go
+ *			to the session's join worker.  Hooked only while a
+ *			cgroup session exists.
  *  pmuctx_cpu_sync/forget  IPI (hardirq) on each CPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -383,12 +386,11 @@ void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
 			pmuctx_ring_comm(s, t);
 		return;
 	}
+	atomic64_dec(&s->tasks_seen);
 	pmuctx_entry_put(c);
-	if (ret == -EEXIST || ret == -ESRCH) {
-		/* not a drop: hashed by another path, or not ours any more */
-		atomic64_dec(&s->tasks_seen);
+	/* not a drop: hashed by another path, or not ours any more */
+	if (ret == -EEXIST || ret == -ESRCH)
 		return;
-	}
 drop:
 	pmuctx_count_drop(s);
 }
@@ -802,6 +804,7 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 		}
 		c->flags |= PMUCTX_EF_INHERITED;
 		if (pmuctx_entry_publish(c, false)) {
+			atomic64_dec(&s->tasks_seen);
 			/* the parent now, not from c's RCU callback */
 			pmuctx_entry_unparent(c);
 			pmuctx_entry_put(c);
@@ -818,13 +821,39 @@ drop:
 }
 
 /*
+ * Task @t joined cgroup session @s and has no entry there.  The attach
+ * probe runs with IRQs off (trace_cgroup_path_lock), where 6.1's table
+ * cannot be modified: the entry is made here (charged, counted as seen)
+ * and hashed by the session's join worker in process context
+ * (pmuctx_join_work_fn(), which also settles a race with the task's
+ * exit).  Until then the task runs uncounted.
+ */
+static void pmuctx_join(struct pmuctx_session *s, struct task_struct *t)
+{
+	struct pmuctx_entry *c = pmuctx_probe_entry(s);
+
+	if (!c)
+		goto drop;
+	if (!pmuctx_entry_init(c, s, t, NULL)) {
+		pmuctx_pool_push(s, c);
+		goto drop;
+	}
+	llist_add(&c->exit_node, &s->joining);
+	queue_work(system_unbound_wq, &s->join_work);
+	return;
+drop:
+	pmuctx_count_drop(s);
+}
+
+/*
  * Task @t changed cgroups: in each cgroup session, an entry of a task
  * that left is parked (it stops counting and being sampled from its next
  * switch-in; at once when it moved itself, the common case of a shell
  * writing its own pid) and one that came back is unparked; a task that
- * joined without an entry gets one.  The decision is taken under
- * s->entries_lock, against the create walk and the fork probe.  A task
- * running elsewhere when it is moved out finishes its time slice counted.
+ * joined without an entry gets one (pmuctx_join()).  The decision is
+ * taken under s->entries_lock, against the create walk and the fork
+ * probe.  A task running elsewhere when it is moved out finishes its time
+ * slice counted.
  */
 static void pmuctx_cgroup_moved(struct pmuctx_session *s,
 				struct task_struct *t)
@@ -833,21 +862,27 @@ static void pmuctx_cgroup_moved(struct pmuctx_session *s,
 	unsigned long flags;
 	bool in;
 
+	/* cgroup_migrate_add_task() does not move exiting tasks */
+	if (t->flags & PF_EXITING)
+		return;
+	/* IRQs off for the slice (they are already, but not on RT) */
 	raw_spin_lock_irqsave(&s->entries_lock, flags);
 	in = pmuctx_session_matches(s, t);
 	e = pmuctx_sess_entry(s, t);
 	if (e && READ_ONCE(e->parked) == in) {
-		if (t == current && !in)
-			pmuctx_entry_stop(e, local_clock(), smp_processor_id(),
-					  PMUCTX_STOP_FOLD, NULL);
+		u64 now = local_clock();
+		int cpu = smp_processor_id();
+
+		/* a slice opened before it was parked elsewhere counts */
+		if (t == current)
+			pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
 		WRITE_ONCE(e->parked, !in);
 		if (t == current && in)
-			pmuctx_entry_start(e, local_clock(),
-					   smp_processor_id());
+			pmuctx_entry_start(e, now, cpu);
 	}
 	raw_spin_unlock_irqrestore(&s->entries_lock, flags);
 	if (!e && in)
-		pmuctx_adopt(s, t, NULL);
+		pmuctx_join(s, t);
 }
 
 static void pmuctx_probe_attach(void *data, struct cgroup *dst,
@@ -885,8 +920,17 @@ static struct pmuctx_tp pmuctx_tps[] = {
 	{ .name = "sched_process_exec", .probe = pmuctx_probe_exec },
 	{ .name = "sched_process_exit", .probe = pmuctx_probe_exit },
 	{ .name = "sched_switch", .probe = pmuctx_probe_switch },
-	{ .name = "cgroup_attach_task", .probe = pmuctx_probe_attach },
 };
+
+/*
+ * Hooked only while a cgroup session exists: with a probe on it, every
+ * cgroup.procs write on the system formats the cgroup's path under a
+ * global lock (TRACE_CGROUP_PATH()).
+ */
+static struct pmuctx_tp pmuctx_tp_attach = {
+	.name = "cgroup_attach_task", .probe = pmuctx_probe_attach,
+};
+static unsigned int pmuctx_cgroup_sessions;	/* under pmuctx_mutex */
 
 static void pmuctx_tp_lookup(struct tracepoint *tp, void *priv)
 {
@@ -895,6 +939,41 @@ static void pmuctx_tp_lookup(struct tracepoint *tp, void *priv)
 	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++)
 		if (!strcmp(tp->name, pmuctx_tps[i].name))
 			pmuctx_tps[i].tp = tp;
+	if (!strcmp(tp->name, pmuctx_tp_attach.name))
+		pmuctx_tp_attach.tp = tp;
+}
+
+/* A cgroup session is created (after pmuctx_hooks_register()). */
+int pmuctx_hooks_cgroup_get(void)
+{
+	int ret;
+
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_cgroup_sessions++)
+		return 0;
+	ret = -ENOENT;
+	if (pmuctx_tp_attach.tp)
+		ret = tracepoint_probe_register(pmuctx_tp_attach.tp,
+						pmuctx_tp_attach.probe, NULL);
+	if (ret) {
+		pr_err("cannot hook %s: %d\n", pmuctx_tp_attach.name, ret);
+		pmuctx_cgroup_sessions--;
+		return ret;
+	}
+	pmuctx_tp_attach.registered = true;
+	return 0;
+}
+
+/* The last cgroup session is released: no attach probe runs after this. */
+void pmuctx_hooks_cgroup_put(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (--pmuctx_cgroup_sessions)
+		return;
+	tracepoint_probe_unregister(pmuctx_tp_attach.tp,
+				    pmuctx_tp_attach.probe, NULL);
+	pmuctx_tp_attach.registered = false;
+	tracepoint_synchronize_unregister();
 }
 
 /* Called under pmuctx_mutex when the first session appears. */

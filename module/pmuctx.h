@@ -18,23 +18,26 @@
  *	counts and references; taken in SESSION_CREATE, release and the
  *	RCU callback that frees the last reference of a session.
  *  (sess->exited takes no lock: an llist, see struct pmuctx_session.)
- *  sess->entries_lock (raw spinlock, IRQs off): the session's list of
- *	hashed entries (sess->entries: added under it, removed with
- *	list_del_rcu() under it, walked under RCU), and the decision to hash
- *	an entry for a task of an adopting session: the create walk, the
- *	fork probe and the cgroup-attach probe may see one task at once, and
- *	whoever holds the lock checks the task still belongs to the session
- *	and has no entry there before hashing one.  Taken in process context
- *	(create, teardown) and in the fork, exec, exit and cgroup-attach
- *	probes; never in sched_switch, hardirq or NMI.  Only the rhashtable
- *	bucket locks nest inside.
- *  rhashtable bucket locks: internal to the rhashtable.  In 6.1 they use
- *	local_bh_disable(), so the table is never *modified* with IRQs off
- *	from sched_switch: it only reads it (RCU).  Inserts happen at create
- *	(pid targets; every thread of a system-wide or cgroup session), in
- *	the fork probe and in the cgroup-attach probe; removals in the exit
- *	and exec probes and at teardown.  Whoever removes an entry from the
- *	table (rhltable_remove() returns 0 once) owns its retirement.
+ *  sess->entries_lock (raw spinlock): the session's list of hashed
+ *	entries (sess->entries: added under it, removed with list_del_rcu()
+ *	under it, walked under RCU), and the decision to hash an entry for a
+ *	task of an adopting session: the create walk, the fork probe and the
+ *	join worker may see one task at once, and whoever holds the lock
+ *	checks the task still belongs to the session and has no entry there
+ *	before hashing one.  Taken with IRQs on where it inserts (process
+ *	context, the fork probe: see the bucket locks) and with IRQs off in
+ *	the cgroup-attach probe, which only parks and unparks; never in
+ *	sched_switch or any interrupt.  Only the rhashtable bucket locks nest
+ *	inside.
+ *  rhashtable bucket locks: internal to the rhashtable.  In 6.1 they end
+ *	with local_bh_enable(), which must not run with IRQs off, so the
+ *	table is never *modified* with IRQs off: sched_switch only reads it
+ *	(RCU), and the cgroup-attach probe (IRQs off) hands joining tasks to
+ *	a worker.  Inserts happen at create (pid targets; every thread of a
+ *	system-wide or cgroup session), in the fork probe and in the join
+ *	worker; removals in the exit and exec probes and at teardown.
+ *	Whoever removes an entry from the table (rhltable_remove() returns 0
+ *	once) owns its retirement.
  *
  * The sched_switch probe runs with the rq lock held and IRQs off: it takes
  * no sleeping lock, allocates nothing (entries come from a per-CPU pool that
@@ -300,6 +303,13 @@ struct pmuctx_session {
 
 	raw_spinlock_t		entries_lock;	/* entries; see the top */
 	struct list_head	entries;	/* hashed entries (RCU) */
+	/*
+	 * Entries of tasks that joined the cgroup, made by the attach probe
+	 * (IRQs off: no insert there) and hashed by join_work.  Linked by
+	 * exit_node (never on the exited list at the same time).
+	 */
+	struct llist_head	joining;
+	struct work_struct	join_work;
 
 	struct list_head	node;		/* pmuctx_sessions */
 	struct list_head	adopt_node;	/* pmuctx_adopters (RCU) */
@@ -461,6 +471,8 @@ struct pmuctx_entry *pmuctx_sess_entry(struct pmuctx_session *s,
 				       struct task_struct *t);
 void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
 		  struct task_struct *parent);
+int pmuctx_hooks_cgroup_get(void);
+void pmuctx_hooks_cgroup_put(void);
 extern struct list_head pmuctx_adopters;
 
 /* counters.c */
@@ -540,5 +552,6 @@ void pmuctx_session_release(struct pmuctx_session *s);
 long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 			  void __user *uarg, unsigned long arg);
 bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t);
+void pmuctx_join_work_fn(struct work_struct *work);
 
 #endif /* _PMUCTX_INTERNAL_H */

@@ -59,6 +59,8 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	init_llist_head(&s->exited);
 	raw_spin_lock_init(&s->entries_lock);
 	INIT_LIST_HEAD(&s->entries);
+	init_llist_head(&s->joining);
+	INIT_WORK(&s->join_work, pmuctx_join_work_fn);
 	INIT_LIST_HEAD(&s->adopt_node);
 	pmuctx_ring_init(s);
 	return s;
@@ -345,11 +347,12 @@ static int pmuctx_check_targets(struct rw_semaphore *lock,
 
 /*
  * After hashing an entry for a task that may be exiting right now (create:
- * pid targets, the adoption walk).  Pairs with the barriers between
- * PF_EXITING and the exit probe's lookup: a task that exits concurrently
- * either finds the entry or we see PF_EXITING, and then whoever unhashes
- * it first drops it.  Process context (an IPI: a switch-in may have
- * cached it meanwhile).
+ * pid targets, the adoption walk; the join worker).  Pairs with the
+ * barriers between PF_EXITING and the exit probe's lookup: a task that
+ * exits concurrently either finds the entry or we see PF_EXITING, and
+ * then whoever unhashes it first drops it.  Process context (an IPI: a
+ * switch-in may have cached it meanwhile), inside rcu_read_lock(): the
+ * exit probe may retire and put @e.
  */
 static void pmuctx_publish_exit_race(struct pmuctx_session *s,
 				     struct pmuctx_entry *e)
@@ -384,15 +387,42 @@ static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 			continue;
 		}
 		if (pmuctx_entry_publish(e, false)) {
+			atomic64_dec(&s->tasks_seen);
 			pmuctx_entry_put(e);
 			atomic64_inc(&pmuctx_stats.dropped);
 			this_cpu_inc(s->cpu->dropped);
 			continue;
 		}
+		/* the task may exit and free @e at once: RCU keeps it */
+		rcu_read_lock();
 		pmuctx_publish_exit_race(s, e);
+		rcu_read_unlock();
 	}
 }
 
+
+/*
+ * Hash an initialized entry of adopting session @s (the create walk, the
+ * join worker), process context inside rcu_read_lock(); on failure drop
+ * it: a drop, or nothing when another path hashed the task first or it
+ * left.  Either way it was not seen.
+ */
+static void pmuctx_adopt_publish(struct pmuctx_session *s,
+				 struct pmuctx_entry *e)
+{
+	int ret = pmuctx_entry_publish(e, true);
+
+	if (!ret) {
+		pmuctx_publish_exit_race(s, e);
+		return;
+	}
+	atomic64_dec(&s->tasks_seen);
+	pmuctx_entry_put(e);
+	if (ret != -EEXIST && ret != -ESRCH) {
+		atomic64_inc(&pmuctx_stats.dropped);
+		this_cpu_inc(s->cpu->dropped);
+	}
+}
 
 /*
  * A system-wide or cgroup session takes every thread there is when it is
@@ -437,11 +467,17 @@ static void pmuctx_adopt_existing(struct pmuctx_session *s,
 	struct task_struct *p, *t;
 	struct pmuctx_entry *e;
 	unsigned int used = 0;
-	int ret;
 
+	/*
+	 * The session is on pmuctx_adopters (list_add_rcu() under
+	 * pmuctx_mutex): a fork probe that runs after this barrier sees it,
+	 * and a child linked into the task list before it is seen below.
+	 */
+	smp_mb();
 	rcu_read_lock();
 	for_each_process_thread(p, t) {
-		if (!pmuctx_session_matches(s, t))
+		/* threads forked since the session went live: the fork probe */
+		if (!pmuctx_session_matches(s, t) || pmuctx_sess_entry(s, t))
 			continue;
 		if (used == n || !pmuctx_entry_init(arr[used], s, t, NULL)) {
 			atomic64_inc(&pmuctx_stats.dropped);
@@ -450,19 +486,26 @@ static void pmuctx_adopt_existing(struct pmuctx_session *s,
 		}
 		e = arr[used];
 		arr[used++] = NULL;
-		ret = pmuctx_entry_publish(e, true);
-		if (ret) {
-			pmuctx_entry_put(e);
-			if (ret == -EEXIST || ret == -ESRCH) {
-				atomic64_dec(&s->tasks_seen);
-			} else {
-				atomic64_inc(&pmuctx_stats.dropped);
-				this_cpu_inc(s->cpu->dropped);
-			}
-			continue;
-		}
-		pmuctx_publish_exit_race(s, e);
+		pmuctx_adopt_publish(s, e);
 	}
+	rcu_read_unlock();
+}
+
+/*
+ * Hash the entries the cgroup-attach probe made for tasks that joined the
+ * cgroup (it cannot insert: IRQs off).  Teardown cancels this work once
+ * no probe can queue more, then drops what is left on the list.
+ */
+void pmuctx_join_work_fn(struct work_struct *work)
+{
+	struct pmuctx_session *s = container_of(work, struct pmuctx_session,
+						join_work);
+	struct pmuctx_entry *e, *tmp;
+
+	rcu_read_lock();
+	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->joining),
+				  exit_node)
+		pmuctx_adopt_publish(s, e);
 	rcu_read_unlock();
 }
 
@@ -773,6 +816,14 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	if (ret) {
 		mutex_unlock(&pmuctx_mutex);
 		goto err_unlock;
+	}
+	if (s->target == PMUCTX_TARGET_CGROUP) {
+		ret = pmuctx_hooks_cgroup_get();
+		if (ret) {
+			pmuctx_store_put();
+			mutex_unlock(&pmuctx_mutex);
+			goto err_unlock;
+		}
 	}
 	atomic_inc(&pmuctx_stats.sessions);
 	/* everything above is visible to mmap() once it sees LIVE */
@@ -1129,6 +1180,8 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	mutex_lock(&pmuctx_mutex);
 	if (pmuctx_sess_adopts(s))
 		list_del_rcu(&s->adopt_node);
+	if (s->target == PMUCTX_TARGET_CGROUP)
+		pmuctx_hooks_cgroup_put();
 	mutex_unlock(&pmuctx_mutex);
 	/* Every probe that saw the session live has finished. */
 	synchronize_rcu();
@@ -1137,7 +1190,12 @@ void pmuctx_session_release(struct pmuctx_session *s)
 		irq_work_sync(&per_cpu_ptr(s->cpu, cpu)->refill);
 	on_each_cpu(pmuctx_cpu_forget, s, 1);
 
+	/* No attach probe queues more; what the worker hashed is listed. */
+	cancel_work_sync(&s->join_work);
 	pmuctx_unhash_all(s);
+	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->joining),
+				  exit_node)
+		pmuctx_entry_put(e);
 
 	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->exited),
 				  exit_node) {

@@ -560,18 +560,21 @@ static bool pmuctx_store_room(void)
  * list it on @s.  For an adopting session (@adopt) the create walk, the
  * fork probe and the cgroup-attach probe may race for one task: under
  * s->entries_lock, t must still belong to @s (its cgroup; not exiting)
- * and have no entry there yet.  Any context.  Returns 0; -EEXIST (another
- * path hashed t first) or -ESRCH (t left) with @adopt; -EBUSY (RT, no
- * room: pmuctx_store_room()); or the table's error.  On error @e was not
+ * and have no entry there yet.  Process context or the fork probe, IRQs
+ * on: in 6.1 the bucket locks end with local_bh_enable(), which must not
+ * run with IRQs off (so s->entries_lock is taken without disabling
+ * them; no interrupt takes it).  Returns 0; -EEXIST (another path hashed
+ * t first) or -ESRCH (t left) with @adopt; -EBUSY (RT, no room:
+ * pmuctx_store_room()); or the table's error.  On error @e was not
  * published and the caller drops it.
  */
 int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt)
 {
 	struct pmuctx_session *s = e->sess;
-	unsigned long flags;
 	int ret;
 
-	raw_spin_lock_irqsave(&s->entries_lock, flags);
+	lockdep_assert_irqs_enabled();
+	raw_spin_lock(&s->entries_lock);
 	rcu_read_lock();
 	if (adopt && pmuctx_sess_entry(s, e->task))
 		ret = -EEXIST;
@@ -587,27 +590,27 @@ int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt)
 		e->listed = true;
 	}
 	rcu_read_unlock();
-	raw_spin_unlock_irqrestore(&s->entries_lock, flags);
+	raw_spin_unlock(&s->entries_lock);
 	return ret;
 }
 
 /*
  * Take @e out of the store and off its session's list.  True for the one
  * caller that removed it (rhltable_remove() succeeds once): that caller
- * retires or drops it.  Any context.
+ * retires or drops it.  Process context or the exec/exit probes, IRQs on
+ * (see pmuctx_entry_publish()).
  */
 bool pmuctx_entry_unpublish(struct pmuctx_entry *e)
 {
 	struct pmuctx_session *s = e->sess;
-	unsigned long flags;
 
 	if (rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params))
 		return false;
-	raw_spin_lock_irqsave(&s->entries_lock, flags);
+	raw_spin_lock(&s->entries_lock);
 	if (e->listed) {
 		list_del_rcu(&e->sess_node);
 		e->listed = false;
 	}
-	raw_spin_unlock_irqrestore(&s->entries_lock, flags);
+	raw_spin_unlock(&s->entries_lock);
 	return true;
 }

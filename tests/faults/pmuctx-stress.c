@@ -122,7 +122,7 @@ struct side {
 	int sys_fd, pid_fd, ring_fd;
 	pid_t root;
 	volatile int stop;
-	long reads, toggles, short_sessions;
+	long reads, toggles, short_sessions, moves;
 };
 
 static struct pmuctx_task_values *big;	/* per-task buffer */
@@ -172,6 +172,28 @@ static void *toggler(void *arg)
 	return NULL;
 }
 
+/*
+ * Tasks of the tree moved out of the watched cgroup and back (the cgroup
+ * session's attach probe parks, unparks and adopts them while they fork
+ * and exit, and while short system-wide sessions walk every thread).
+ */
+static void *mover(void *arg)
+{
+	struct side *s = arg;
+	unsigned int k = 7;
+	char buf[32];
+
+	while (!s->stop) {
+		snprintf(buf, sizeof(buf), "%d\n", s->root + 1 + (int)(k % 64));
+		if (write_file(k & 1 ? "/sys/fs/cgroup/pmuctx-churn-out/cgroup.procs" :
+			       "/sys/fs/cgroup/pmuctx-churn/cgroup.procs", buf) == 0)
+			s->moves++;
+		k = k * 1103515245 + 12345;
+		usleep(500);
+	}
+	return NULL;
+}
+
 /* Short sessions on tasks that are about to exit, or already did. */
 static void *shorty(void *arg)
 {
@@ -200,7 +222,7 @@ static void mode_churn(int secs)
 {
 	struct pmuctx_session_attr a;
 	struct pmuctx_read r;
-	pthread_t th[3];
+	pthread_t th[4];
 	struct side s = { .ring_fd = -1 };
 	struct gated g;
 	long made;
@@ -214,6 +236,7 @@ static void mode_churn(int secs)
 	g = gated_child(churn_root, NULL);
 	s.root = g.pid;
 	mkdir("/sys/fs/cgroup/pmuctx-churn", 0755);
+	mkdir("/sys/fs/cgroup/pmuctx-churn-out", 0755);
 	snprintf(buf, sizeof(buf), "%d\n", g.pid);
 	write_file("/sys/fs/cgroup/pmuctx-churn/cgroup.procs", buf);
 	cg = open("/sys/fs/cgroup/pmuctx-churn", O_RDONLY | O_DIRECTORY);
@@ -241,11 +264,12 @@ static void mode_churn(int secs)
 	pthread_create(&th[0], NULL, reader, &s);
 	pthread_create(&th[1], NULL, toggler, &s);
 	pthread_create(&th[2], NULL, shorty, &s);
+	pthread_create(&th[3], NULL, mover, &s);
 	sleep(secs);
 	*stop_flag = 1;
 	waitpid(g.pid, &st, 0);
 	s.stop = 1;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	made = *tasks_made + 1;	/* + the root */
 
@@ -253,11 +277,11 @@ static void mode_churn(int secs)
 		result(0, "churn: READ: %s", strerror(errno));
 		return;
 	}
-	diag("%d s: %ld tasks created (%ld/s); pid session: seen %llu, dropped %llu, exited %llu; %ld per-task reads, %ld toggles, %ld short sessions",
+	diag("%d s: %ld tasks created (%ld/s); pid session: seen %llu, dropped %llu, exited %llu; %ld per-task reads, %ld toggles, %ld short sessions, %ld cgroup moves",
 	     secs, made, made / secs, (unsigned long long)r.tasks_seen,
 	     (unsigned long long)r.tasks_dropped,
 	     (unsigned long long)r.tasks_exited, s.reads, s.toggles,
-	     s.short_sessions);
+	     s.short_sessions, s.moves);
 	printf("# tasks churned: %ld\n", made);
 	result(r.tasks_seen + r.tasks_dropped == (uint64_t)made,
 	       "churn: every task of the tree was tracked or counted as dropped (%llu + %llu = %ld)",
@@ -280,6 +304,7 @@ static void mode_churn(int secs)
 		}
 	close(cg);
 	rmdir("/sys/fs/cgroup/pmuctx-churn");
+	rmdir("/sys/fs/cgroup/pmuctx-churn-out");
 	result(store_empty(10000), "churn: store empty at the end");
 }
 
