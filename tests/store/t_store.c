@@ -696,6 +696,105 @@ out:
 	check_store_empty("cap");
 }
 
+/*
+ * Counting across CPU hotplug (lifetimes item 5): a session counts page
+ * faults of a child; cpu1 goes offline and comes back; then the child,
+ * pinned to cpu1, faults in 2000 fresh pages.  perf takes the per-CPU
+ * counters off a CPU that goes offline (list_del_event(): state OFF) and
+ * never puts them back, so before the fix every fault on cpu1 after the
+ * cycle was lost: the count stayed frozen.  One cycle only (cycling cpu1
+ * under load can hang QEMU TCG, docs/TESTING.md): each step is announced,
+ * and the case's timeout bounds a hang.
+ */
+#define HOT_PAGES 2000
+
+/* faults of the child on cpu1, from its own rusage (shared page) */
+static long *hot_faults;
+
+static void hot_fault_fn(void *arg)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct rusage r0, r1;
+	char *p;
+	int i;
+
+	(void)arg;
+	set_cpu(1);
+	p = mmap(NULL, HOT_PAGES * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(1);
+	madvise(p, HOT_PAGES * pg, MADV_NOHUGEPAGE);
+	getrusage(RUSAGE_SELF, &r0);
+	for (i = 0; i < HOT_PAGES; i++)
+		p[(long)i * pg] = 1;
+	getrusage(RUSAGE_SELF, &r1);
+	*hot_faults = (r1.ru_minflt - r0.ru_minflt) +
+		      (r1.ru_majflt - r0.ru_majflt);
+	_exit(sched_getcpu() == 1 ? 0 : 3);
+}
+
+static int cpu1_online(const char *v)
+{
+	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, v, 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void test_hotplug(void)
+{
+	static const unsigned int ev[] = {
+		PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_PAGE_FAULTS,
+	};
+	struct pmuctx_read r;
+	struct gated g;
+	int fd, st = 0;
+
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK) ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		skip("cpu1 cannot be taken offline here",
+		     "hotplug: counting continues on a CPU that went offline and came back");
+		return;
+	}
+	hot_faults = mmap(NULL, sizeof(*hot_faults), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (hot_faults == MAP_FAILED) {
+		result(0, "hotplug: mmap: %s", strerror(errno));
+		return;
+	}
+	g = gated_child(hot_fault_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, 0, ev, 2, 0, 0);
+	result(fd >= 0, "hotplug: page-faults session on a child (%d)", fd);
+	if (fd < 0) {
+		gate_open(&g);
+		wait_all();
+		return;
+	}
+	diag("hotplug: taking cpu1 offline");
+	result(cpu1_online("0") == 0, "hotplug: cpu1 offline");
+	diag("hotplug: bringing cpu1 back");
+	result(cpu1_online("1") == 0, "hotplug: cpu1 online again");
+	diag("hotplug: cpu1 is back");
+	usleep(200000);
+	gate_open(&g);
+	waitpid(g.pid, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "hotplug: the child faulted its pages on cpu1 (status %#x)", st);
+	result(sread(fd, &r, 0) == 0, "hotplug: READ");
+	result(*hot_faults >= HOT_PAGES / 2 &&
+	       r.values[1] >= (uint64_t)*hot_faults,
+	       "hotplug: counting continues on a CPU that went offline and came back (%llu page faults, >= the %ld the child counted on cpu1)",
+	       (unsigned long long)r.values[1], *hot_faults);
+	munmap(hot_faults, sizeof(*hot_faults));
+	close(fd);
+	check_store_empty("hotplug");
+}
+
 /* ---- cgroup v2 target ---------------------------------------------------- */
 
 static void cg_burn_fn(void *arg)
@@ -1487,6 +1586,7 @@ int main(int argc, char **argv)
 		{ "cap", test_cap },
 		{ "cgroup", test_cgroup },
 		{ "cgmove", test_cgmove },
+		{ "hotplug", test_hotplug },
 	};
 	unsigned int i;
 	int a;
