@@ -554,6 +554,37 @@ void pmuctx_cpu_sync(void *info)
 	rcu_read_unlock();
 }
 
+/*
+ * Put new counters (@info, struct pmuctx_swap) in place on this CPU: the
+ * current task's slice of the session is closed on the old counters and
+ * reopened on the new ones, so no delta mixes the two.  The old ones are
+ * left in @info for the caller to release.  IPI (hardirq).
+ */
+void pmuctx_cpu_swap_counters(void *info)
+{
+	struct pmuctx_swap *sw = info;
+	struct pmuctx_session *s = sw->s;
+	struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
+	struct task_struct *t = current;
+	int cpu = smp_processor_id();
+	struct pmuctx_entry *e = NULL;
+	u64 now = local_clock();
+	bool was_in = false;
+	unsigned int i;
+
+	rcu_read_lock();
+	if (!is_idle_task(t))
+		e = pmuctx_sess_entry(s, t);
+	if (e)
+		was_in = pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
+	for (i = 0; i < s->nr_events; i++)
+		if (sw->ev[i])
+			swap(sc->ev[i], sw->ev[i]);
+	if (was_in)
+		pmuctx_entry_start(e, now, cpu);
+	rcu_read_unlock();
+}
+
 /* Drop the cached entries of session @info (NULL: all) on this CPU. */
 void pmuctx_cpu_forget(void *info)
 {
@@ -930,6 +961,7 @@ static struct pmuctx_tp pmuctx_tps[] = {
 static struct pmuctx_tp pmuctx_tp_attach = {
 	.name = "cgroup_attach_task", .probe = pmuctx_probe_attach,
 };
+
 static unsigned int pmuctx_cgroup_sessions;	/* under pmuctx_mutex */
 
 static void pmuctx_tp_lookup(struct tracepoint *tp, void *priv)

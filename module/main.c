@@ -115,6 +115,11 @@ static int __init pmuctx_init(void)
 		pr_err("cannot mount a private procfs for sysctls: %d\n", ret);
 		goto err_caches;
 	}
+	ret = pmuctx_hotplug_init();
+	if (ret) {
+		pr_err("cannot register a CPU hotplug callback: %d\n", ret);
+		goto err_hotplug;
+	}
 	ret = pmuctx_chrdev_init();
 	if (ret)
 		goto err_chrdev;
@@ -125,6 +130,8 @@ static int __init pmuctx_init(void)
 	return 0;
 
 err_chrdev:
+	pmuctx_hotplug_exit();
+err_hotplug:
 	pmuctx_sysctl_exit();
 err_caches:
 	pmuctx_entry_caches_destroy();
@@ -137,6 +144,7 @@ static void __exit pmuctx_exit(void)
 
 	pmuctx_ringbench_exit();
 	pmuctx_chrdev_exit();
+	pmuctx_hotplug_exit();
 	/*
 	 * A task_work (deferred callchain, MMAP snapshot) drops its module
 	 * reference last, but its return still runs module code: preempted

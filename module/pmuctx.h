@@ -11,9 +11,12 @@
  *	every thread to the hashing of their entries (session.c,
  *	pmuctx_check_targets()), around pmuctx_mutex: never take it under
  *	pmuctx_mutex.
- *  pmuctx_mutex (mutex, process context): the session list, probe
- *	(un)registration (tracepoint, cpu-hotplug and jump-label locks
- *	inside), store creation and destruction.
+ *  pmuctx_mutex (mutex, process context): the adopters and counting
+ *	session lists, probe (un)registration (tracepoint, cpu-hotplug and
+ *	jump-label locks inside), store creation and destruction, and the
+ *	CPU-online work that replaces counters (perf's locks inside).  Never
+ *	taken in a hotplug callback: they hold the hotplug lock for write,
+ *	which is taken for read inside this mutex.
  *  pmuctx_users_lock (spinlock, irqsave): unprivileged users' session
  *	counts and references; taken in SESSION_CREATE, release and the
  *	RCU callback that frees the last reference of a session.
@@ -311,7 +314,7 @@ struct pmuctx_session {
 	struct llist_head	joining;
 	struct work_struct	join_work;
 
-	struct list_head	node;		/* pmuctx_sessions */
+	struct list_head	node;		/* pmuctx_counting */
 	struct list_head	adopt_node;	/* pmuctx_adopters (RCU) */
 
 	/* ring buffers (ring.c); ring_area NULL: none */
@@ -463,6 +466,7 @@ void pmuctx_hooks_unregister(void);
 void pmuctx_cpu_sync(void *info);
 void pmuctx_cpu_forget(void *info);
 void pmuctx_cpu_forget_entry(void *info);
+void pmuctx_cpu_swap_counters(void *info);
 void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu);
 struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
 struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
@@ -477,6 +481,17 @@ extern struct list_head pmuctx_adopters;
 
 /* counters.c */
 extern bool pmuctx_hw_pmu;
+extern struct list_head pmuctx_counting;
+int pmuctx_hotplug_init(void);
+void pmuctx_hotplug_exit(void);
+bool pmuctx_sess_counts_perf(const struct pmuctx_session *s);
+
+/* New counters of a session for one CPU, swapped in on that CPU. */
+struct pmuctx_swap {
+	struct pmuctx_session	*s;
+	struct perf_event	*ev[PMUCTX_MAX_EVENTS];	/* NULL: keep */
+};
+
 void pmuctx_detect_hw_pmu(void);
 int pmuctx_counters_create(struct pmuctx_session *s);
 void pmuctx_counters_destroy(struct pmuctx_session *s);

@@ -62,6 +62,7 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	init_llist_head(&s->joining);
 	INIT_WORK(&s->join_work, pmuctx_join_work_fn);
 	INIT_LIST_HEAD(&s->adopt_node);
+	INIT_LIST_HEAD(&s->node);
 	pmuctx_ring_init(s);
 	return s;
 }
@@ -362,6 +363,7 @@ static void pmuctx_publish_exit_race(struct pmuctx_session *s,
 		pmuctx_ring_comm(s, e->task);
 		local_irq_enable();
 	}
+	/* hashed before we look at PF_EXITING; see above */
 	smp_mb();
 	if (e->task->flags & PF_EXITING && pmuctx_entry_unpublish(e)) {
 		WRITE_ONCE(e->dead, true);
@@ -400,7 +402,6 @@ static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
 	}
 }
 
-
 /*
  * Hash an initialized entry of adopting session @s (the create walk, the
  * join worker), process context inside rcu_read_lock(); on failure drop
@@ -436,7 +437,7 @@ static void pmuctx_adopt_publish(struct pmuctx_session *s,
  * lock and scan a pending list (lifetimes item 4).
  */
 static int pmuctx_adopt_alloc(struct pmuctx_session *s,
-			     struct pmuctx_entry ***arrp, int *np)
+			      struct pmuctx_entry ***arrp, int *np)
 {
 	struct pmuctx_entry **arr;
 	struct task_struct *p, *t;
@@ -830,6 +831,8 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	smp_store_release(&s->state, PMUCTX_SS_LIVE);
 	if (pmuctx_sess_adopts(s))
 		list_add_rcu(&s->adopt_node, &pmuctx_adopters);
+	if (pmuctx_sess_counts_perf(s))
+		list_add(&s->node, &pmuctx_counting);
 	mutex_unlock(&pmuctx_mutex);
 
 	if (pmuctx_sess_adopts(s))
@@ -1182,6 +1185,8 @@ void pmuctx_session_release(struct pmuctx_session *s)
 		list_del_rcu(&s->adopt_node);
 	if (s->target == PMUCTX_TARGET_CGROUP)
 		pmuctx_hooks_cgroup_put();
+	/* the hotplug work no longer touches its counters */
+	list_del_init(&s->node);
 	mutex_unlock(&pmuctx_mutex);
 	/* Every probe that saw the session live has finished. */
 	synchronize_rcu();
