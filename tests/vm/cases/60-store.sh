@@ -6,9 +6,10 @@
 # (tests/store/t_store): fork trees against rusage, parent exiting first,
 # a session closed while its children run, 1000 short-lived threads, two
 # sessions on one workload, system-wide per-task attribution of a pinned
-# and a migrating task, and the selftest save area (788 bytes) following
-# tasks over >= 10000 migrations.  Each test checks the store is empty
-# afterwards.
+# and a migrating task, the selftest save area (788 bytes) following
+# tasks over >= 10000 migrations, cgroup sessions (tasks that leave, join
+# and fork there), and counting across one offline/online cycle of cpu1.
+# Each test checks the store is empty afterwards.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
