@@ -442,12 +442,24 @@ static int pmuctx_adopt_alloc(struct pmuctx_session *s,
 	struct pmuctx_entry **arr;
 	struct task_struct *p, *t;
 	unsigned int n = 0, i;
+	int room;
 
 	rcu_read_lock();
 	for_each_process_thread(p, t)
 		n += pmuctx_session_matches(s, t);
 	rcu_read_unlock();
-	n = min(n + 64, READ_ONCE(pmuctx_max_tasks));
+	/*
+	 * No more than the store and the user's share can take: entries
+	 * beyond them would be refused by pmuctx_entry_init() anyway, and
+	 * allocating them first would let one create hold (threads x entry
+	 * size) at once per session.
+	 */
+	room = (int)READ_ONCE(pmuctx_max_tasks) -
+	       atomic_read(&pmuctx_stats.entries);
+	if (s->user)
+		room = min(room, (int)READ_ONCE(pmuctx_max_tasks_per_user) -
+				 atomic_read(&s->user->entries));
+	n = min_t(int, n + 64, max(room, 0));
 	arr = kvcalloc(n, sizeof(*arr), GFP_KERNEL);
 	if (!arr)
 		return -ENOMEM;
