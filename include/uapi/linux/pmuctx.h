@@ -553,9 +553,11 @@ struct pmuctx_rec_exit {
  *  - PID target: one per thread attached by PMUCTX_IOC_SESSION_CREATE,
  *    written then (before ENABLE), into the buffer of the CPU the caller
  *    runs on;
- *  - system-wide and cgroup targets: when the enabled session adopts the
- *    task, at its first switch-in (or, for a task running when ENABLE,
- *    READ or RESET interrupts its CPU, then), on that CPU;
+ *  - system-wide and cgroup targets: one per thread there is (in the
+ *    cgroup) at PMUCTX_IOC_SESSION_CREATE, written then, on the caller's
+ *    CPU; one per task forked later into the session (fork probe, the
+ *    forking task's CPU); one per task that moves into the cgroup (when
+ *    it is hashed, any CPU);
  *  - none for a task inherited through fork/clone (INHERIT): its name is
  *    its parent's (a FORK record names both) until an EXEC record;
  *  - none when a name changes without an exec (prctl(PR_SET_NAME),
