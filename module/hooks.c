@@ -357,6 +357,25 @@ static struct pmuctx_entry *pmuctx_probe_entry(struct pmuctx_session *s)
 }
 
 /*
+ * pmuctx_probe_entry() bound to task @t (inherited from @parent, or NULL),
+ * or NULL when there is none or a cap refuses it: the caller counts a
+ * drop.  A refused entry goes back to the pool: no kfree() in a probe (it
+ * may sleep on RT).
+ */
+static struct pmuctx_entry *pmuctx_probe_entry_init(struct pmuctx_session *s,
+						    struct task_struct *t,
+						    struct pmuctx_entry *parent)
+{
+	struct pmuctx_entry *c = pmuctx_probe_entry(s);
+
+	if (c && !pmuctx_entry_init(c, s, t, parent)) {
+		pmuctx_pool_push(s, c);
+		c = NULL;
+	}
+	return c;
+}
+
+/*
  * Adopting session @s (system-wide, cgroup) takes task @t: forked by
  * @parent (the fork probe), or moved into the cgroup (@parent NULL, the
  * cgroup-attach probe).  Probe context, preemption off.  Another path
@@ -370,14 +389,9 @@ void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
 
 	if (pmuctx_sess_entry(s, t))
 		return;
-	c = pmuctx_probe_entry(s);
+	c = pmuctx_probe_entry_init(s, t, NULL);
 	if (!c)
 		goto drop;
-	if (!pmuctx_entry_init(c, s, t, NULL)) {
-		/* over a cap: no kfree() here (it may sleep on RT) */
-		pmuctx_pool_push(s, c);
-		goto drop;
-	}
 	if (parent)
 		c->ppid = task_pid_nr_ns(parent, s->pid_ns);
 	ret = pmuctx_entry_publish(c, true);
@@ -825,14 +839,9 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 		if (!(s->flags & PMUCTX_SESSION_INHERIT) ||
 		    s->target != PMUCTX_TARGET_PID)
 			continue;
-		c = pmuctx_probe_entry(s);
+		c = pmuctx_probe_entry_init(s, child, e);
 		if (!c)
 			goto drop;
-		if (!pmuctx_entry_init(c, s, child, e)) {
-			/* over a cap: no kfree() here (it may sleep on RT) */
-			pmuctx_pool_push(s, c);
-			goto drop;
-		}
 		c->flags |= PMUCTX_EF_INHERITED;
 		if (pmuctx_entry_publish(c, false)) {
 			atomic64_dec(&s->tasks_seen);
@@ -861,19 +870,14 @@ drop:
  */
 static void pmuctx_join(struct pmuctx_session *s, struct task_struct *t)
 {
-	struct pmuctx_entry *c = pmuctx_probe_entry(s);
+	struct pmuctx_entry *c = pmuctx_probe_entry_init(s, t, NULL);
 
-	if (!c)
-		goto drop;
-	if (!pmuctx_entry_init(c, s, t, NULL)) {
-		pmuctx_pool_push(s, c);
-		goto drop;
+	if (!c) {
+		pmuctx_count_drop(s);
+		return;
 	}
 	llist_add(&c->exit_node, &s->joining);
 	queue_work(system_unbound_wq, &s->join_work);
-	return;
-drop:
-	pmuctx_count_drop(s);
 }
 
 /*
