@@ -795,6 +795,87 @@ static void test_hotplug(void)
 	check_store_empty("hotplug");
 }
 
+/*
+ * Counters that stop are reported, not silent (lifetimes item 5, second
+ * half).  The hook selftest_revive_delay_ms holds the revival of cpu1's
+ * counters off for 3 s after cpu1 comes back; the child faults its pages
+ * on cpu1 meanwhile, where the session has no page-fault counter.  Those
+ * faults are lost (a gap cannot be filled afterwards), and READ must say
+ * so: time_running of page-faults below time_slices, task-clock (counted
+ * by the module itself) running for every slice.  Before, READ had no
+ * running time and the totals looked complete.
+ */
+#define GAP_HOLD_MS "3000"
+
+static void test_hotplug_gap(void)
+{
+	static const unsigned int ev[] = {
+		PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_PAGE_FAULTS,
+	};
+	struct pmuctx_read r;
+	struct gated g;
+	int fd, st = 0;
+
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK) ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		skip("cpu1 cannot be taken offline here",
+		     "hotplug-gap: slices not counted are reported");
+		return;
+	}
+	if (write_param("selftest_revive_delay_ms", GAP_HOLD_MS)) {
+		result(0, "hotplug-gap: hook selftest_revive_delay_ms: %s",
+		       strerror(errno));
+		return;
+	}
+	hot_faults = mmap(NULL, sizeof(*hot_faults), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (hot_faults == MAP_FAILED) {
+		result(0, "hotplug-gap: mmap: %s", strerror(errno));
+		goto out_param;
+	}
+	g = gated_child(hot_fault_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, 0, ev, 2, 0, 0);
+	result(fd >= 0, "hotplug-gap: page-faults session on a child (%d)", fd);
+	if (fd < 0) {
+		gate_open(&g);
+		wait_all();
+		goto out_unmap;
+	}
+	diag("hotplug-gap: taking cpu1 offline");
+	result(cpu1_online("0") == 0, "hotplug-gap: cpu1 offline");
+	diag("hotplug-gap: bringing cpu1 back (counters held off "
+	     GAP_HOLD_MS " ms)");
+	result(cpu1_online("1") == 0, "hotplug-gap: cpu1 online again");
+	gate_open(&g);
+	waitpid(g.pid, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "hotplug-gap: the child faulted its pages on cpu1 (status %#x)",
+	       st);
+	result(sread(fd, &r, 0) == 0, "hotplug-gap: READ");
+	result(r.values[1] < (uint64_t)*hot_faults,
+	       "hotplug-gap: faults were lost while cpu1 had no counter (%llu counted, the child had %ld on cpu1)",
+	       (unsigned long long)r.values[1], *hot_faults);
+	result(r.time_slices > 0 && r.time_running[0] == r.time_slices,
+	       "hotplug-gap: task-clock (module-native) ran for every slice (%llu of %llu ns)",
+	       (unsigned long long)r.time_running[0],
+	       (unsigned long long)r.time_slices);
+	result(r.time_running[1] < r.time_slices,
+	       "hotplug-gap: READ reports the page-fault counter as not running for part of the slices (%llu of %llu ns)",
+	       (unsigned long long)r.time_running[1],
+	       (unsigned long long)r.time_slices);
+	result(r.time_running[1] <= r.time_slices / 2,
+	       "hotplug-gap: most of the child's time, on cpu1 in the gap, is reported as not counted (running %llu of %llu ns)",
+	       (unsigned long long)r.time_running[1],
+	       (unsigned long long)r.time_slices);
+	close(fd);
+out_unmap:
+	munmap(hot_faults, sizeof(*hot_faults));
+out_param:
+	write_param("selftest_revive_delay_ms", "0");
+	/* the held-off revival ends before the store can be empty */
+	check_store_empty("hotplug-gap");
+}
+
 /* ---- cgroup v2 target ---------------------------------------------------- */
 
 static void cg_burn_fn(void *arg)
@@ -1587,6 +1668,7 @@ int main(int argc, char **argv)
 		{ "cgroup", test_cgroup },
 		{ "cgmove", test_cgmove },
 		{ "hotplug", test_hotplug },
+		{ "hotplug-gap", test_hotplug_gap },
 	};
 	unsigned int i;
 	int a;

@@ -75,9 +75,12 @@ void test_abi(void)
 	OFF(pmuctx_session_attr, __reserved, 68);
 
 	/* struct pmuctx_read */
-	CHECK_EQ(sizeof(struct pmuctx_read), PMUCTX_READ_SIZE_VER0,
-		 "sizeof(struct pmuctx_read) == PMUCTX_READ_SIZE_VER0 (144)");
+	CHECK_EQ(sizeof(struct pmuctx_read), PMUCTX_READ_SIZE_VER1,
+		 "sizeof(struct pmuctx_read) == PMUCTX_READ_SIZE_VER1 (216)");
 	CHECK_EQ(PMUCTX_READ_SIZE_VER0, 144, "PMUCTX_READ_SIZE_VER0 == 144");
+	CHECK_EQ(PMUCTX_READ_SIZE_VER1, 216, "PMUCTX_READ_SIZE_VER1 == 216");
+	CHECK_EQ(END(pmuctx_read, tasks_unlisted), PMUCTX_READ_SIZE_VER0,
+		 "VER0 of pmuctx_read ends after tasks_unlisted");
 	OFF(pmuctx_read, size, 0);
 	OFF(pmuctx_read, flags, 4);
 	OFF(pmuctx_read, nr_events, 8);
@@ -92,6 +95,8 @@ void test_abi(void)
 	OFF(pmuctx_read, tasks_dropped, 120);
 	OFF(pmuctx_read, priv_exec_stopped, 128);
 	OFF(pmuctx_read, tasks_unlisted, 136);
+	OFF(pmuctx_read, time_slices, 144);
+	OFF(pmuctx_read, time_running, 152);
 
 	/* struct pmuctx_task_values */
 	CHECK_EQ(sizeof(struct pmuctx_task_values),

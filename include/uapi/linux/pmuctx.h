@@ -316,6 +316,19 @@ struct pmuctx_task_values {
  * @tasks_unlisted:	out: exited tasks beyond max_exited (in totals,
  *			not in the array); 0 without KEEP_EXITED, where no
  *			exited task is listed at all
+ * @time_slices:	out (PMUCTX_READ_SIZE_VER1): ns of the monitored
+ *			tasks' slices while the session was enabled (the sum
+ *			of task-clock over all tasks, whatever the events)
+ * @time_running:	out (PMUCTX_READ_SIZE_VER1): per event, the part of
+ *			@time_slices during which its counter was counting.
+ *			Less than @time_slices when a kernel counter was not
+ *			active on the task's CPU at the end of a slice (a
+ *			pinned hardware counter that lost its PMU slot, or a
+ *			CPU just back online whose counters are not yet
+ *			replaced): the counts of those slices are lost, not
+ *			estimated.  Equal for module-native events.  As with
+ *			perf's time_running, @values[i] * @time_slices /
+ *			@time_running[i] estimates the full count.
  *
  * Per-task values go to @tasks_ptr as an array whose elements are
  * @task_size bytes apart: the kernel writes min(@task_size, its own
@@ -342,9 +355,13 @@ struct pmuctx_read {
 	__u64	tasks_dropped;
 	__u64	priv_exec_stopped;
 	__u64	tasks_unlisted;
+	/* PMUCTX_READ_SIZE_VER1 from here on */
+	__u64	time_slices;
+	__u64	time_running[PMUCTX_MAX_EVENTS];
 };
 
 #define PMUCTX_READ_SIZE_VER0		144
+#define PMUCTX_READ_SIZE_VER1		216	/* + time_slices, time_running */
 #define PMUCTX_TASK_VALUES_SIZE_VER0	160
 
 /* ---- ring buffers -------------------------------------------------------
