@@ -493,6 +493,118 @@ static void test_unpriv(void)
 	       d.chains, d.samples);
 }
 
+/*
+ * Sampling counters across CPU hotplug (lifetimes item 5): a sample_event
+ * session (cpu-clock overflows) on a child; cpu1 goes offline and comes
+ * back; then the child burns 400 ms of CPU pinned to cpu1.  perf leaves a
+ * CPU's counters off after it went offline; before the module replaced
+ * the sampling counter too, the child got no sample on cpu1 at all.
+ */
+static int cpu1_online(const char *v)
+{
+	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, v, 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void test_hotplug(void)
+{
+	struct pmuctx_session_attr a = {
+		.size = sizeof(a), .target = PMUCTX_TARGET_PID,
+		.cgroup_fd = -1, .nr_events = 1,
+		.events = { PMUCTX_EV_TASK_CLOCK },
+		.ring_pages = RING_PAGES, .ring_mode = PMUCTX_RING_NORMAL,
+		.sample_freq = 999, .sample_event = PMUCTX_EV_CPU_CLOCK,
+	};
+	static char buf[4 << 20];
+	long on1 = 0, other = 0;
+	int gate[2], fd, st = 0;
+	cpu_set_t set;
+	ssize_t n, off;
+	pid_t pid;
+	char c;
+
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK) ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		skip("cpu1 cannot be taken offline here",
+		     "hotplug: samples on a CPU that went offline and came back");
+		return;
+	}
+	if (pipe(gate))
+		exit(2);
+	pid = fork();
+	if (pid == 0) {
+		struct timespec t0, t;
+
+		close(gate[1]);
+		if (read(gate[0], &c, 1) != 1)
+			_exit(1);
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(2);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		do
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+		while ((t.tv_sec - t0.tv_sec) * 1000000000L +
+		       (t.tv_nsec - t0.tv_nsec) < 400000000L);
+		_exit(sched_getcpu() == 1 ? 0 : 3);
+	}
+	close(gate[0]);
+	a.pid = pid;
+	fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) ||
+	    ioctl(fd, PMUCTX_IOC_ENABLE, 0)) {
+		result(0, "hotplug: cpu-clock sampling session: %s",
+		       strerror(errno));
+		close(gate[1]);
+		waitpid(pid, &st, 0);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	diag("hotplug: taking cpu1 offline");
+	result(cpu1_online("0") == 0, "hotplug: cpu1 offline");
+	diag("hotplug: bringing cpu1 back");
+	result(cpu1_online("1") == 0, "hotplug: cpu1 online again");
+	diag("hotplug: cpu1 is back");
+	usleep(300000);
+	c = 1;
+	if (write(gate[1], &c, 1) != 1)
+		exit(2);
+	close(gate[1]);
+	waitpid(pid, &st, 0);
+	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "hotplug: the child burned 400 ms of CPU on cpu1 (status %#x)",
+	       st);
+	ioctl(fd, PMUCTX_IOC_DISABLE, 0);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; ) {
+			struct pmuctx_rec_header *h = (void *)(buf + off);
+			struct pmuctx_rec_sample *sm = (void *)h;
+
+			if (h->type == PMUCTX_REC_SAMPLE && sm->c.tid == pid) {
+				if (sm->c.cpu == 1)
+					on1++;
+				else
+					other++;
+			}
+			off += h->size;
+		}
+	}
+	close(fd);
+	/* 400 ms at 999 Hz is ~400 samples; TCG and the throttle take some */
+	result(on1 >= 20,
+	       "hotplug: cpu-clock samples on a CPU that went offline and came back (%ld on cpu1, %ld elsewhere)",
+	       on1, other);
+}
+
 int main(int argc, char **argv)
 {
 	char *slash;
@@ -507,11 +619,16 @@ int main(int argc, char **argv)
 		test_unpriv();
 		return !!failures;
 	}
+	if (argc > 1 && !strcmp(argv[1], "hotplug")) {
+		test_hotplug();
+		return !!failures;
+	}
 	load_kallsyms();
 	result(sys_lo && sys_hi > sys_lo, "kallsyms: do_syscall_64 found");
 	test_deferred();
 	test_migrate();
 	test_killed();
 	test_throttle();
+	test_hotplug();
 	return !!failures;
 }
