@@ -12,6 +12,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/perf_event.h>
 #include <linux/smp.h>
@@ -92,15 +93,24 @@ bool pmuctx_event_is_native(u32 id)
  * sched_switch probe and from IPIs: IRQs are off and the counter cannot be
  * scheduled in or out under us.  This is what perf_event_read_local() (not
  * exported) does for a CPU event: let the PMU update the count if the event
- * is active here, then read it.
+ * is active here, then read it.  *@active (if given) says whether it was:
+ * a missing, off or error counter counts nothing (READ's running time).
  */
-u64 pmuctx_counter_read(struct perf_event *ev)
+u64 pmuctx_counter_read(struct perf_event *ev, bool *active)
 {
-	if (!ev)
+	bool on;
+
+	if (!ev) {
+		if (active)
+			*active = false;
 		return 0;
-	if (READ_ONCE(ev->oncpu) == smp_processor_id() &&
-	    READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE)
+	}
+	on = READ_ONCE(ev->oncpu) == smp_processor_id() &&
+	     READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE;
+	if (on)
 		ev->pmu->read(ev);
+	if (active)
+		*active = on;
 	return local64_read(&ev->count);
 }
 
@@ -261,21 +271,26 @@ int pmuctx_sample_counters_create(struct pmuctx_session *s,
  * that CPU froze from then on, silently (lifetimes item 5; t_store
  * hotplug).  When a CPU comes online, a work item gives every counting
  * session new counters there, where its counters are off, in error or
- * missing (the CPU was offline at create), and swaps them in on that CPU.
- * The callback itself cannot create counters: it runs with the hotplug
- * lock held for write, which perf takes for read (static keys).
+ * missing (the CPU was offline at create), and swaps them in on that CPU;
+ * a sample_event session gets a new sampling counter there too.  Until
+ * then the CPU's counters count nothing, and READ says so (time_running,
+ * pmuctx_entry_stop()).  The callback itself cannot create counters: it
+ * runs with the hotplug lock held for write, which perf takes for read
+ * (static keys).
  *
- * pmuctx_counting: sessions with perf-backed counting events, under
- * pmuctx_mutex; a session leaves it at release before its counters are
- * destroyed, so the work below never sees freed counters.
+ * pmuctx_counting: sessions with perf-backed counting events or sampling
+ * counters, under pmuctx_mutex; a session leaves it at release before its
+ * counters are destroyed, so the work below never sees freed counters.
  */
 LIST_HEAD(pmuctx_counting);
 static enum cpuhp_state pmuctx_hp_state;
 
-bool pmuctx_sess_counts_perf(const struct pmuctx_session *s)
+bool pmuctx_sess_uses_perf(const struct pmuctx_session *s)
 {
 	unsigned int i;
 
+	if (s->sample_event)
+		return true;
 	for (i = 0; i < s->nr_events; i++)
 		if (!pmuctx_event_is_native(s->events[i]))
 			return true;
@@ -287,6 +302,36 @@ static bool pmuctx_counter_broken(struct perf_event *ev)
 	return !ev || READ_ONCE(ev->state) < PERF_EVENT_STATE_INACTIVE;
 }
 
+/*
+ * The sampling counter of @s on @cpu (sample_event sessions), where the
+ * old one went off with the CPU: perf would leave the session without
+ * samples there from then on.  Enabled if the session is: ENABLE and
+ * DISABLE switch the sampling counters under pmuctx_mutex too
+ * (pmuctx_sample_start/stop()), so each sees the other's doing.  The old
+ * counter is off: no overflow of it runs any more.
+ * pmuctx_mutex and kernel credentials held, process context.
+ */
+static void pmuctx_sample_counter_revive(struct pmuctx_session *s, int cpu)
+{
+	struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+	struct perf_event *ev, *old;
+
+	if (!pmuctx_counter_broken(sc->sample_ev))
+		return;
+	ev = pmuctx_counter_create(s, s->sample_event, cpu,
+				   pmuctx_sample_overflow);
+	if (IS_ERR(ev)) {
+		pr_debug("cpu %d: sampling counter: %ld\n", cpu, PTR_ERR(ev));
+		return;
+	}
+	if (READ_ONCE(s->enabled))
+		perf_event_enable(ev);
+	old = sc->sample_ev;
+	WRITE_ONCE(sc->sample_ev, ev);
+	if (old)
+		perf_event_release_kernel(old);
+}
+
 /* pmuctx_mutex and kernel credentials held, process context. */
 static void pmuctx_counters_revive(struct pmuctx_session *s, int cpu)
 {
@@ -296,6 +341,8 @@ static void pmuctx_counters_revive(struct pmuctx_session *s, int cpu)
 	bool any = false;
 	unsigned int i;
 
+	if (s->sample_event)
+		pmuctx_sample_counter_revive(s, cpu);
 	for (i = 0; i < s->nr_events; i++) {
 		if (pmuctx_event_is_native(s->events[i]) ||
 		    !pmuctx_counter_broken(sc->ev[i]))
@@ -320,10 +367,14 @@ static void pmuctx_counters_revive(struct pmuctx_session *s, int cpu)
 
 static void pmuctx_hotplug_work_fn(struct work_struct *work)
 {
+	unsigned int hold = READ_ONCE(pmuctx_selftest_revive_delay_ms);
 	const struct cred *kcred, *old;
 	struct pmuctx_session *s;
 	int cpu;
 
+	/* test hook (t_store hotplug-gap): counters stay off meanwhile */
+	if (hold)
+		msleep(min(hold, 5000U));
 	kcred = pmuctx_kcred_get(&old);
 	if (!kcred)
 		return;

@@ -196,7 +196,7 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
 		case PMUCTX_EV_CONTEXT_SWITCHES:
 			break;
 		default:
-			snap[i] = pmuctx_counter_read(sc->ev[i]);
+			snap[i] = pmuctx_counter_read(sc->ev[i], NULL);
 			break;
 		}
 	}
@@ -227,7 +227,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 {
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_sess_cpu *sc;
-	u64 *snap, *tot;
+	u64 *snap, *tot, slice;
 	unsigned int i;
 
 	if (!e->in)
@@ -238,12 +238,15 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 	sc = per_cpu_ptr(s->cpu, cpu);
 	snap = pmuctx_snap(e);
 	tot = pmuctx_total(e);
+	slice = now - e->in_ns;
+	WRITE_ONCE(sc->slice_ns, sc->slice_ns + slice);
 	for (i = 0; i < s->nr_events; i++) {
+		bool active;
 		u64 d;
 
 		switch (s->events[i]) {
 		case PMUCTX_EV_TASK_CLOCK:
-			d = now - e->in_ns;
+			d = slice;
 			break;
 		case PMUCTX_EV_CONTEXT_SWITCHES:
 			d = how != PMUCTX_STOP_FOLD;
@@ -252,7 +255,16 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 			d = 0;
 			break;
 		default:
-			d = pmuctx_counter_read(sc->ev[i]) - snap[i];
+			d = pmuctx_counter_read(sc->ev[i], &active) - snap[i];
+			/*
+			 * Not counting now: this slice's count is lost, and
+			 * READ says so (time_running).  A pinned CPU counter
+			 * only leaves ACTIVE for good (error, CPU offline),
+			 * so its state at the end stands for the slice.
+			 */
+			if (unlikely(!active))
+				WRITE_ONCE(sc->lost_ns[i],
+					   sc->lost_ns[i] + slice);
 			break;
 		}
 		WRITE_ONCE(tot[i], tot[i] + d);

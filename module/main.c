@@ -91,6 +91,12 @@ module_param_named(selftest_task_work_tail_ms,
 MODULE_PARM_DESC(selftest_task_work_tail_ms,
 		 "Test hook: a task_work busy-waits this long (at most 2000 ms) after dropping its module reference, to widen the unload race (0: off)");
 
+unsigned int pmuctx_selftest_revive_delay_ms;
+module_param_named(selftest_revive_delay_ms,
+		   pmuctx_selftest_revive_delay_ms, uint, 0600);
+MODULE_PARM_DESC(selftest_revive_delay_ms,
+		 "Test hook: the counters of a CPU that came back online are replaced this long (at most 5000 ms) later, to widen the window where they do not count (0: off)");
+
 struct pmuctx_stats pmuctx_stats;
 /* Session list, probe registration, store lifetime: see pmuctx.h. */
 DEFINE_MUTEX(pmuctx_mutex);

@@ -13,8 +13,9 @@
  *	pmuctx_mutex.
  *  pmuctx_mutex (mutex, process context): the adopters and counting
  *	session lists, probe (un)registration (tracepoint, cpu-hotplug and
- *	jump-label locks inside), store creation and destruction, and the
- *	CPU-online work that replaces counters (perf's locks inside).  Never
+ *	jump-label locks inside), store creation and destruction, the
+ *	CPU-online work that replaces counters (perf's locks inside), and
+ *	ENABLE/DISABLE of sampling counters (under sess->lock).  Never
  *	taken in a hotplug callback: they hold the hotplug lock for write,
  *	which is taken for read inside this mutex.
  *  pmuctx_users_lock (spinlock, irqsave): unprivileged users' session
@@ -251,6 +252,13 @@ struct pmuctx_sess_cpu {
 	/* sampling on counter overflow (sample_event != 0) */
 	struct perf_event	*sample_ev;
 	struct pmuctx_sample_stage *stage;
+	/*
+	 * READ's running time (pmuctx_entry_stop()), written by this CPU
+	 * with IRQs off: ns of the slices that ended here, and per event the
+	 * part of them whose counter was not active at the slice's end.
+	 */
+	u64			slice_ns;
+	u64			lost_ns[PMUCTX_MAX_EVENTS];
 };
 
 enum pmuctx_sess_state {
@@ -484,7 +492,7 @@ extern bool pmuctx_hw_pmu;
 extern struct list_head pmuctx_counting;
 int pmuctx_hotplug_init(void);
 void pmuctx_hotplug_exit(void);
-bool pmuctx_sess_counts_perf(const struct pmuctx_session *s);
+bool pmuctx_sess_uses_perf(const struct pmuctx_session *s);
 
 /* New counters of a session for one CPU, swapped in on that CPU. */
 struct pmuctx_swap {
@@ -497,7 +505,7 @@ int pmuctx_counters_create(struct pmuctx_session *s);
 void pmuctx_counters_destroy(struct pmuctx_session *s);
 int pmuctx_event_validate(u32 id);
 bool pmuctx_event_is_native(u32 id);
-u64 pmuctx_counter_read(struct perf_event *ev);
+u64 pmuctx_counter_read(struct perf_event *ev, bool *active);
 int pmuctx_sample_counters_create(struct pmuctx_session *s,
 				  perf_overflow_handler_t fn);
 
@@ -505,6 +513,7 @@ int pmuctx_sample_counters_create(struct pmuctx_session *s,
 extern unsigned int pmuctx_max_ring_pages;
 extern unsigned int pmuctx_selftest_attach_delay_ms;
 extern unsigned int pmuctx_selftest_task_work_tail_ms;
+extern unsigned int pmuctx_selftest_revive_delay_ms;
 int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a);
 void pmuctx_ring_init(struct pmuctx_session *s);
 int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
@@ -538,6 +547,9 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 		       const struct pmuctx_session_attr *a, bool show_kaddr);
 void pmuctx_sample_start(struct pmuctx_session *s);
 void pmuctx_sample_stop(struct pmuctx_session *s);
+void pmuctx_sample_overflow(struct perf_event *ev,
+			    struct perf_sample_data *data,
+			    struct pt_regs *regs);
 void pmuctx_sample_destroy(struct pmuctx_session *s);
 void pmuctx_ring_add_lost(struct pmuctx_session *s, u64 n);
 void pmuctx_ring_sample(struct pmuctx_session *s,

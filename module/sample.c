@@ -503,9 +503,9 @@ static void pmuctx_sample_stage_fn(struct irq_work *w)
  * hardware PMU, hrtimer (hardirq) for cpu-clock.  Capture only; see the
  * top of the file.
  */
-static void pmuctx_sample_overflow(struct perf_event *ev,
-				   struct perf_sample_data *data,
-				   struct pt_regs *regs)
+void pmuctx_sample_overflow(struct perf_event *ev,
+			    struct perf_sample_data *data,
+			    struct pt_regs *regs)
 {
 	struct pmuctx_session *s = ev->overflow_handler_context;
 	struct pmuctx_sample_stage *st;
@@ -610,12 +610,15 @@ void pmuctx_sample_start(struct pmuctx_session *s)
 		on_each_cpu(pmuctx_sample_start_cpu, s, 1);
 		return;
 	}
+	/* against the hotplug work replacing a counter (counters.c) */
+	mutex_lock(&pmuctx_mutex);
 	for_each_possible_cpu(cpu) {
 		struct perf_event *ev = per_cpu_ptr(s->cpu, cpu)->sample_ev;
 
 		if (ev)
 			perf_event_enable(ev);
 	}
+	mutex_unlock(&pmuctx_mutex);
 }
 
 /*
@@ -628,13 +631,16 @@ void pmuctx_sample_stop(struct pmuctx_session *s)
 
 	if (!s->sample_freq || !s->cpu)
 		return;
+	if (!s->sample_event) {
+		for_each_possible_cpu(cpu)
+			hrtimer_cancel(&per_cpu_ptr(s->cpu, cpu)->timer);
+		return;
+	}
+	/* against the hotplug work replacing a counter (counters.c) */
+	mutex_lock(&pmuctx_mutex);
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 
-		if (!s->sample_event) {
-			hrtimer_cancel(&sc->timer);
-			continue;
-		}
 		/*
 		 * perf_event_disable() stops the counter on its CPU, by IPI:
 		 * an overflow NMI there has returned by then.
@@ -644,6 +650,7 @@ void pmuctx_sample_stop(struct pmuctx_session *s)
 		if (sc->stage)
 			irq_work_sync(&sc->stage->work);
 	}
+	mutex_unlock(&pmuctx_mutex);
 }
 
 /* Session freeing (process context), after pmuctx_sample_stop(). */

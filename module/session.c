@@ -843,7 +843,7 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	smp_store_release(&s->state, PMUCTX_SS_LIVE);
 	if (pmuctx_sess_adopts(s))
 		list_add_rcu(&s->adopt_node, &pmuctx_adopters);
-	if (pmuctx_sess_counts_perf(s))
+	if (pmuctx_sess_uses_perf(s))
 		list_add(&s->node, &pmuctx_counting);
 	mutex_unlock(&pmuctx_mutex);
 
@@ -950,16 +950,24 @@ static void pmuctx_read_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
 
 static void pmuctx_sum_cpus(struct pmuctx_session *s, struct pmuctx_read *r)
 {
+	u64 lost[PMUCTX_MAX_EVENTS] = {};
 	unsigned int i;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 
-		for (i = 0; i < s->nr_events; i++)
+		for (i = 0; i < s->nr_events; i++) {
 			r->values[i] += READ_ONCE(sc->folded[i]);
+			lost[i] += READ_ONCE(sc->lost_ns[i]);
+		}
+		r->time_slices += READ_ONCE(sc->slice_ns);
 		r->tasks_dropped += READ_ONCE(sc->dropped);
 	}
+	/* a RESET racing a slice's end can leave more lost than slices */
+	for (i = 0; i < s->nr_events; i++)
+		r->time_running[i] = r->time_slices > lost[i] ?
+				     r->time_slices - lost[i] : 0;
 }
 
 static int pmuctx_session_read(struct pmuctx_session *s, void __user *uarg)
@@ -1084,8 +1092,11 @@ static void pmuctx_session_reset(struct pmuctx_session *s)
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 
-		for (i = 0; i < PMUCTX_MAX_EVENTS; i++)
+		for (i = 0; i < PMUCTX_MAX_EVENTS; i++) {
 			WRITE_ONCE(sc->folded[i], 0);
+			WRITE_ONCE(sc->lost_ns[i], 0);
+		}
+		WRITE_ONCE(sc->slice_ns, 0);
 	}
 	s->time_enabled = 0;
 	s->enabled_at = ktime_get_ns();
