@@ -246,4 +246,10 @@ PMUCTX_INTERNAL void pmuctx__sb_printf(struct pmuctx__sb *sb,
 				       const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* pmuctx_read@@LIBPMUCTX_0.4 and pmuctx_read@LIBPMUCTX_0.1 (libpmuctx.c) */
+int pmuctx_read_0_4(struct pmuctx *h, struct pmuctx_counts *out,
+		    const struct pmuctx_read_opts *opts);
+int pmuctx_read_0_1(struct pmuctx *h, struct pmuctx_counts *out,
+		    const struct pmuctx_read_opts *opts);
+
 #endif /* __LIBPMUCTX_INTERNAL_H */

@@ -551,8 +551,33 @@ static int grow_tasks(struct pmuctx *h, size_t want)
 	return 0;
 }
 
-PMUCTX_API int pmuctx_read(struct pmuctx *h, struct pmuctx_counts *out,
-			   const struct pmuctx_read_opts *opts)
+/*
+ * pmuctx_read() has two symbol versions: @@LIBPMUCTX_0.4 fills the whole
+ * struct pmuctx_counts, @LIBPMUCTX_0.1 (programs built with libpmuctx
+ * 0.1-0.3) only the part up to @tasks, which was the struct then.  A
+ * static link takes the default, 0.4.
+ */
+#define PMUCTX_COUNTS_SIZE_0_1 offsetof(struct pmuctx_counts, time_slices)
+
+__asm__(".symver pmuctx_read_0_4, pmuctx_read@@LIBPMUCTX_0.4");
+__asm__(".symver pmuctx_read_0_1, pmuctx_read@LIBPMUCTX_0.1");
+
+PMUCTX_API int pmuctx_read_0_1(struct pmuctx *h, struct pmuctx_counts *out,
+			       const struct pmuctx_read_opts *opts)
+{
+	struct pmuctx_counts c;
+	int err;
+
+	if (!out)
+		return pmuctx_read_0_4(h, NULL, opts);
+	err = pmuctx_read_0_4(h, &c, opts);
+	if (!err)
+		memcpy(out, &c, PMUCTX_COUNTS_SIZE_0_1);
+	return err;
+}
+
+PMUCTX_API int pmuctx_read_0_4(struct pmuctx *h, struct pmuctx_counts *out,
+			       const struct pmuctx_read_opts *opts)
 {
 	struct pmuctx_read r;
 	bool per_task;
@@ -635,6 +660,10 @@ PMUCTX_API int pmuctx_read(struct pmuctx *h, struct pmuctx_counts *out,
 	out->tasks_dropped = r.tasks_dropped;
 	out->priv_exec_stopped = r.priv_exec_stopped;
 	out->tasks_unlisted = r.tasks_unlisted;
+	/* an older module leaves both 0: the fields say nothing then */
+	out->time_slices = r.time_slices;
+	for (i = 0; i < out->nr_events; i++)
+		out->time_running[i] = r.time_running[i];
 	if (per_task) {
 		out->nr_tasks = r.nr_tasks < h->tasks_cap ?
 				r.nr_tasks : (unsigned int)h->tasks_cap;

@@ -40,8 +40,8 @@ extern "C" {
 #endif
 
 #define LIBPMUCTX_MAJOR_VERSION	0
-#define LIBPMUCTX_MINOR_VERSION	3
-#define LIBPMUCTX_PATCH_VERSION	1
+#define LIBPMUCTX_MINOR_VERSION	4
+#define LIBPMUCTX_PATCH_VERSION	0
 
 /*
  * LIBPMUCTX_OPTS - declare and initialise an opts struct
@@ -433,6 +433,20 @@ struct pmuctx_read_opts {
  *                     HANDLE: it stays valid until the next per-task
  *                     pmuctx_read() on the same handle or pmuctx_close();
  *                     copy what you need to keep.
+ * @time_slices:       (libpmuctx 0.4) ns of the monitored tasks' slices
+ *                     while the session was enabled; 0 from a module older
+ *                     than PMUCTX_READ_SIZE_VER1 (then @time_running is 0
+ *                     too and says nothing)
+ * @time_running:      (libpmuctx 0.4) per event, the part of @time_slices
+ *                     its kernel counter was counting.  Below
+ *                     @time_slices, the count misses the rest (a counter
+ *                     that lost its PMU slot, a CPU back from offline):
+ *                     @values[i] * @time_slices / @time_running[i]
+ *                     estimates the full count, as perf scales.  0 with
+ *                     @time_slices > 0: the event was not counted at all.
+ *
+ * Programs built against libpmuctx 0.1-0.3 call pmuctx_read@LIBPMUCTX_0.1,
+ * which fills the struct up to @tasks only.
  */
 struct pmuctx_counts {
 	unsigned int nr_events;
@@ -446,6 +460,9 @@ struct pmuctx_counts {
 	__u64 tasks_unlisted;
 	unsigned int nr_tasks;
 	const struct pmuctx_task_values *tasks;
+	/* libpmuctx 0.4 */
+	__u64 time_slices;
+	__u64 time_running[PMUCTX_MAX_EVENTS];
 };
 
 /**

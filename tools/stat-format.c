@@ -97,6 +97,24 @@ static void print_header(FILE *f, const struct stat_report *r)
 }
 
 /* "# ratio unit" part of a human line; empty if nothing to say */
+/*
+ * How much of the monitored tasks' run time event @i was counting
+ * (pmuctx_counts.time_running, libpmuctx 0.4): all of it (or a module
+ * too old to say), part (*@pct set), or none.
+ */
+enum counted { COUNTED_ALL, COUNTED_PART, COUNTED_NONE };
+
+static enum counted counted(const struct pmuctx_counts *c, unsigned int i,
+			    double *pct)
+{
+	if (!c->time_slices || c->time_running[i] >= c->time_slices)
+		return COUNTED_ALL;
+	if (!c->time_running[i])
+		return COUNTED_NONE;
+	*pct = 100.0 * (double)c->time_running[i] / (double)c->time_slices;
+	return COUNTED_PART;
+}
+
 static void ratio(char *buf, size_t len, const struct stat_report *r,
 		  int id, uint64_t v)
 {
@@ -236,11 +254,26 @@ void stat_print_human(FILE *f, const struct stat_report *r)
 
 	print_header(f, r);
 	for (i = 0; i < c->nr_events; i++) {
-		char vb[48], nb[32], rb[64];
+		char vb[48], nb[32], rb[80];
 		int id = c->events[i];
+		double pct = 0;
+		size_t o;
 
 		stat_event_name(id, nb, sizeof(nb));
 		ratio(rb, sizeof(rb), r, id, c->values[i]);
+		switch (counted(c, i, &pct)) {
+		case COUNTED_NONE:
+			/* perf's words for a counter that never ran */
+			fprintf(f, "%18s %-4s %s\n", "<not counted>",
+				is_ns_event(id) ? "msec" : "", nb);
+			continue;
+		case COUNTED_PART:
+			o = strlen(rb);
+			snprintf(rb + o, sizeof(rb) - o, "  (%.2f%%)", pct);
+			break;
+		case COUNTED_ALL:
+			break;
+		}
 		if (is_ns_event(id)) {
 			fmt_msec(vb, sizeof(vb), c->values[i]);
 			fprintf(f, "%18s %-4s %-25s %s\n", vb, "msec", nb, rb);
@@ -268,10 +301,16 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 	unsigned int i, t;
 	char nb[32];
 
-	for (i = 0; i < c->nr_events; i++)
-		fprintf(f, "%" PRIu64 "%s%s%s%s\n", (uint64_t)c->values[i],
-			sep, event_unit(c->events[i]), sep,
+	for (i = 0; i < c->nr_events; i++) {
+		double pct;
+
+		if (counted(c, i, &pct) == COUNTED_NONE)
+			fprintf(f, "<not counted>");
+		else
+			fprintf(f, "%" PRIu64, (uint64_t)c->values[i]);
+		fprintf(f, "%s%s%s%s\n", sep, event_unit(c->events[i]), sep,
 			stat_event_name(c->events[i], nb, sizeof(nb)));
+	}
 	if (r->per_task) {
 		for (t = 0; t < c->nr_tasks; t++) {
 			const struct pmuctx_task_values *tv = &c->tasks[t];
@@ -290,24 +329,51 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 	stat_print_notes(f, r, "# ");
 }
 
+#define NOTES_MAX 4
+#define NOTE_LEN 320
+
 /* the notes, as text lines; returns how many */
-static int notes(const struct stat_report *r, char out[3][256])
+static int notes(const struct stat_report *r, char out[NOTES_MAX][NOTE_LEN])
 {
 	const struct pmuctx_counts *c = r->counts;
+	unsigned int i, part = 0, none = 0;
+	double pct;
 	int n = 0;
 
+	for (i = 0; i < c->nr_events; i++) {
+		switch (counted(c, i, &pct)) {
+		case COUNTED_PART:
+			part++;
+			break;
+		case COUNTED_NONE:
+			none++;
+			break;
+		case COUNTED_ALL:
+			break;
+		}
+	}
+	if (part || none)
+		snprintf(out[n++], NOTE_LEN, "note: %u event(s) did not count "
+			 "for all of the monitored tasks' run time (a "
+			 "hardware counter without a PMU slot, or a CPU just "
+			 "back online); %s%s%s", part + none,
+			 part ? "a percentage after a value is the share of "
+			 "the time it counted, and the value is not scaled" :
+			 "", part && none ? "; " : "",
+			 none ? "<not counted>: no count at all" : "");
+
 	if (c->priv_exec_stopped)
-		snprintf(out[n++], 256, "note: counting stopped for %" PRIu64
+		snprintf(out[n++], NOTE_LEN, "note: counting stopped for %" PRIu64
 			 " task(s) at a privilege-raising exec "
 			 "(setuid/setgid/file caps); what they ran after that "
 			 "exec is not counted", (uint64_t)c->priv_exec_stopped);
 	if (c->tasks_dropped)
-		snprintf(out[n++], 256, "warning: %" PRIu64 " task(s) or time "
+		snprintf(out[n++], NOTE_LEN, "warning: %" PRIu64 " task(s) or time "
 			 "slices could not be tracked (module max_tasks cap or "
 			 "entry pool exhausted): the counts are INCOMPLETE; see "
 			 "'pmuctx info'", (uint64_t)c->tasks_dropped);
 	if (r->per_task && c->tasks_unlisted)
-		snprintf(out[n++], 256, "note: %" PRIu64 " exited task(s) are "
+		snprintf(out[n++], NOTE_LEN, "note: %" PRIu64 " exited task(s) are "
 			 "not listed per task (beyond the session's "
 			 "max_exited); they are included in the totals",
 			 (uint64_t)c->tasks_unlisted);
@@ -316,7 +382,7 @@ static int notes(const struct stat_report *r, char out[3][256])
 
 int stat_print_notes(FILE *f, const struct stat_report *r, const char *prefix)
 {
-	char text[3][256];
+	char text[NOTES_MAX][NOTE_LEN];
 	int i, n = notes(r, text);
 
 	for (i = 0; i < n; i++)
@@ -346,7 +412,7 @@ void stat_print_json(FILE *f, const struct stat_report *r)
 		[STAT_TARGET_CGROUP] = "cgroup",
 	};
 	const struct pmuctx_counts *c = r->counts;
-	char text[3][256], nb[32];
+	char text[NOTES_MAX][NOTE_LEN], nb[32];
 	struct json j;
 	unsigned int i, t;
 	int n, k;
@@ -367,11 +433,13 @@ void stat_print_json(FILE *f, const struct stat_report *r)
 			       stat_event_name(c->events[i], nb, sizeof(nb)));
 		json_kv_u64(&j, "value", c->values[i]);
 		json_kv_string(&j, "unit", event_unit(c->events[i]));
+		json_kv_u64(&j, "time_running_ns", c->time_running[i]);
 		json_end_object(&j);
 	}
 	json_end_array(&j);
 	json_kv_u64(&j, "elapsed_ns", r->elapsed_ns);
 	json_kv_u64(&j, "time_enabled_ns", c->time_enabled);
+	json_kv_u64(&j, "time_slices_ns", c->time_slices);
 	json_kv_u64(&j, "tasks_seen", c->tasks_seen);
 	json_kv_u64(&j, "tasks_exited", c->tasks_exited);
 	json_kv_u64(&j, "tasks_dropped", c->tasks_dropped);

@@ -184,6 +184,12 @@ static int do_read(struct fake_fd *f, struct pmuctx_read *u)
 	u->tasks_dropped = fake.tasks_dropped;
 	u->priv_exec_stopped = fake.priv_exec_stopped;
 	u->tasks_unlisted = fake.tasks_unlisted;
+	if (!fake.read_ver0 && u->size >= PMUCTX_READ_SIZE_VER1) {
+		u->time_slices = fake.time_slices;
+		for (i = 0; i < PMUCTX_MAX_EVENTS; i++)
+			u->time_running[i] = i < f->attr.nr_events ?
+					     fake.time_running[i] : 0;
+	}
 	if (u->flags & PMUCTX_READ_PER_TASK) {
 		char *base = (char *)(uintptr_t)u->tasks_ptr;
 

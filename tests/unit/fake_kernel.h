@@ -29,6 +29,9 @@ struct fake_cfg {
 	__u64 time_enabled;
 	__u64 tasks_seen, tasks_exited, tasks_dropped, priv_exec_stopped;
 	__u64 tasks_unlisted;
+	__u64 time_slices;			/* READ VER1 fields */
+	__u64 time_running[PMUCTX_MAX_EVENTS];
+	bool read_ver0;				/* a module before READ VER1 */
 
 	/* observed */
 	int nr_open, nr_creates, nr_reads, nr_enospc, nr_enables;

@@ -204,6 +204,44 @@ static void test_human(void)
 	CHECK_HAS(out, "#    3.000 GHz", "human: cycles in GHz");
 	CHECK_HAS(out, "#     2.00  insn per cycle", "human: IPC");
 	CHECK_HAS(out, "#     2.50% of all branches", "human: miss ratio");
+	CHECK_LACKS(out, "did not count", "human: no running-time note "
+		    "from a module that does not say (time_slices 0)");
+
+	/* counters that did not count all the time (READ VER1) */
+	c.time_slices = 1000000000;
+	c.time_running[0] = 1000000000;
+	c.time_running[1] = 732000000;
+	c.time_running[2] = 1000000000;
+	c.time_running[3] = 0;
+	c.time_running[4] = 1000000000;
+	c.values[3] = 0;
+	f = cap_open();
+	stat_print_human(f, &r);
+	out = cap_close(f);
+	CHECK_HAS(out, "insn per cycle", "human: ratios stay with partial counts");
+	CHECK_HAS(out, "GHz  (73.20%)", "human: share of the run time counted "
+		  "after the value's ratio");
+	CHECK_HAS(out, "     <not counted>      branches\n",
+		  "human: <not counted> for an event that never counted");
+	CHECK_LACKS(out, "(100.00%)", "human: no share for full counts");
+	CHECK_HAS(out, "note: 2 event(s) did not count for all of the "
+		  "monitored tasks' run time", "human: a note explains both");
+	CHECK_HAS(out, "not scaled", "human: the note says values are not "
+		  "scaled");
+	f = cap_open();
+	stat_print_csv(f, &r, ",");
+	out = cap_close(f);
+	CHECK_HAS(out, "\n<not counted>,,branches\n",
+		  "-x: <not counted> in the value field, as perf");
+	CHECK_HAS(out, "\n3000000000,,cycles\n", "-x: partial count raw");
+	CHECK_HAS(out, "# note: 2 event(s) did not count", "-x: the note");
+	f = cap_open();
+	stat_print_json(f, &r);
+	out = cap_close(f);
+	CHECK_HAS(out, "\"time_slices_ns\":1000000000",
+		  "json: time_slices_ns");
+	CHECK_HAS(out, "\"unit\":\"\",\"time_running_ns\":732000000}",
+		  "json: time_running_ns per event");
 }
 
 static void test_csv(void)
@@ -266,9 +304,11 @@ static void test_json(void)
 	      "--json: one line");
 	CHECK_HAS(out, "{\"command\":\"make -j4\",", "--json: command");
 	CHECK_HAS(out, "\"events\":[{\"event\":\"task-clock\","
-		  "\"value\":1234567890,\"unit\":\"ns\"},{\"event\":"
-		  "\"context-switches\",\"value\":4321,\"unit\":\"\"}",
-		  "--json: events with value and unit");
+		  "\"value\":1234567890,\"unit\":\"ns\","
+		  "\"time_running_ns\":0},{\"event\":"
+		  "\"context-switches\",\"value\":4321,\"unit\":\"\","
+		  "\"time_running_ns\":0}",
+		  "--json: events with value, unit and running time");
 	CHECK_HAS(out, "\"elapsed_ns\":2000000000", "--json: elapsed_ns");
 	CHECK_HAS(out, "\"tasks_seen\":3,\"tasks_exited\":2,"
 		  "\"tasks_dropped\":0,\"priv_exec_stopped\":0",

@@ -204,6 +204,10 @@ static void test_read(void)
 	fake.priv_exec_stopped = 1;
 	fake.tasks_dropped = 2;
 	fake.tasks_unlisted = 5;
+	fake.time_slices = 3000000;
+	fake.time_running[0] = 3000000;
+	fake.time_running[1] = 3000000;
+	fake.time_running[2] = 1000000;
 	h = open_fake();
 	CHECK_EQ(pmuctx_read(h, &c, NULL), -EINVAL, "read without session");
 	{
@@ -226,6 +230,30 @@ static void test_read(void)
 	      "session statistics are copied");
 	CHECK(c.nr_tasks == 0 && c.tasks == NULL, "no tasks without "
 	      "PMUCTX_READ_PER_TASK");
+	CHECK(c.time_slices == 3000000 && c.time_running[0] == 3000000 &&
+	      c.time_running[1] == 3000000 && c.time_running[2] == 1000000,
+	      "running times are copied (libpmuctx 0.4)");
+	{
+		/* pmuctx_read@LIBPMUCTX_0.1: the struct as it was then */
+		size_t old_size = offsetof(struct pmuctx_counts, time_slices);
+		unsigned char b[sizeof(c)];
+		size_t k;
+
+		memset(b, 0xa5, sizeof(b));
+		err = pmuctx_read_0_1(h, (struct pmuctx_counts *)b, NULL);
+		for (k = old_size; k < sizeof(b) && b[k] == 0xa5; k++)
+			;
+		CHECK(err == 0 && k == sizeof(b) &&
+		      ((struct pmuctx_counts *)b)->values[2] == 3,
+		      "pmuctx_read@LIBPMUCTX_0.1 fills the old struct, not a "
+		      "byte more");
+	}
+	fake.read_ver0 = true;
+	memset(&c, 0xa5, sizeof(c));
+	CHECK(pmuctx_read(h, &c, NULL) == 0 && c.time_slices == 0 &&
+	      c.time_running[0] == 0 && c.time_running[2] == 0,
+	      "an older module (READ VER0): running times are 0");
+	fake.read_ver0 = false;
 
 	err = pmuctx_read(h, &c, &per_task);
 	CHECK(err == 0 && c.nr_tasks == 3 && c.tasks, "per-task read");
@@ -276,7 +304,7 @@ static void test_read(void)
 
 void test_lib(void)
 {
-	CHECK(!strcmp(pmuctx_version(), "0.3.1"), "pmuctx_version() 0.3.1");
+	CHECK(!strcmp(pmuctx_version(), "0.4.0"), "pmuctx_version() 0.4.0");
 	CHECK_EQ(pmuctx_abi_version(), PMUCTX_ABI_VERSION,
 		 "pmuctx_abi_version() == PMUCTX_ABI_VERSION");
 	test_info();
