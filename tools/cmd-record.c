@@ -757,7 +757,7 @@ static int take_window(struct recorder *R, __u32 reason, pid_t requester)
 	uint64_t t = now_ns();
 	__u64 lost = 0;
 	unsigned int i;
-	int err, rerr;
+	int err, rerr, f;
 
 	if (R->failed)
 		return -EIO;
@@ -768,17 +768,22 @@ static int take_window(struct recorder *R, __u32 reason, pid_t requester)
 	}
 	if (err)
 		ring_error(R, err);
-	if (reason == PMF_WIN_TRIGGER) {
-		int f = pmuctx_ring_flags(R->ring);
-
-		if (f >= 0 && !(f & PMUCTX_RING_F_TRIGGERED)) {
-			/* POLLIN without a trigger: nothing to write */
-			rerr = pmuctx_ring_resume(R->ring);
-			if (rerr)
-				ring_error(R, rerr);
-			return -EAGAIN;
-		}
+	f = pmuctx_ring_flags(R->ring);
+	if (reason == PMF_WIN_TRIGGER && f >= 0 &&
+	    !(f & PMUCTX_RING_F_TRIGGERED)) {
+		/* POLLIN without a trigger: nothing to write */
+		rerr = pmuctx_ring_resume(R->ring);
+		if (rerr)
+			ring_error(R, rerr);
+		return -EAGAIN;
 	}
+	/*
+	 * The trigger froze the buffers before this snapshot (a slice ended
+	 * over the threshold after the last poll, e.g. just before the end
+	 * or a requested window): the window is the trigger's, say so.
+	 */
+	if (f >= 0 && (f & PMUCTX_RING_F_TRIGGERED))
+		reason = PMF_WIN_TRIGGER;
 	if (pmf_window_begin(R->w, reason, t, requester))
 		return file_error(R);
 	err = copy_records(R);
