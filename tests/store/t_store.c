@@ -872,7 +872,11 @@ out_unmap:
 	munmap(hot_faults, sizeof(*hot_faults));
 out_param:
 	write_param("selftest_revive_delay_ms", "0");
-	/* the held-off revival ends before the store can be empty */
+	/*
+	 * The held-off work is still asleep: a CPU that comes online before
+	 * it ends (the next test's) would wait for it too.  Let it finish.
+	 */
+	usleep((atoi(GAP_HOLD_MS) + 500) * 1000);
 	check_store_empty("hotplug-gap");
 }
 
