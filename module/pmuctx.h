@@ -101,7 +101,7 @@ struct perf_event;
 struct mem_cgroup;
 
 /*
- * An unprivileged user's share (session.c): sessions (the session cap,
+ * An unprivileged user's share (perm.c): sessions (the session cap,
  * under pmuctx_users_lock), store entries (max_tasks_per_user, atomic:
  * charged in the probes) and ring pages (under RLIMIT_MEMLOCK, ring.c).
  * A user is the caller's uid, or for a caller inside user namespaces the
@@ -570,9 +570,20 @@ void pmuctx_maps_scan(struct pmuctx_entry *e);
 void pmuctx_maps_queue(struct pmuctx_entry *e);
 void pmuctx_maps_exec(struct pmuctx_entry *e);
 
-/* session.c */
+/* perm.c */
 int pmuctx_sysctl_init(void);
 void pmuctx_sysctl_exit(void);
+int pmuctx_perf_paranoid(void);
+bool pmuctx_show_kaddr(int paranoid, bool perfmon);
+int pmuctx_may_monitor(struct task_struct *t);
+int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
+		      bool perfmon);
+bool pmuctx_exclude_kernel(int paranoid, bool perfmon);
+int pmuctx_user_charge(struct pmuctx_session *s, bool privileged);
+void pmuctx_user_uncharge(struct pmuctx_session *s);
+void pmuctx_user_put(struct pmuctx_session *s);
+
+/* session.c */
 void pmuctx_session_put(struct pmuctx_session *s);
 struct pmuctx_session *pmuctx_session_alloc(void);
 void pmuctx_session_release(struct pmuctx_session *s);

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: permissions - who may monitor what, and what one user may hold.
+ *
+ * Permissions (the kernel's helpers for these are not exported to modules,
+ * so they are rebuilt here from exported parts; see docs/SECURITY.md):
+ *  - pid target: the equivalent of ptrace_may_access(PTRACE_MODE_READ_
+ *    REALCREDS) without the LSM hook: same real uid/gid as every uid/gid
+ *    of the target and a dumpable target, or CAP_SYS_PTRACE in the
+ *    target's user namespace.  With perf_event_paranoid > 2 (Debian's
+ *    default is 3) CAP_PERFMON is required as well, as perf requires.
+ *  - system-wide and cgroup targets: CAP_PERFMON (or CAP_SYS_ADMIN) unless
+ *    perf_event_paranoid <= 0, as perf does for CPU-wide events.
+ *  - perf-backed events exclude kernel mode for callers without CAP_PERFMON
+ *    when perf_event_paranoid > 1.
+ * perf_event_paranoid and kptr_restrict are read through a private procfs
+ * mount made at module load (the sysctls are not exported), never through
+ * the caller's root or mount namespace, which an unprivileged user
+ * namespace can change; if the read fails the strictest values (3 and 2)
+ * are assumed.  security_perf_event_open() is not called: LSM perf policies do
+ * not apply to pmuctx.
+ *
+ * Per-user limits: an unprivileged user's sessions, store entries and
+ * ring pages are counted in one struct pmuctx_user (whose comment says who
+ * a user is); the session cap is charged here, at SESSION_CREATE.
+ *
+ * Locks and contexts: pmuctx_users_lock, below; every lock of the module
+ * is in the map at the top of pmuctx.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/user_namespace.h>
+
+#include "pmuctx.h"
+
+/* ---- sysctls ------------------------------------------------------------- */
+
+/* An integer sysctl the kernel does not export to modules, or @def. */
+/*
+ * A private procfs instance, mounted at module load.  Sysctls are read
+ * through it, never through the caller's view of the file system: a user
+ * and mount namespace (unprivileged on Debian) can bind-mount a file of its
+ * own over /proc/sys/kernel/perf_event_paranoid, or chroot() somewhere
+ * without /proc at all.
+ */
+static struct vfsmount *pmuctx_procfs;
+
+int pmuctx_sysctl_init(void)
+{
+	struct file_system_type *proc = get_fs_type("proc");
+	struct vfsmount *mnt;
+
+	if (!proc)
+		return -ENODEV;
+	mnt = kern_mount(proc);
+	module_put(proc->owner);	/* get_fs_type()'s reference */
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	pmuctx_procfs = mnt;
+	return 0;
+}
+
+void pmuctx_sysctl_exit(void)
+{
+	kern_unmount(pmuctx_procfs);
+	pmuctx_procfs = NULL;
+}
+
+/*
+ * An integer sysctl the kernel does not export to modules (@name relative
+ * to /proc), or @def - callers pass the most restrictive value: failing to
+ * read a policy must not relax it.
+ */
+static int pmuctx_read_sysctl(const char *name, int def)
+{
+	char buf[16] = {};
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int v;
+
+	f = file_open_root_mnt(pmuctx_procfs, name, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return def;
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	filp_close(f, NULL);
+	if (n <= 0 || kstrtoint(strim(buf), 10, &v))
+		return def;
+	return v;
+}
+
+int pmuctx_perf_paranoid(void)
+{
+	/* unreadable: as if 3 (Debian's default, the strictest level) */
+	return pmuctx_read_sysctl("sys/kernel/perf_event_paranoid", 3);
+}
+
+/*
+ * kallsyms_show_value() for the caller (not exported): kptr_restrict 0
+ * shows kernel addresses when perf_event_paranoid <= 1, 0 or 1 to holders
+ * of CAP_SYSLOG (pmuctx also accepts CAP_PERFMON), 2 to nobody.
+ */
+bool pmuctx_show_kaddr(int paranoid, bool perfmon)
+{
+	int kptr = pmuctx_read_sysctl("sys/kernel/kptr_restrict", 2);
+
+	if (kptr == 0 && paranoid <= 1)
+		return true;
+	return kptr <= 1 && (perfmon || capable(CAP_SYSLOG));
+}
+
+/* ---- the ptrace rule ----------------------------------------------------- */
+
+/* ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS) minus the LSM hook. */
+int pmuctx_may_monitor(struct task_struct *t)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	int ret = 0;
+
+	if (same_thread_group(t, current))
+		return 0;
+	if (t->flags & PF_KTHREAD)
+		return perfmon_capable() ? 0 : -EACCES;
+	rcu_read_lock();
+	tcred = __task_cred(t);
+	if (!(uid_eq(cred->uid, tcred->euid) &&
+	      uid_eq(cred->uid, tcred->suid) &&
+	      uid_eq(cred->uid, tcred->uid) &&
+	      gid_eq(cred->gid, tcred->egid) &&
+	      gid_eq(cred->gid, tcred->sgid) &&
+	      gid_eq(cred->gid, tcred->gid)) &&
+	    !ns_capable(tcred->user_ns, CAP_SYS_PTRACE))
+		ret = -EACCES;
+	rcu_read_unlock();
+	if (ret)
+		return ret;
+
+	task_lock(t);
+	mm = t->mm;
+	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
+	    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
+		ret = -EACCES;
+	task_unlock(t);
+	return ret;
+}
+
+/* ---- SESSION_CREATE's policy --------------------------------------------- */
+
+/*
+ * The paranoid levels of the rules at the top, for a caller with
+ * @perfmon (perfmon_capable()) under perf_event_paranoid @paranoid
+ * (pmuctx_perf_paranoid()).  Looks at no pid and no fd: a bad cgroup_fd or
+ * a pid that does not exist is EACCES here (docs/ABI.md, the order of
+ * SESSION_CREATE's checks).  Returns 0 or -EACCES.
+ */
+int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
+		      bool perfmon)
+{
+	if ((a->target == PMUCTX_TARGET_SYSTEM ||
+	     a->target == PMUCTX_TARGET_CGROUP) && !perfmon && paranoid > 0)
+		return -EACCES;
+	if (a->target == PMUCTX_TARGET_PID && !perfmon && paranoid > 2)
+		return -EACCES;
+	/* the test backend's save areas are kernel memory: not for users */
+	if (a->backend == PMUCTX_BACKEND_SELFTEST && !perfmon)
+		return -EACCES;
+	return 0;
+}
+
+/* Whether the session's perf-backed events exclude kernel mode. */
+bool pmuctx_exclude_kernel(int paranoid, bool perfmon)
+{
+	return !perfmon && paranoid > 1;
+}
+
+/* ---- per-user session cap ------------------------------------------------ */
+
+/* Unprivileged users with sessions; pmuctx_users_lock protects the list
+ * and each user's sessions and ref (taken from process context and from
+ * RCU callbacks: irqsave).
+ */
+static LIST_HEAD(pmuctx_users);
+static DEFINE_SPINLOCK(pmuctx_users_lock);
+
+/*
+ * The uid a caller's limits are charged to.  Inside user namespaces: the
+ * owner of the outermost one that a non-root user created, so every uid
+ * mapped into it (sub-uids granted through newuidmap, or the creator's
+ * own) is that one user: without this, N sub-uids had N times every
+ * per-user limit (SECURITY.md).  Namespaces root made (containers of
+ * rootful engines) do not merge their users: there, and in the initial
+ * namespace, it is the caller's own uid.
+ */
+static kuid_t pmuctx_acct_uid(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+	kuid_t uid = current_uid();
+
+	for (; ns != &init_user_ns; ns = ns->parent)
+		if (!uid_eq(ns->owner, GLOBAL_ROOT_UID))
+			uid = ns->owner;
+	return uid;
+}
+
+/*
+ * Charge a session to the caller's user (EMFILE over
+ * max_sessions_per_user).  Privileged callers are not limited.  Process
+ * context.
+ */
+int pmuctx_user_charge(struct pmuctx_session *s, bool privileged)
+{
+	struct pmuctx_user *u, *fresh;
+	kuid_t uid = pmuctx_acct_uid();
+	unsigned long flags;
+	int ret = 0;
+
+	if (privileged)
+		return 0;
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		return -ENOMEM;
+	spin_lock_irqsave(&pmuctx_users_lock, flags);
+	list_for_each_entry(u, &pmuctx_users, node)
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = fresh;
+	fresh = NULL;
+	u->uid = uid;
+	list_add(&u->node, &pmuctx_users);
+found:
+	if (u->sessions >= READ_ONCE(pmuctx_max_sessions_per_user)) {
+		ret = -EMFILE;
+		if (!u->ref) {
+			list_del(&u->node);
+			fresh = u;	/* freed below */
+		}
+		goto out;
+	}
+	u->sessions++;
+	u->ref++;
+	s->user = u;
+	s->user_charged = true;
+out:
+	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
+	kfree(fresh);
+	return ret;
+}
+
+/* The session is released (or its create failed): one session fewer. */
+void pmuctx_user_uncharge(struct pmuctx_session *s)
+{
+	unsigned long flags;
+
+	if (!s->user || !s->user_charged)
+		return;
+	spin_lock_irqsave(&pmuctx_users_lock, flags);
+	s->user->sessions--;
+	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
+	s->user_charged = false;
+}
+
+/*
+ * The session struct's reference, when it is freed (its last entry may be
+ * freed long after release) or when its create failed.  Any context.
+ */
+void pmuctx_user_put(struct pmuctx_session *s)
+{
+	struct pmuctx_user *u = s->user, *dead = NULL;
+	unsigned long flags;
+
+	if (!u)
+		return;
+	spin_lock_irqsave(&pmuctx_users_lock, flags);
+	if (!--u->ref) {
+		list_del(&u->node);
+		dead = u;
+	}
+	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
+	s->user = NULL;
+	kfree(dead);
+}
