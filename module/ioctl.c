@@ -15,11 +15,23 @@
  *
  * Dispatch is by type, number and direction.  The size bits of the command
  * are ignored: structs carry their own size (copy_struct_from_user()).
+ *
+ * This is the only code that copies an ioctl's struct in from user space
+ * or out to it (pmuctx_copy_in(), READ's answer and per-task array): the
+ * session and ring code get and fill kernel structs.  (read(2) of the
+ * ring copies its records out in ring.c; write(2)'s payload is copied in
+ * by chrdev.c.)
+ *
+ * Context: process, may fault.  Every command but INFO runs under the
+ * session's sess->lock (SESSION_CREATE included), taken here; the locks
+ * are mapped at the top of pmuctx.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -71,8 +83,8 @@ static u64 pmuctx_features(void)
  * Context: process, may fault.
  * Return: 0, -EFAULT, -EINVAL or -E2BIG.
  */
-int pmuctx_copy_in(void *dst, size_t ksize, void __user *uarg, size_t min,
-		   u32 *usizep)
+static int pmuctx_copy_in(void *dst, size_t ksize, void __user *uarg,
+			  size_t min, u32 *usizep)
 {
 	u32 usize;
 	int ret;
@@ -132,6 +144,157 @@ static int pmuctx_ioctl_info(void __user *uarg)
 	if (copy_to_user(uarg, &info, info.size))
 		return -EFAULT;
 	return 0;
+}
+
+/* Upper bound on a per-task read, to refuse absurd buffers early. */
+#define PMUCTX_READ_MAX_TASKS	BIT(20)
+
+/* SESSION_CREATE: EBUSY, then the attr is read in (docs/ABI.md's order). */
+static int pmuctx_ioctl_create(struct pmuctx_session *s, void __user *uarg)
+{
+	struct pmuctx_session_attr a;
+	u32 usize;
+	int ret;
+
+	if (READ_ONCE(s->state) != PMUCTX_SS_NEW)
+		return -EBUSY;
+	ret = pmuctx_copy_in(&a, sizeof(a), uarg,
+			     PMUCTX_SESSION_ATTR_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
+	return pmuctx_session_create(s, &a);
+}
+
+/*
+ * READ: the request is read in and checked here, pmuctx_session_read()
+ * answers it in kernel memory, and the answer is copied out: the per-task
+ * array first (min(task_size, ours) bytes of each element, the rest of
+ * the element zeroed; nothing of it on ENOSPC), then the struct (the
+ * caller's size of it; not after a fault in the array).
+ */
+static int pmuctx_ioctl_read(struct pmuctx_session *s, void __user *uarg)
+{
+	struct pmuctx_task_values *tv;
+	struct pmuctx_read r;
+	u32 usize, i;
+	size_t tsz;
+	int ret;
+
+	ret = pmuctx_copy_in(&r, sizeof(r), uarg, PMUCTX_READ_SIZE_VER0,
+			     &usize);
+	if (ret)
+		return ret;
+	if (r.flags & ~PMUCTX_READ_FLAGS_ALL || r.__pad)
+		return -EINVAL;
+	if (r.flags & PMUCTX_READ_PER_TASK) {
+		if (r.task_size < PMUCTX_TASK_VALUES_SIZE_VER0 ||
+		    r.task_size > PAGE_SIZE)
+			return -EINVAL;
+		if (r.nr_tasks > PMUCTX_READ_MAX_TASKS)
+			return -EINVAL;
+		if (r.nr_tasks && !r.tasks_ptr)
+			return -EFAULT;
+	}
+
+	ret = pmuctx_session_read(s, &r, &tv);
+	if (ret && ret != -ENOSPC)
+		return ret;
+	if (tv) {
+		tsz = min_t(size_t, r.task_size, sizeof(*tv));
+		for (i = 0; i < r.nr_tasks; i++) {
+			void __user *dst = u64_to_user_ptr(r.tasks_ptr) +
+					   (size_t)i * r.task_size;
+
+			if (copy_to_user(dst, &tv[i], tsz) ||
+			    (r.task_size > tsz &&
+			     clear_user(dst + tsz, r.task_size - tsz))) {
+				ret = -EFAULT;
+				goto out;
+			}
+		}
+	}
+	if (copy_to_user(uarg, &r, min_t(u32, usize, sizeof(r))))
+		ret = -EFAULT;
+out:
+	kvfree(tv);
+	return ret;
+}
+
+/* RING_CONSUME: the struct is read in, ring.c checks and applies it. */
+static int pmuctx_ioctl_consume(struct pmuctx_session *s, void __user *uarg)
+{
+	struct pmuctx_ring_consume c;
+	u32 usize;
+	int ret;
+
+	ret = pmuctx_copy_in(&c, sizeof(c), uarg,
+			     PMUCTX_RING_CONSUME_SIZE_VER0, &usize);
+	if (ret)
+		return ret;
+	return pmuctx_ring_consume(s, &c);
+}
+
+/*
+ * The commands of a session, serialized by its sess->lock.  Every command
+ * but SESSION_CREATE needs a live session, checked before its argument is
+ * looked at (EINVAL).
+ */
+static long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
+				 void __user *uarg, unsigned long arg)
+{
+	long ret;
+
+	mutex_lock(&s->lock);
+	if (nr == _IOC_NR(PMUCTX_IOC_SESSION_CREATE)) {
+		ret = pmuctx_ioctl_create(s, uarg);
+		goto out;
+	}
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = 0;
+	switch (nr) {
+	case _IOC_NR(PMUCTX_IOC_ENABLE):
+		if (arg) {
+			ret = -EINVAL;
+			break;
+		}
+		pmuctx_session_enable(s);
+		break;
+	case _IOC_NR(PMUCTX_IOC_DISABLE):
+		if (arg) {
+			ret = -EINVAL;
+			break;
+		}
+		pmuctx_session_disable(s);
+		break;
+	case _IOC_NR(PMUCTX_IOC_RESET):
+		if (arg) {
+			ret = -EINVAL;
+			break;
+		}
+		pmuctx_session_reset(s);
+		break;
+	case _IOC_NR(PMUCTX_IOC_READ):
+		ret = pmuctx_ioctl_read(s, uarg);
+		break;
+	case _IOC_NR(PMUCTX_IOC_SNAPSHOT):
+		ret = arg ? -EINVAL : pmuctx_ring_snapshot(s);
+		break;
+	case _IOC_NR(PMUCTX_IOC_RESUME):
+		ret = arg ? -EINVAL : pmuctx_ring_resume(s);
+		break;
+	case _IOC_NR(PMUCTX_IOC_RING_CONSUME):
+		ret = pmuctx_ioctl_consume(s, uarg);
+		break;
+	default:
+		ret = -ENOTTY;
+		break;
+	}
+out:
+	mutex_unlock(&s->lock);
+	return ret;
 }
 
 long pmuctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -439,8 +439,6 @@ void pmuctx_chrdev_exit(void);
 
 /* ioctl.c */
 long pmuctx_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
-int pmuctx_copy_in(void *dst, size_t ksize, void __user *uarg, size_t min,
-		   u32 *usizep);
 
 /* store.c */
 extern struct rhltable pmuctx_store;
@@ -535,7 +533,8 @@ int pmuctx_ring_snapshot(struct pmuctx_session *s);
 int pmuctx_ring_resume(struct pmuctx_session *s);
 __poll_t pmuctx_ring_poll(struct pmuctx_session *s, struct file *file,
 			  struct poll_table_struct *pt);
-int pmuctx_ring_consume(struct pmuctx_session *s, void __user *uarg);
+int pmuctx_ring_consume(struct pmuctx_session *s,
+			const struct pmuctx_ring_consume *c);
 ssize_t pmuctx_ring_read(struct pmuctx_session *s, struct file *file,
 			 char __user *buf, size_t len);
 int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma);
@@ -587,8 +586,13 @@ void pmuctx_user_put(struct pmuctx_session *s);
 void pmuctx_session_put(struct pmuctx_session *s);
 struct pmuctx_session *pmuctx_session_alloc(void);
 void pmuctx_session_release(struct pmuctx_session *s);
-long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
-			  void __user *uarg, unsigned long arg);
+int pmuctx_session_create(struct pmuctx_session *s,
+			  const struct pmuctx_session_attr *a);
+void pmuctx_session_enable(struct pmuctx_session *s);
+void pmuctx_session_disable(struct pmuctx_session *s);
+void pmuctx_session_reset(struct pmuctx_session *s);
+int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
+			struct pmuctx_task_values **tvp);
 bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t);
 void pmuctx_join_work_fn(struct work_struct *work);
 

@@ -848,29 +848,26 @@ __poll_t pmuctx_ring_poll(struct pmuctx_session *s, struct file *file,
 	return 0;
 }
 
-/* PMUCTX_IOC_RING_CONSUME, s->lock held. */
-int pmuctx_ring_consume(struct pmuctx_session *s, void __user *uarg)
+/*
+ * PMUCTX_IOC_RING_CONSUME, s->lock held.  @c is the caller's struct, read
+ * in by the ioctl (ioctl.c).
+ */
+int pmuctx_ring_consume(struct pmuctx_session *s,
+			const struct pmuctx_ring_consume *c)
 {
-	struct pmuctx_ring_consume c;
 	struct pmuctx_ring_ctl *ctl;
-	u32 usize;
-	int ret;
 
-	ret = pmuctx_copy_in(&c, sizeof(c), uarg,
-			     PMUCTX_RING_CONSUME_SIZE_VER0, &usize);
-	if (ret)
-		return ret;
 	if (!s->ring_area || s->ring_mode != PMUCTX_RING_NORMAL)
 		return -EINVAL;
-	if (c.cpu >= nr_cpu_ids || !cpu_possible(c.cpu))
+	if (c->cpu >= nr_cpu_ids || !cpu_possible(c->cpu))
 		return -EINVAL;
 	/* records start 8-byte aligned; see also pmuctx_ring_copy() */
-	if (c.tail & 7)
+	if (c->tail & 7)
 		return -EINVAL;
-	ctl = per_cpu_ptr(s->cpu, c.cpu)->ring.ctl;
-	if (c.tail - ctl->data_tail > pmuctx_ring_head(ctl) - ctl->data_tail)
+	ctl = per_cpu_ptr(s->cpu, c->cpu)->ring.ctl;
+	if (c->tail - ctl->data_tail > pmuctx_ring_head(ctl) - ctl->data_tail)
 		return -EINVAL;
-	pmuctx_ring_release_tail(ctl, c.tail);
+	pmuctx_ring_release_tail(ctl, c->tail);
 	return 0;
 }
 

@@ -2,8 +2,13 @@
 /*
  * pmuctx: sessions - what an open /dev/pmuctx file counts.
  *
- * Permissions (the rules, the sysctls they read, the ptrace check) and
- * the per-user limits are in perm.c.
+ * The lifecycle of a session: allocated at open(), made by SESSION_CREATE
+ * (the attr checked, the targets resolved, attached or adopted), enabled,
+ * disabled, read and reset, torn down at the last close().  The ioctls
+ * come from ioctl.c under sess->lock with kernel structs: ioctl.c copies
+ * them in and out, nothing here touches user memory.  Permissions (the
+ * rules, the sysctls they read, the ptrace check) and the per-user limits
+ * are in perm.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,12 +23,9 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "pmuctx.h"
 
-/* Upper bound on a per-task read, to refuse absurd buffers early. */
-#define PMUCTX_READ_MAX_TASKS	BIT(20)
 #define PMUCTX_MAX_EXITED	BIT(20)
 
 struct pmuctx_session *pmuctx_session_alloc(void)
@@ -123,7 +125,7 @@ static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
  * its process.  Returns the number of tasks in *@out (kfree it and put the
  * tasks when done).
  */
-static int pmuctx_get_targets(struct pmuctx_session_attr *a,
+static int pmuctx_get_targets(const struct pmuctx_session_attr *a,
 			      struct task_struct ***out)
 {
 	struct task_struct *task, *t, **arr;
@@ -449,29 +451,29 @@ static bool pmuctx_sess_prefill(const struct pmuctx_session *s, int cpu,
 	return false;
 }
 
-static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
+/*
+ * PMUCTX_IOC_SESSION_CREATE, process context, s->lock held.  @a is the
+ * caller's attr, already read in by the ioctl (ioctl.c), which also
+ * refused a session that is not new (EBUSY) before reading it: the order
+ * of the checks (docs/ABI.md) goes on here with the fields.  A failure
+ * leaves the fd without a session: it can be retried.
+ */
+int pmuctx_session_create(struct pmuctx_session *s,
+			  const struct pmuctx_session_attr *a)
 {
 	struct pmuctx_entry **entries = NULL;
 	struct rw_semaphore *exec_lock = NULL;
 	struct task_struct **tasks = NULL;
-	struct pmuctx_session_attr a;
 	int ntasks = 0, nent = 0, paranoid, cpu, i, ret;
 	bool perfmon;
-	u32 usize;
 
-	if (READ_ONCE(s->state) != PMUCTX_SS_NEW)
-		return -EBUSY;
-	ret = pmuctx_copy_in(&a, sizeof(a), uarg,
-			     PMUCTX_SESSION_ATTR_SIZE_VER0, &usize);
-	if (ret)
-		return ret;
-	ret = pmuctx_attr_validate(&a);
+	ret = pmuctx_attr_validate(a);
 	if (ret)
 		return ret;
 
 	paranoid = pmuctx_perf_paranoid();
 	perfmon = perfmon_capable();
-	ret = pmuctx_may_create(&a, paranoid, perfmon);
+	ret = pmuctx_may_create(a, paranoid, perfmon);
 	if (ret)
 		return ret;
 
@@ -479,30 +481,30 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	if (ret)
 		return ret;
 
-	s->flags = a.flags;
-	s->target = a.target;
-	s->backend = a.backend;
-	s->data_size = a.data_size;
-	s->nr_events = a.nr_events;
-	memcpy(s->events, a.events, sizeof(s->events));
+	s->flags = a->flags;
+	s->target = a->target;
+	s->backend = a->backend;
+	s->data_size = a->data_size;
+	s->nr_events = a->nr_events;
+	memcpy(s->events, a->events, sizeof(s->events));
 	s->owner_perfmon = perfmon;
 	s->exclude_kernel = pmuctx_exclude_kernel(paranoid, perfmon);
-	s->max_exited = a.max_exited ? a.max_exited :
-				       READ_ONCE(pmuctx_max_exited_default);
-	pmuctx_entry_size(s, a.sample_freq != 0,
-			  (a.sample_flags & PMUCTX_SAMPLE_USER_STACK) &&
-			  (a.ring_records & PMUCTX_REC_MASK_MMAP));
+	s->max_exited = a->max_exited ? a->max_exited :
+					READ_ONCE(pmuctx_max_exited_default);
+	pmuctx_entry_size(s, a->sample_freq != 0,
+			  (a->sample_flags & PMUCTX_SAMPLE_USER_STACK) &&
+			  (a->ring_records & PMUCTX_REC_MASK_MMAP));
 
-	if (a.target == PMUCTX_TARGET_CGROUP) {
-		s->cgrp = cgroup_get_from_fd(a.cgroup_fd);
+	if (a->target == PMUCTX_TARGET_CGROUP) {
+		s->cgrp = cgroup_get_from_fd(a->cgroup_fd);
 		if (IS_ERR(s->cgrp)) {
 			ret = PTR_ERR(s->cgrp);
 			s->cgrp = NULL;
 			goto err_parts;
 		}
 	}
-	if (a.target == PMUCTX_TARGET_PID) {
-		ntasks = pmuctx_get_targets(&a, &tasks);
+	if (a->target == PMUCTX_TARGET_PID) {
+		ntasks = pmuctx_get_targets(a, &tasks);
 		if (ntasks < 0) {
 			ret = ntasks;
 			ntasks = 0;
@@ -531,13 +533,13 @@ static int pmuctx_session_create(struct pmuctx_session *s, void __user *uarg)
 	ret = pmuctx_counters_create(s);
 	if (ret)
 		goto err_parts;
-	ret = pmuctx_ring_create(s, a.ring_pages, a.ring_mode, a.ring_records,
-				 a.wakeup_bytes);
+	ret = pmuctx_ring_create(s, a->ring_pages, a->ring_mode,
+				 a->ring_records, a->wakeup_bytes);
 	if (ret)
 		goto err_parts;
-	s->trigger_idx = a.trigger_event;
-	s->trigger_threshold = a.trigger_threshold;
-	ret = pmuctx_sample_init(s, &a, pmuctx_show_kaddr(paranoid, perfmon));
+	s->trigger_idx = a->trigger_event;
+	s->trigger_threshold = a->trigger_threshold;
+	ret = pmuctx_sample_init(s, a, pmuctx_show_kaddr(paranoid, perfmon));
 	if (ret)
 		goto err_parts;
 	/*
@@ -727,44 +729,38 @@ static void pmuctx_sum_cpus(struct pmuctx_session *s, struct pmuctx_read *r)
 				     r->time_slices - lost[i] : 0;
 }
 
-static int pmuctx_session_read(struct pmuctx_session *s, void __user *uarg)
+/*
+ * PMUCTX_IOC_READ, process context, s->lock held.  @r is the caller's
+ * request, read in and checked by the ioctl (ioctl.c), which copies the
+ * answer out: on return @r holds the request header and every output
+ * field, and for a per-task read *@tvp the r->nr_tasks per-task values
+ * (kvfree() them; NULL when there are none).  -ENOSPC: more tasks than
+ * r->nr_tasks asked for, @r is filled with the number needed in
+ * r->nr_tasks, and *@tvp is NULL: the ioctl writes nothing to the array.
+ * Returns 0, -ENOSPC, -EINVAL or -ENOMEM.
+ */
+int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
+			struct pmuctx_task_values **tvp)
 {
 	struct pmuctx_read_ctx c = { .v.visit = pmuctx_read_visit };
-	struct pmuctx_read r;
-	u32 usize, want;
-	size_t tsz;
-	int ret, i;
+	u32 want;
 
-	ret = pmuctx_copy_in(&r, sizeof(r), uarg, PMUCTX_READ_SIZE_VER0,
-			     &usize);
-	if (ret)
-		return ret;
-	if (r.flags & ~PMUCTX_READ_FLAGS_ALL || r.__pad)
-		return -EINVAL;
-	if (r.flags & PMUCTX_READ_PER_TASK) {
-		if (r.task_size < PMUCTX_TASK_VALUES_SIZE_VER0 ||
-		    r.task_size > PAGE_SIZE)
-			return -EINVAL;
-		if (r.nr_tasks > PMUCTX_READ_MAX_TASKS)
-			return -EINVAL;
-		if (r.nr_tasks && !r.tasks_ptr)
-			return -EFAULT;
-	}
+	*tvp = NULL;
 	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE)
 		return -EINVAL;
 
-	want = r.nr_tasks;
+	want = r->nr_tasks;
 	/* Keep the request header, zero every output field. */
-	r = (struct pmuctx_read){
-		.size = r.size, .flags = r.flags, .nr_tasks = r.nr_tasks,
-		.task_size = r.task_size, .tasks_ptr = r.tasks_ptr,
+	*r = (struct pmuctx_read){
+		.size = r->size, .flags = r->flags, .nr_tasks = r->nr_tasks,
+		.task_size = r->task_size, .tasks_ptr = r->tasks_ptr,
 	};
-	r.nr_events = s->nr_events;
+	r->nr_events = s->nr_events;
 	if (READ_ONCE(s->enabled))
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
 
-	c.r = &r;
-	if (r.flags & PMUCTX_READ_PER_TASK && want) {
+	c.r = r;
+	if (r->flags & PMUCTX_READ_PER_TASK && want) {
 		/* Size the buffer from a first count, capped by the caller. */
 		struct pmuctx_read scratch = {};
 		struct pmuctx_read_ctx cnt = {
@@ -778,50 +774,33 @@ static int pmuctx_session_read(struct pmuctx_session *s, void __user *uarg)
 			return -ENOMEM;
 	}
 	pmuctx_visit_entries(s, &c.v);
-	pmuctx_sum_cpus(s, &r);
+	pmuctx_sum_cpus(s, r);
 
-	r.time_enabled = s->time_enabled;
+	r->time_enabled = s->time_enabled;
 	if (READ_ONCE(s->enabled))
-		r.time_enabled += ktime_get_ns() - s->enabled_at;
-	r.tasks_seen = atomic64_read(&s->tasks_seen);
-	r.tasks_exited = atomic64_read(&s->tasks_exited);
-	r.priv_exec_stopped = atomic64_read(&s->priv_exec);
-	r.tasks_unlisted = atomic64_read(&s->unlisted);
+		r->time_enabled += ktime_get_ns() - s->enabled_at;
+	r->tasks_seen = atomic64_read(&s->tasks_seen);
+	r->tasks_exited = atomic64_read(&s->tasks_exited);
+	r->priv_exec_stopped = atomic64_read(&s->priv_exec);
+	r->tasks_unlisted = atomic64_read(&s->unlisted);
 
-	ret = 0;
-	if (r.flags & PMUCTX_READ_PER_TASK) {
+	if (r->flags & PMUCTX_READ_PER_TASK) {
 		/*
 		 * c.tv holds c.cap elements.  The second walk can count more
 		 * than the first + 64 (tasks came meanwhile, or a table resize
 		 * made the walk restart and visit entries twice): report that
 		 * like a too small buffer rather than copy past c.tv.
 		 */
+		r->nr_tasks = c.count;
 		if (c.count > want || c.count > c.cap) {
-			r.nr_tasks = c.count;
-			ret = -ENOSPC;
-		} else {
-			r.nr_tasks = c.count;
-			tsz = min_t(size_t, r.task_size, sizeof(*c.tv));
-			for (i = 0; i < c.count; i++) {
-				void __user *dst = u64_to_user_ptr(r.tasks_ptr) +
-						   (size_t)i * r.task_size;
-
-				if (copy_to_user(dst, &c.tv[i], tsz) ||
-				    (r.task_size > tsz &&
-				     clear_user(dst + tsz, r.task_size - tsz))) {
-					ret = -EFAULT;
-					goto out;
-				}
-			}
+			kvfree(c.tv);
+			return -ENOSPC;
 		}
+		*tvp = c.tv;
 	} else {
-		r.nr_tasks = 0;
+		r->nr_tasks = 0;
 	}
-	if (copy_to_user(uarg, &r, min_t(u32, usize, sizeof(r))))
-		ret = -EFAULT;
-out:
-	kvfree(c.tv);
-	return ret;
+	return 0;
 }
 
 static void pmuctx_reset_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
@@ -837,7 +816,8 @@ static void pmuctx_reset_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
 	}
 }
 
-static void pmuctx_session_reset(struct pmuctx_session *s)
+/* PMUCTX_IOC_RESET, process context, s->lock held. */
+void pmuctx_session_reset(struct pmuctx_session *s)
 {
 	struct pmuctx_visitor v = { .visit = pmuctx_reset_visit };
 	unsigned int i;
@@ -859,73 +839,27 @@ static void pmuctx_session_reset(struct pmuctx_session *s)
 	s->enabled_at = ktime_get_ns();
 }
 
-long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
-			  void __user *uarg, unsigned long arg)
+/* PMUCTX_IOC_ENABLE, process context, s->lock held.  Idempotent. */
+void pmuctx_session_enable(struct pmuctx_session *s)
 {
-	long ret;
+	if (s->enabled)
+		return;
+	s->enabled_at = ktime_get_ns();
+	WRITE_ONCE(s->enabled, true);
+	on_each_cpu(pmuctx_cpu_sync, s, 1);
+	pmuctx_sample_start(s);
+}
 
-	mutex_lock(&s->lock);
-	if (nr == _IOC_NR(PMUCTX_IOC_SESSION_CREATE)) {
-		ret = pmuctx_session_create(s, uarg);
-		goto out;
-	}
-	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE) {
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = 0;
-	switch (nr) {
-	case _IOC_NR(PMUCTX_IOC_ENABLE):
-		if (arg) {
-			ret = -EINVAL;
-			break;
-		}
-		if (s->enabled)
-			break;
-		s->enabled_at = ktime_get_ns();
-		WRITE_ONCE(s->enabled, true);
-		on_each_cpu(pmuctx_cpu_sync, s, 1);
-		pmuctx_sample_start(s);
-		break;
-	case _IOC_NR(PMUCTX_IOC_DISABLE):
-		if (arg) {
-			ret = -EINVAL;
-			break;
-		}
-		if (!s->enabled)
-			break;
-		WRITE_ONCE(s->enabled, false);
-		pmuctx_sample_stop(s);
-		/* Close the slices of running targets. */
-		on_each_cpu(pmuctx_cpu_sync, s, 1);
-		s->time_enabled += ktime_get_ns() - s->enabled_at;
-		break;
-	case _IOC_NR(PMUCTX_IOC_RESET):
-		if (arg) {
-			ret = -EINVAL;
-			break;
-		}
-		pmuctx_session_reset(s);
-		break;
-	case _IOC_NR(PMUCTX_IOC_READ):
-		ret = pmuctx_session_read(s, uarg);
-		break;
-	case _IOC_NR(PMUCTX_IOC_SNAPSHOT):
-		ret = arg ? -EINVAL : pmuctx_ring_snapshot(s);
-		break;
-	case _IOC_NR(PMUCTX_IOC_RESUME):
-		ret = arg ? -EINVAL : pmuctx_ring_resume(s);
-		break;
-	case _IOC_NR(PMUCTX_IOC_RING_CONSUME):
-		ret = pmuctx_ring_consume(s, uarg);
-		break;
-	default:
-		ret = -ENOTTY;
-		break;
-	}
-out:
-	mutex_unlock(&s->lock);
-	return ret;
+/* PMUCTX_IOC_DISABLE, process context, s->lock held.  Idempotent. */
+void pmuctx_session_disable(struct pmuctx_session *s)
+{
+	if (!s->enabled)
+		return;
+	WRITE_ONCE(s->enabled, false);
+	pmuctx_sample_stop(s);
+	/* Close the slices of running targets. */
+	on_each_cpu(pmuctx_cpu_sync, s, 1);
+	s->time_enabled += ktime_get_ns() - s->enabled_at;
 }
 
 /* ---- teardown ----------------------------------------------------------- */
