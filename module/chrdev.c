@@ -6,6 +6,8 @@
  * file->private_data); it becomes one with PMUCTX_IOC_SESSION_CREATE.
  * .owner keeps the module pinned while any file is open, so rmmod is
  * refused, never racing with a live session.
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,7 +19,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "pmuctx.h"
+#include "chrdev.h"
+#include "ioctl.h"
+#include "ring.h"
+#include "session.h"
 
 static int pmuctx_open(struct inode *inode, struct file *file)
 {

@@ -7,6 +7,8 @@
  * per CPU and session (perf_event_create_kernel_counter(), task == NULL),
  * read at each context switch and attributed to the outgoing task as a
  * delta since it came in (the bperf approach: no per-task perf_event).
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,7 +19,11 @@
 #include <linux/perf_event.h>
 #include <linux/smp.h>
 
-#include "pmuctx.h"
+#include "counters.h"
+#include "hooks.h"
+#include "main.h"
+#include "sample.h"
+#include "session.h"
 
 struct pmuctx_event_def {
 	u32 type;	/* perf type, or ~0 for module-native */

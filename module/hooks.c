@@ -35,22 +35,35 @@
  *			to the session's join worker.  Hooked only while a
  *			cgroup session exists.
  *  pmuctx_cpu_sync/forget  IPI (hardirq) on each CPU.
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/binfmts.h>
 #include <linux/cgroup.h>
 #include <linux/rculist.h>
+#include <linux/rhashtable.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
 #include <linux/tracepoint.h>
 
 #include "compat.h"
-#include "pmuctx.h"
+#include "counters.h"
+#include "hooks.h"
+#include "main.h"
+#include "maps.h"
+#include "ring.h"
+#include "sample.h"
+#include "session.h"
+#include "store.h"
 
 /* Sessions that adopt tasks lazily at switch-in (system-wide, cgroup). */
 LIST_HEAD(pmuctx_adopters);
+
+/* Entries of the current task cached per CPU (all sessions). */
+#define PMUCTX_CUR_MAX		8
 
 struct pmuctx_cpu_cache {
 	struct task_struct	*task;

@@ -24,7 +24,7 @@
  *
  * Context: process, may fault.  Every command but INFO runs under the
  * session's sess->lock (SESSION_CREATE included), taken here; the locks
- * are mapped at the top of pmuctx.h.
+ * are mapped at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,7 +35,12 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "pmuctx.h"
+#include "counters.h"
+#include "ioctl.h"
+#include "main.h"
+#include "ring.h"
+#include "session.h"
+#include "store.h"
 
 struct pmuctx_cmd {
 	unsigned int	dir;	/* _IOC_NONE, _IOC_WRITE, _IOC_READ|_IOC_WRITE */

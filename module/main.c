@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmuctx: module init/exit, parameters and global statistics.
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -8,8 +10,14 @@
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 
-#include "pmuctx.h"
+#include "chrdev.h"
+#include "counters.h"
+#include "main.h"
+#include "perm.h"
 #include "ringbench.h"
+#include "sample.h"
+#include "session.h"
+#include "store.h"
 
 unsigned int pmuctx_max_tasks = 65536;
 module_param_named(max_tasks, pmuctx_max_tasks, uint, 0644);
@@ -98,7 +106,7 @@ MODULE_PARM_DESC(selftest_revive_delay_ms,
 		 "Test hook: the counters of a CPU that came back online are replaced this long (at most 5000 ms) later, to widen the window where they do not count (0: off)");
 
 struct pmuctx_stats pmuctx_stats;
-/* Session list, probe registration, store lifetime: see pmuctx.h. */
+/* Session list, probe registration, store lifetime: see session.h. */
 DEFINE_MUTEX(pmuctx_mutex);
 
 static int __init pmuctx_init(void)

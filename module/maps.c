@@ -29,6 +29,8 @@
  *
  * Lifetimes: as the deferred-callchain work (sample.c): a queued work holds
  * a reference on its entry and on the module.
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,7 +44,10 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 
-#include "pmuctx.h"
+#include "maps.h"
+#include "ring.h"
+#include "session.h"
+#include "store.h"
 
 #define PMUCTX_MAPS_FREE		8
 #define PMUCTX_MAPS_INTERVAL_NS		(100 * NSEC_PER_MSEC)

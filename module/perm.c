@@ -21,11 +21,11 @@
  * not apply to pmuctx.
  *
  * Per-user limits: an unprivileged user's sessions, store entries and
- * ring pages are counted in one struct pmuctx_user (whose comment says who
- * a user is); the session cap is charged here, at SESSION_CREATE.
+ * ring pages are counted in one struct pmuctx_user (perm.h says who a
+ * user is); the session cap is charged here, at SESSION_CREATE.
  *
  * Locks and contexts: pmuctx_users_lock, below; every lock of the module
- * is in the map at the top of pmuctx.h.
+ * is in the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,7 +43,9 @@
 #include <linux/string.h>
 #include <linux/user_namespace.h>
 
-#include "pmuctx.h"
+#include "main.h"
+#include "perm.h"
+#include "session.h"
 
 /* ---- sysctls ------------------------------------------------------------- */
 

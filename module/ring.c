@@ -30,6 +30,8 @@
  * with synchronize_rcu() for writers in flight (they run with preemption
  * off).  The trigger runs in sched_switch: it only sets the flag and
  * queues an irq_work that wakes the reader.
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,8 +46,12 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "pmuctx.h"
+#include "main.h"
+#include "perm.h"
+#include "ring.h"
 #include "ringbench.h"
+#include "session.h"
+#include "store.h"
 
 #define PMUCTX_REC_MAX_SIZE	(U16_MAX & ~7U)
 

@@ -62,8 +62,10 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "pmuctx.h"
+#include "main.h"
+#include "ring.h"
 #include "ringbench.h"
+#include "session.h"
 
 #define RB_BATCH	1000
 #define RB_MAX_COUNT	10000000

@@ -47,6 +47,8 @@
  * be cancelled from a module (task_work_cancel is not exported) and the
  * work function is module code.  The module reference is dropped last;
  * see pmuctx_defer_fn().
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,7 +64,14 @@
 #include <linux/uaccess.h>
 #include <asm/irq_regs.h>
 
-#include "pmuctx.h"
+#include "counters.h"
+#include "hooks.h"
+#include "main.h"
+#include "maps.h"
+#include "ring.h"
+#include "sample.h"
+#include "session.h"
+#include "store.h"
 
 unsigned int pmuctx_max_sample_freq = 10000;
 

@@ -9,6 +9,8 @@
  * them in and out, nothing here touches user memory.  Permissions (the
  * rules, the sysctls they read, the ptrace check) and the per-user limits
  * are in perm.c.
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,7 +26,14 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
-#include "pmuctx.h"
+#include "counters.h"
+#include "hooks.h"
+#include "main.h"
+#include "perm.h"
+#include "ring.h"
+#include "sample.h"
+#include "session.h"
+#include "store.h"
 
 #define PMUCTX_MAX_EXITED	BIT(20)
 

@@ -22,6 +22,8 @@
  * only looks entries up; every entry is hashed before its task can need
  * it (at create, in the fork probe before the child first runs, in the
  * cgroup-attach probe).
+ *
+ * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,13 +32,20 @@
 #include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
+#include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/task_work.h>
 
-#include "pmuctx.h"
+#include "hooks.h"
+#include "main.h"
+#include "maps.h"
+#include "perm.h"
+#include "sample.h"
+#include "session.h"
+#include "store.h"
 
 struct rhltable pmuctx_store;
 

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuctx: the scheduler tracepoint hooks and per-CPU slice accounting
+ * (hooks.c).
+ */
+#ifndef _PMUCTX_HOOKS_H
+#define _PMUCTX_HOOKS_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct pmuctx_entry;
+struct pmuctx_session;
+struct task_struct;
+
+int pmuctx_hooks_register(void);
+void pmuctx_hooks_unregister(void);
+void pmuctx_cpu_sync(void *info);
+void pmuctx_cpu_forget(void *info);
+void pmuctx_cpu_forget_entry(void *info);
+void pmuctx_cpu_swap_counters(void *info);
+void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu);
+struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
+struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
+				       struct task_struct *t);
+struct pmuctx_entry *pmuctx_sess_entry(struct pmuctx_session *s,
+				       struct task_struct *t);
+void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
+		  struct task_struct *parent);
+int pmuctx_hooks_cgroup_get(void);
+void pmuctx_hooks_cgroup_put(void);
+extern struct list_head pmuctx_adopters;
+bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t);
+
+#endif /* _PMUCTX_HOOKS_H */

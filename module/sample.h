@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuctx: sampling (sample.c): the sampling hrtimer or counters, the
+ * deferred user callchain of an entry.
+ */
+#ifndef _PMUCTX_SAMPLE_H
+#define _PMUCTX_SAMPLE_H
+
+#include <linux/types.h>
+#include <uapi/linux/pmuctx.h>
+
+#include "store.h"
+
+struct perf_event;
+struct perf_sample_data;
+struct pt_regs;
+
+/*
+ * Deferred user callchain of an entry (sample.c), only in entries of
+ * sampling sessions.  Written in the sampling interrupt and by the task
+ * itself (task_work, exec probe).
+ */
+struct pmuctx_defer {
+	struct callback_head	work;
+	struct pmuctx_entry	*e;		/* set when work is queued */
+	u64			cookie;
+	bool			pending;
+	bool			stale;		/* exec since the sample */
+};
+
+/* The entry's deferred-callchain state, or NULL outside sampling sessions. */
+static inline struct pmuctx_defer *pmuctx_defer(struct pmuctx_entry *e)
+{
+	u32 off = e->sess->defer_offset;
+
+	return off ? (struct pmuctx_defer *)((u8 *)e + off) : NULL;
+}
+
+extern unsigned int pmuctx_max_sample_freq;
+int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a);
+int pmuctx_sample_init(struct pmuctx_session *s,
+		       const struct pmuctx_session_attr *a, bool show_kaddr);
+void pmuctx_sample_start(struct pmuctx_session *s);
+void pmuctx_sample_stop(struct pmuctx_session *s);
+void pmuctx_sample_overflow(struct perf_event *ev,
+			    struct perf_sample_data *data,
+			    struct pt_regs *regs);
+void pmuctx_sample_destroy(struct pmuctx_session *s);
+
+#endif /* _PMUCTX_SAMPLE_H */

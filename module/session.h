@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuctx: a session (session.c) and its per-CPU data, and the map of the
+ * contexts and locks of the whole module (the other files point here).
+ *
+ * Contexts and locks (outermost first; nothing nests the other way):
+ *
+ *  sess->lock (mutex, process context): serializes the ioctls of one
+ *	session, SESSION_CREATE included.
+ *  target->signal->exec_update_lock (rw_semaphore, read, process context):
+ *	SESSION_CREATE of a pid target holds it from the permission check of
+ *	every thread to the hashing of their entries (session.c,
+ *	pmuctx_check_targets()), around pmuctx_mutex: never take it under
+ *	pmuctx_mutex.
+ *  pmuctx_mutex (mutex, process context): the adopters and counting
+ *	session lists, probe (un)registration (tracepoint, cpu-hotplug and
+ *	jump-label locks inside), store creation and destruction, the
+ *	CPU-online work that replaces counters (perf's locks inside), and
+ *	ENABLE/DISABLE of sampling counters (under sess->lock).  Never
+ *	taken in a hotplug callback: they hold the hotplug lock for write,
+ *	which is taken for read inside this mutex.
+ *  pmuctx_users_lock (spinlock, irqsave): unprivileged users' session
+ *	counts and references; taken in SESSION_CREATE, release and the
+ *	RCU callback that frees the last reference of a session.
+ *  (sess->exited takes no lock: an llist, see struct pmuctx_session.)
+ *  sess->entries_lock (raw spinlock): the session's list of hashed
+ *	entries (sess->entries: added under it, removed with list_del_rcu()
+ *	under it, walked under RCU), and the decision to hash an entry for a
+ *	task of an adopting session: the create walk, the fork probe and the
+ *	join worker may see one task at once, and whoever holds the lock
+ *	checks the task still belongs to the session and has no entry there
+ *	before hashing one.  Taken with IRQs on where it inserts (process
+ *	context, the fork probe: see the bucket locks) and with IRQs off in
+ *	the cgroup-attach probe, which only parks and unparks; never in
+ *	sched_switch or any interrupt.  Only the rhashtable bucket locks nest
+ *	inside.
+ *  rhashtable bucket locks: internal to the rhashtable.  In 6.1 they end
+ *	with local_bh_enable(), which must not run with IRQs off, so the
+ *	table is never *modified* with IRQs off: sched_switch only reads it
+ *	(RCU), and the cgroup-attach probe (IRQs off) hands joining tasks to
+ *	a worker.  Inserts happen at create (pid targets; every thread of a
+ *	system-wide or cgroup session), in the fork probe and in the join
+ *	worker; removals in the exit and exec probes and at teardown.
+ *	Whoever removes an entry from the table (rhltable_remove() returns 0
+ *	once) owns its retirement.
+ *
+ * The sched_switch probe runs with the rq lock held and IRQs off: it takes
+ * no sleeping lock, allocates nothing (entries come from a per-CPU pool that
+ * an irq_work refills), never wakes anything up (irq_work only), never
+ * prints, and never touches user memory.
+ *
+ * PREEMPT_RT: tracepoint probes still run with preemption off, where a
+ * spinlock_t and any allocation may sleep.  So no probe takes a spinlock_t
+ * or a mutex (only raw spinlocks and the rhashtable's bit locks), and the
+ * fork and cgroup-attach probes take their entries from the pool instead
+ * of the allocator.  An irq_work without IRQ_WORK_HARD_IRQ runs in the
+ * per-CPU irq_work thread: the pool refill (it allocates, so it must stay
+ * a thread there) therefore fills with IRQs on and stores each entry with
+ * IRQs off; the sampling stage is a hard irq_work (it must run in the
+ * sampled task's context); the ring wakeup stays a thread (wake_up()
+ * takes a spinlock_t).  An rhashtable insert allocates a bucket table
+ * itself (GFP_ATOMIC) when it finds the table above 100 %: on RT the
+ * store is created with room for max_tasks entries and an insert under a
+ * raw lock or in a probe is refused (a dropped task) rather than let it
+ * allocate (pmuctx_store_room(), docs/DESIGN.md "PREEMPT_RT").
+ *
+ * The sampling counters' overflow handler (sample.c) may run in NMI
+ * context: it takes no lock at all (an atomic busy flag guards the
+ * per-CPU stage), reads the store under RCU, walks user memory only with
+ * copy_from_user_nmi(), and leaves the ring and task_work_add() to the
+ * stage's irq_work (hardirq, same CPU).
+ */
+#ifndef _PMUCTX_SESSION_H
+#define _PMUCTX_SESSION_H
+
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/pmuctx.h>
+
+#include "ring.h"
+
+#define PMUCTX_POOL_MAX		64
+
+struct cgroup;
+struct mem_cgroup;
+struct page;
+struct perf_event;
+struct pid_namespace;
+struct pmuctx_entry;
+struct pmuctx_sample_stage;
+struct pmuctx_user;
+struct task_struct;
+struct user_struct;
+
+/* Per-CPU state of a session. */
+struct pmuctx_sess_cpu {
+	struct pmuctx_ring	ring;
+	struct perf_event	*ev[PMUCTX_MAX_EVENTS];
+	u64			folded[PMUCTX_MAX_EVENTS]; /* exited tasks */
+	unsigned int		pool_nr;
+	struct pmuctx_entry	*pool[PMUCTX_POOL_MAX];
+	struct irq_work		refill;
+	struct pmuctx_session	*sess;
+	int			cpu;		/* whose this is */
+	u64			dropped;
+	struct hrtimer		timer;		/* sampling */
+	u64			last_tick;	/* local_clock() of the last tick */
+	u64			cur_period;	/* throttled period, ns */
+	u64			avg_took;	/* interrupt cost, ns (EWMA) */
+	/* sampling on counter overflow (sample_event != 0) */
+	struct perf_event	*sample_ev;
+	struct pmuctx_sample_stage *stage;
+	/*
+	 * READ's running time (pmuctx_entry_stop()), written by this CPU
+	 * with IRQs off: ns of the slices that ended here, and per event the
+	 * part of them whose counter was not active at the slice's end.
+	 */
+	u64			slice_ns;
+	u64			lost_ns[PMUCTX_MAX_EVENTS];
+};
+
+enum pmuctx_sess_state {
+	PMUCTX_SS_NEW = 0,	/* fd open, no SESSION_CREATE yet */
+	PMUCTX_SS_LIVE,
+	PMUCTX_SS_DEAD,		/* being torn down: probes ignore it */
+};
+
+struct pmuctx_session {
+	/*
+	 * The fd holds one reference, every entry one: the struct outlives
+	 * close() while a deferred unwind still holds an entry.
+	 */
+	refcount_t		ref;
+	struct mutex		lock;		/* serializes this session's ioctls */
+	struct mem_cgroup	*memcg;		/* creator's: pays for entries */
+	int			state;		/* enum pmuctx_sess_state */
+	bool			enabled;
+	bool			owner_perfmon;	/* creator had CAP_PERFMON */
+	bool			exclude_kernel;
+	u32			flags;		/* PMUCTX_SESSION_* */
+	u32			target;
+	u32			backend;
+	u32			data_size;
+	u32			nr_events;
+	u32			events[PMUCTX_MAX_EVENTS];
+	u32			entry_size;	/* pmuctx_entry_size() */
+	u32			defer_offset;	/* 0: no struct pmuctx_defer */
+	u32			maps_offset;	/* 0: no struct pmuctx_maps */
+	u32			max_exited;
+	struct pid_namespace	*pid_ns;
+	struct cgroup		*cgrp;
+	struct pmuctx_user	*user;		/* unprivileged owner's share */
+	bool			user_charged;	/* counted in user->sessions */
+	struct pmuctx_sess_cpu __percpu *cpu;
+
+	u64			enabled_at;
+	u64			time_enabled;
+	atomic64_t		tasks_seen;
+	atomic64_t		tasks_exited;
+	atomic64_t		priv_exec;
+	atomic64_t		unlisted;
+
+	/*
+	 * Exited tasks kept for per-task reads (KEEP_EXITED): pushed by
+	 * retire (probes) with llist_add(), which takes no
+	 * lock, so the exit probe complies with PREEMPT_RT; walked by the
+	 * session's ioctls (never removed while they run) and emptied by
+	 * teardown with llist_del_all().  Newest first.
+	 */
+	struct llist_head	exited;
+	atomic_t		nr_exited;	/* at most max_exited */
+
+	raw_spinlock_t		entries_lock;	/* entries; see the top */
+	struct list_head	entries;	/* hashed entries (RCU) */
+	/*
+	 * Entries of tasks that joined the cgroup, made by the attach probe
+	 * (IRQs off: no insert there) and hashed by join_work.  Linked by
+	 * exit_node (never on the exited list at the same time).
+	 */
+	struct llist_head	joining;
+	struct work_struct	join_work;
+
+	struct list_head	node;		/* pmuctx_counting */
+	struct list_head	adopt_node;	/* pmuctx_adopters (RCU) */
+
+	/* ring buffers (ring.c); ring_area NULL: none */
+	void			*ring_area;	/* vmap() of ring_page[] */
+	struct page		**ring_page;	/* memcg-charged pages */
+	struct user_struct	*ring_user;	/* charged for locked_vm */
+	u64			ring_size;	/* data bytes per CPU */
+	u64			trigger_threshold;
+	u32			ring_pages;
+	u32			ring_mode;
+	u32			ring_records;	/* PMUCTX_REC_MASK_* */
+	u32			wakeup_bytes;
+	u32			trigger_idx;	/* 1 + event index; 0: none */
+	bool			ring_frozen;
+	bool			ring_triggered;
+	atomic_t		ring_mapped;	/* VMAs mapping the buffers */
+	wait_queue_head_t	ring_wq;	/* read(2), poll() */
+	struct irq_work		ring_wake;	/* wakes ring_wq from probes */
+
+	/* sampling (sample.c); sample_freq 0: none */
+	u64			sample_period_ns;
+	u32			sample_freq;
+	u32			sample_flags;
+	u32			sample_max_stack;
+	u32			sample_event;	/* 0: hrtimer; else PMUCTX_EV_* */
+	bool			show_kaddr;	/* kallsyms_show_value() rules */
+};
+
+static inline bool pmuctx_rec_on(const struct pmuctx_session *s, u32 mask)
+{
+	return s->ring_area && (s->ring_records & mask);
+}
+
+static inline bool pmuctx_sess_live(const struct pmuctx_session *s)
+{
+	return READ_ONCE(s->state) == PMUCTX_SS_LIVE;
+}
+
+/*
+ * System-wide and cgroup sessions adopt tasks: every thread at create, then
+ * forked children and (cgroup) threads moved into the cgroup.
+ */
+static inline bool pmuctx_sess_adopts(const struct pmuctx_session *s)
+{
+	return s->target == PMUCTX_TARGET_SYSTEM ||
+	       s->target == PMUCTX_TARGET_CGROUP;
+}
+
+struct pmuctx_session *pmuctx_session_alloc(void);
+void pmuctx_session_put(struct pmuctx_session *s);
+void pmuctx_session_release(struct pmuctx_session *s);
+int pmuctx_session_create(struct pmuctx_session *s,
+			  const struct pmuctx_session_attr *a);
+void pmuctx_session_enable(struct pmuctx_session *s);
+void pmuctx_session_disable(struct pmuctx_session *s);
+void pmuctx_session_reset(struct pmuctx_session *s);
+int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
+			struct pmuctx_task_values **tvp);
+void pmuctx_join_work_fn(struct work_struct *work);
+
+#endif /* _PMUCTX_SESSION_H */

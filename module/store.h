@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuctx: the per-task store (store.c): entries, their pools, publishing
+ * and retiring.  Contexts and locks: the map at the top of session.h.
+ */
+#ifndef _PMUCTX_STORE_H
+#define _PMUCTX_STORE_H
+
+#include <linux/gfp.h>
+#include <linux/rhashtable-types.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/task_work.h>
+#include <linux/types.h>
+
+#include "session.h"
+
+/* pmuctx_entry.flags */
+#define PMUCTX_EF_INHERITED	BIT(0)	/* created by fork of a target */
+#define PMUCTX_EF_PRIV_EXEC	BIT(1)	/* stopped at privilege-raising exec */
+#define PMUCTX_EF_EXITED	BIT(2)	/* task exited; on the exited list */
+#define PMUCTX_EF_SAVE_VALID	BIT(3)	/* save area written at switch-out */
+#define PMUCTX_EF_TASK_PUT	BIT(4)	/* task reference already dropped */
+#define PMUCTX_EF_FOLDED	BIT(5)	/* totals folded into the session */
+#define PMUCTX_EF_USER		BIT(6)	/* counted in sess->user->entries */
+
+/**
+ * struct pmuctx_entry - one task's data for one session
+ *
+ * Keyed by task pointer in the store (an rhltable: one key, one entry per
+ * session).  The hot fields (@in, @in_ns, snapshots, totals, save area) are
+ * written only by whoever runs the task or switches it: the sched_switch
+ * probe on the task's CPU, an IPI on that CPU, or the task itself in the
+ * fork/exec/exit probes.  Readers (ioctls) use READ_ONCE and tolerate a
+ * torn view across fields.
+ *
+ * The variable tail holds, for n = session events: u64 snap[n],
+ * u64 total[n], atomic64_t children[n], then the PMU save area.
+ */
+struct pmuctx_entry {
+	struct rhlist_head	node;
+	struct task_struct	*task;		/* key; reference held */
+	struct pmuctx_session	*sess;
+	struct pmuctx_entry	*parent;	/* inherited from; ref held */
+	refcount_t		ref;
+	u16			size;		/* bytes allocated (< 8 KiB) */
+	u16			flags;		/* PMUCTX_EF_* */
+	bool			in;		/* slice open, snapshots valid */
+	bool			dead;		/* retired: never cache again */
+	bool			listed;		/* on sess->entries */
+	bool			parked;		/* left the session's cgroup */
+	s16			last_cpu;	/* -1: not run while tracked */
+	s16			save_cpu;	/* CPU that wrote the save area */
+	pid_t			pid, tid, ppid;
+	u32			save_seq;	/* selftest backend */
+	u64			in_ns;
+	char			comm[TASK_COMM_LEN];
+	/*
+	 * On sess->entries while hashed (RCU readers may still follow
+	 * sess_node after it is unlisted, so it shares nothing).  An entry
+	 * leaves the exited list before its last reference is dropped.
+	 */
+	struct list_head	sess_node;
+	union {
+		struct llist_node exit_node;	/* session's exited list */
+		struct rcu_head	rcu;		/* pmuctx_entry_put() */
+	};
+	/*
+	 * snapshot[nr_events], total[nr_events], children[nr_events], the
+	 * save area (data_size bytes), and in sampling sessions a struct
+	 * pmuctx_defer at s->defer_offset.  The header is 128 bytes on
+	 * x86-64: with 4 events an entry is 224 bytes (pmuctx_entry_alloc()).
+	 */
+	u64			data[];
+};
+
+static inline u64 *pmuctx_snap(struct pmuctx_entry *e)
+{
+	return e->data;
+}
+
+static inline u64 *pmuctx_total(struct pmuctx_entry *e)
+{
+	return e->data + e->sess->nr_events;
+}
+
+static inline atomic64_t *pmuctx_children(struct pmuctx_entry *e)
+{
+	return (atomic64_t *)(e->data + 2 * e->sess->nr_events);
+}
+
+static inline u64 *pmuctx_save(struct pmuctx_entry *e)
+{
+	return e->data + 3 * e->sess->nr_events;
+}
+
+extern struct rhltable pmuctx_store;
+extern const struct rhashtable_params pmuctx_store_params;
+int pmuctx_store_get(void);
+void pmuctx_store_put(void);
+void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps);
+int pmuctx_entry_caches_init(void);
+void pmuctx_entry_caches_destroy(void);
+struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
+struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s);
+void pmuctx_pool_push(struct pmuctx_session *s, struct pmuctx_entry *e);
+int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp);
+void pmuctx_pool_drain(struct pmuctx_session *s);
+void pmuctx_pool_refill_fn(struct irq_work *work);
+bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
+		       struct task_struct *t, struct pmuctx_entry *parent);
+void pmuctx_entry_free_unused(struct pmuctx_entry *e);
+void pmuctx_entry_put(struct pmuctx_entry *e);
+void pmuctx_task_work_done(void);
+bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
+			    task_work_func_t fn, bool *pending);
+void pmuctx_entry_unparent(struct pmuctx_entry *e);
+void pmuctx_entry_retire(struct pmuctx_entry *e);
+int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);
+bool pmuctx_entry_unpublish(struct pmuctx_entry *e);
+
+#endif /* _PMUCTX_STORE_H */
