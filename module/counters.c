@@ -199,7 +199,7 @@ int pmuctx_counters_create(struct pmuctx_session *s)
 	 * perf checks CPU-wide events against the creating task
 	 * (perf_allow_cpu() in find_get_context()), kernel counters too.
 	 * These counters are internal: a session only ever sees the deltas
-	 * of tasks it was allowed to monitor (session.c), and kernel mode is
+	 * of tasks it was allowed to monitor (perm.c), and kernel mode is
 	 * excluded for callers perf would restrict.  So they are created
 	 * with kernel credentials, after the session's own checks.
 	 */

@@ -125,7 +125,7 @@ static int pmuctx_ring_charge(struct pmuctx_session *s,
 	if (locked > limit && !capable(CAP_IPC_LOCK))
 		goto err_user;
 	/*
-	 * An unprivileged session's user (session.c) spans the sub-uids an
+	 * An unprivileged session's user (perm.c) spans the sub-uids an
 	 * administrator mapped for one uid: each has its own user_struct,
 	 * so the limit holds only if also checked for all of them together.
 	 */
