@@ -59,7 +59,7 @@
 #include "session.h"
 #include "store.h"
 
-/* Sessions that adopt tasks lazily at switch-in (system-wide, cgroup). */
+/* Sessions that adopt new tasks in the fork probe (system-wide, cgroup). */
 LIST_HEAD(pmuctx_adopters);
 
 /* Entries of the current task cached per CPU (all sessions). */

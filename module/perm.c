@@ -49,7 +49,6 @@
 
 /* ---- sysctls ------------------------------------------------------------- */
 
-/* An integer sysctl the kernel does not export to modules, or @def. */
 /*
  * A private procfs instance, mounted at module load.  Sysctls are read
  * through it, never through the caller's view of the file system: a user

@@ -6,7 +6,7 @@
  * Contexts and locks (outermost first; nothing nests the other way):
  *
  *  sess->lock (mutex, process context): serializes the ioctls of one
- *	session, SESSION_CREATE included.
+ *	session, SESSION_CREATE included, and its ring's read(2).
  *  target->signal->exec_update_lock (rw_semaphore, read, process context):
  *	SESSION_CREATE of a pid target holds it from the permission check of
  *	every thread to the hashing of their entries (session.c,
@@ -140,7 +140,7 @@ struct pmuctx_session {
 	 * close() while a deferred unwind still holds an entry.
 	 */
 	refcount_t		ref;
-	struct mutex		lock;		/* serializes this session's ioctls */
+	struct mutex		lock;		/* its ioctls and read(2) */
 	struct mem_cgroup	*memcg;		/* creator's: pays for entries */
 	int			state;		/* enum pmuctx_sess_state */
 	bool			enabled;
