@@ -221,6 +221,19 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
 	WRITE_ONCE(e->in, true);
 }
 
+/*
+ * A new slice at switch-in: nothing folded yet.  (A slice that ended at
+ * a fold without a restart, a DISABLE, left its part in the accumulators;
+ * it never reaches a SWITCH record.)
+ */
+static void pmuctx_slice_begin(struct pmuctx_entry *e)
+{
+	u64 *acc = pmuctx_slice_acc(e);
+
+	if (acc)
+		memset(acc, 0, sizeof(*acc) * e->sess->nr_events);
+}
+
 /* How a slice ends (pmuctx_entry_stop). */
 enum pmuctx_stop {
 	PMUCTX_STOP_FOLD,	/* IPI fold or privilege-raising exec */
@@ -240,7 +253,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 {
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_sess_cpu *sc;
-	u64 *snap, *tot, slice;
+	u64 *snap, *tot, *acc, slice;
 	unsigned int i;
 
 	if (!e->in)
@@ -251,6 +264,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 	sc = per_cpu_ptr(s->cpu, cpu);
 	snap = pmuctx_snap(e);
 	tot = pmuctx_total(e);
+	acc = pmuctx_slice_acc(e);
 	slice = now - e->in_ns;
 	WRITE_ONCE(sc->slice_ns, sc->slice_ns + slice);
 	for (i = 0; i < s->nr_events; i++) {
@@ -281,6 +295,18 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 			break;
 		}
 		WRITE_ONCE(tot[i], tot[i] + d);
+		/*
+		 * A fold keeps the slice going: its part waits in acc for
+		 * the SWITCH record and the trigger (sampling issue item 5).
+		 */
+		if (acc && how == PMUCTX_STOP_FOLD) {
+			acc[i] += d;
+			continue;
+		}
+		if (acc) {
+			d += acc[i];
+			acc[i] = 0;
+		}
 		if (delta)
 			delta[i] = d;
 	}
@@ -490,6 +516,7 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 		 */
 		if (READ_ONCE(e->dead) || !pmuctx_sess_live(e->sess))
 			continue;
+		pmuctx_slice_begin(e);
 		pmuctx_entry_start(e, now, cpu);
 		pmuctx_cache_add(cc, e);
 	}

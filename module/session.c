@@ -502,7 +502,10 @@ int pmuctx_session_create(struct pmuctx_session *s,
 					READ_ONCE(pmuctx_max_exited_default);
 	pmuctx_entry_size(s, a->sample_freq != 0,
 			  (a->sample_flags & PMUCTX_SAMPLE_USER_STACK) &&
-			  (a->ring_records & PMUCTX_REC_MASK_MMAP));
+			  (a->ring_records & PMUCTX_REC_MASK_MMAP),
+			  a->ring_pages && ((a->ring_records &
+					     PMUCTX_REC_MASK_SWITCH) ||
+					    a->trigger_event));
 
 	if (a->target == PMUCTX_TARGET_CGROUP) {
 		s->cgrp = cgroup_get_from_fd(a->cgroup_fd);

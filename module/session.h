@@ -155,6 +155,7 @@ struct pmuctx_session {
 	u32			entry_size;	/* pmuctx_entry_size() */
 	u32			defer_offset;	/* 0: no struct pmuctx_defer */
 	u32			maps_offset;	/* 0: no struct pmuctx_maps */
+	u32			slice_offset;	/* 0: no slice accumulators */
 	u32			max_exited;
 	struct pid_namespace	*pid_ns;
 	struct cgroup		*cgrp;

@@ -175,16 +175,18 @@ void pmuctx_entry_caches_destroy(void)
 /*
  * Session creation: lay out @s's entries (the counts, the save area, the
  * deferred-callchain state if @sampling, the MMAP-record state if @maps
- * too) and pick their size: the next cache size, or the exact size for
+ * too, the slice accumulators if @slices) and pick their size: the next cache size, or the exact size for
  * kmalloc.
  */
-void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps)
+void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
+		       bool slices)
 {
 	size_t size = sizeof(struct pmuctx_entry) +
 		      3 * sizeof(u64) * s->nr_events + s->data_size;
 
 	s->defer_offset = 0;
 	s->maps_offset = 0;
+	s->slice_offset = 0;
 	if (sampling) {
 		size = ALIGN(size, __alignof__(struct pmuctx_defer));
 		s->defer_offset = size;
@@ -194,6 +196,11 @@ void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps)
 		size = ALIGN(size, __alignof__(struct pmuctx_maps));
 		s->maps_offset = size;
 		size += sizeof(struct pmuctx_maps);
+	}
+	if (slices) {
+		size = ALIGN(size, sizeof(u64));
+		s->slice_offset = size;
+		size += sizeof(u64) * s->nr_events;
 	}
 	if (size <= PMUCTX_CACHE_MAX)
 		size = ALIGN(size, PMUCTX_CACHE_STEP);

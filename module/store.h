@@ -67,9 +67,12 @@ struct pmuctx_entry {
 	};
 	/*
 	 * snapshot[nr_events], total[nr_events], children[nr_events], the
-	 * save area (data_size bytes), and in sampling sessions a struct
-	 * pmuctx_defer at s->defer_offset.  The header is 128 bytes on
-	 * x86-64: with 4 events an entry is 224 bytes (pmuctx_entry_alloc()).
+	 * save area (data_size bytes), in sampling sessions a struct
+	 * pmuctx_defer at s->defer_offset (and a struct pmuctx_maps at
+	 * s->maps_offset), and in sessions with SWITCH records or a trigger
+	 * u64 slice accumulators[nr_events] at s->slice_offset.  The header
+	 * is 128 bytes on x86-64: with 4 events an entry is 224 bytes
+	 * (pmuctx_entry_alloc()).
 	 */
 	u64			data[];
 };
@@ -94,11 +97,25 @@ static inline u64 *pmuctx_save(struct pmuctx_entry *e)
 	return e->data + 3 * e->sess->nr_events;
 }
 
+/*
+ * What folds (READ, ENABLE/DISABLE, a counter swap) took out of the
+ * current slice, per event, so that its SWITCH record and the trigger see
+ * the whole slice, switch-in to switch-out.  NULL in sessions without
+ * SWITCH records or a trigger.  Written on the task's CPU, IRQs off.
+ */
+static inline u64 *pmuctx_slice_acc(struct pmuctx_entry *e)
+{
+	u32 off = e->sess->slice_offset;
+
+	return off ? (u64 *)((u8 *)e + off) : NULL;
+}
+
 extern struct rhltable pmuctx_store;
 extern const struct rhashtable_params pmuctx_store_params;
 int pmuctx_store_get(void);
 void pmuctx_store_put(void);
-void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps);
+void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
+		       bool slices);
 int pmuctx_entry_caches_init(void);
 void pmuctx_entry_caches_destroy(void);
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
