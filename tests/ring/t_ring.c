@@ -337,6 +337,9 @@ static void test_overwrite_one(void)
 	       "written, none refused", (unsigned long long)n);
 	if (err)
 		diag("write: %s", strerror(-err));
+	/* sampling issue item 3: the library reads overwrite buffers frozen */
+	result(pmuctx_ring_begin(r) == -EBUSY,
+	       "overwrite, one CPU: reading the live buffer is refused (EBUSY)");
 	err = pmuctx_ring_snapshot(r);
 	result(!err, "snapshot");
 	if (err) {
@@ -374,6 +377,8 @@ static void test_overwrite_one(void)
 	pmuctx_ring_stats(r, (unsigned int)cpus[0], &st);
 	result(!(st.flags & PMUCTX_RING_F_FROZEN), "ctl: not FROZEN after "
 	       "RESUME");
+	result(pmuctx_ring_begin(r) == -EBUSY,
+	       "overwrite, one CPU: live again after RESUME: refused (EBUSY)");
 out:
 	pmuctx_close(h);
 	unpin();
