@@ -616,13 +616,16 @@ struct pmuctx_record {
  * The window of each CPU is [data_tail, data_head) as of now (data_head
  * read with acquire semantics).  Normal mode: records stay in the buffer
  * until pmuctx_ring_consume(), so a new window starts where the last
- * consumed one ended.  Overwrite mode: read only between
- * pmuctx_ring_snapshot() (which calls this) and pmuctx_ring_resume(): a
- * running writer overwrites records under the reader (that gives -EBADMSG
- * or stale records, never an out-of-bounds read).
+ * consumed one ended.  Overwrite mode: only a frozen buffer is read,
+ * between pmuctx_ring_snapshot() (which calls this) and
+ * pmuctx_ring_resume(): a running writer overwrites records while they
+ * are copied (a body can change after its header was checked), so since
+ * libpmuctx 0.4 a CPU buffer whose control page does not say
+ * PMUCTX_RING_F_FROZEN gets no window and -EBUSY.
  *
- * Return: 0, -EBADMSG if a control page holds an impossible window (the
- * other CPUs are still read).
+ * Return: 0, -EBADMSG if a control page holds an impossible window, or
+ * -EBUSY for a live overwrite-mode buffer (the other CPUs are still
+ * read; the first error is returned).
  */
 PMUCTX_API int pmuctx_ring_begin(struct pmuctx_ring *r);
 

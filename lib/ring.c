@@ -643,34 +643,39 @@ static int open_window(struct pmuctx_ring *r, unsigned int cpu)
 {
 	struct ring_cpu *c = &r->cpus[cpu];
 	struct pmuctx_ring_cpu_stats st;
-	int tries;
 
 	c->peeked = false;
 	if (c->absent) {
 		c->state = WIN_NONE;
 		return 0;
 	}
-	for (tries = 0; ; tries++) {
-		if (read_ctl(c->ctl, &st)) {
-			c->state = WIN_NONE;
-			return pmuctx__err_set(r->h, PMUCTX_OP_RING_DATA,
-				EAGAIN, "CPU %u control page: seq kept "
-				"changing (%d tries)", cpu, CTL_TRIES);
-		}
-		c->start = c->pos = c->consumed = st.data_tail;
-		c->end = st.data_head;
-		c->state = WIN_OPEN;
-		if (!((st.data_tail | st.data_head) & 7) &&
-		    st.data_head - st.data_tail <= r->data_size)
-			return 0;
-		/*
-		 * A running overwrite-mode writer moves data_tail outside
-		 * seq: a torn pair is possible there, so read again.
-		 */
-		if (r->mode != PMUCTX_RING_OVERWRITE ||
-		    (st.flags & PMUCTX_RING_F_FROZEN) || tries >= 8)
-			break;
+	if (read_ctl(c->ctl, &st)) {
+		c->state = WIN_NONE;
+		return pmuctx__err_set(r->h, PMUCTX_OP_RING_DATA, EAGAIN,
+			"CPU %u control page: seq kept changing (%d tries)",
+			cpu, CTL_TRIES);
 	}
+	/*
+	 * A live overwrite-mode buffer is never read: the writer can
+	 * overwrite a record's body after its header was checked, and
+	 * nothing in the record says so (sampling issue item 3: the reader's
+	 * guarantee is the freeze).  Frozen, data_tail and data_head stay.
+	 */
+	if (r->mode == PMUCTX_RING_OVERWRITE &&
+	    !(st.flags & PMUCTX_RING_F_FROZEN)) {
+		c->state = WIN_NONE;
+		return pmuctx__err_set(r->h, PMUCTX_OP_RING_DATA, EBUSY,
+			"CPU %u: an overwrite-mode buffer is read only while "
+			"frozen: call pmuctx_ring_snapshot() first (a running "
+			"writer overwrites records while they are copied)",
+			cpu);
+	}
+	c->start = c->pos = c->consumed = st.data_tail;
+	c->end = st.data_head;
+	c->state = WIN_OPEN;
+	if (!((st.data_tail | st.data_head) & 7) &&
+	    st.data_head - st.data_tail <= r->data_size)
+		return 0;
 	if ((st.data_tail | st.data_head) & 7)
 		return bad(r, cpu, "data_tail or data_head is not a multiple "
 			   "of 8");
