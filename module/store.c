@@ -175,8 +175,8 @@ void pmuctx_entry_caches_destroy(void)
 /*
  * Session creation: lay out @s's entries (the counts, the save area, the
  * deferred-callchain state if @sampling, the MMAP-record state if @maps
- * too, the slice accumulators if @slices) and pick their size: the next cache size, or the exact size for
- * kmalloc.
+ * too, the slice accumulators if @slices) and pick their size: the next
+ * cache size, or the exact size for kmalloc.
  */
 void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 		       bool slices)
