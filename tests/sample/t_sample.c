@@ -494,6 +494,135 @@ static void test_unpriv(void)
 }
 
 /*
+ * A sampler costs nothing where its tasks do not run (sampling issue
+ * item 1): a 10 kHz hrtimer session on a process that sleeps must not
+ * raise the local timer interrupts (/proc/interrupts LOC) of any CPU.
+ * Before, each session armed one timer per CPU, re-armed whether or not
+ * a watched task ran there: +10 000 interrupts/s on every CPU, idle or
+ * not.  Compared with the same second without the session; the margin
+ * (1000/s) is a tenth of what the old module added.
+ */
+#define LOC_MAX_CPUS 64
+
+static int loc_counts(unsigned long long *v, int max)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/interrupts", "re");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		for (n = 0; n < max; n++) {
+			unsigned long long x = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			v[n] = x;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/* LOC interrupts per CPU during @ms of sleep */
+static int loc_rate(unsigned long long *d, int max, unsigned int ms)
+{
+	unsigned long long a[LOC_MAX_CPUS], b[LOC_MAX_CPUS];
+	int n, i;
+
+	n = loc_counts(a, max);
+	usleep(ms * 1000);
+	if (loc_counts(b, max) != n)
+		return -1;
+	for (i = 0; i < n; i++)
+		d[i] = b[i] - a[i];
+	return n;
+}
+
+static void test_idle_timers(void)
+{
+	unsigned long long base[LOC_MAX_CPUS], with[LOC_MAX_CPUS];
+	int n, i, fd, worst = -1;
+	long long over = 0;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		sleep(60);
+		_exit(0);
+	}
+	n = loc_rate(base, LOC_MAX_CPUS, 1000);
+	fd = session(pid, 0, 10000);
+	result(fd >= 0, "idle-timers: a 10 kHz session on a sleeping process");
+	if (fd >= 0 && n > 0 && loc_rate(with, LOC_MAX_CPUS, 1000) == n) {
+		for (i = 0; i < n; i++) {
+			long long extra = (long long)with[i] - (long long)base[i];
+
+			diag("idle-timers: cpu%d: %llu local timer interrupts in 1 s without the session, %llu with it",
+			     i, base[i], with[i]);
+			if (worst < 0 || extra > over) {
+				over = extra;
+				worst = i;
+			}
+		}
+		result(over < 1000,
+		       "idle-timers: no CPU takes the sampler's interrupts while the watched process sleeps (at most %+lld/s, cpu%d)",
+		       over, worst);
+	} else {
+		result(0, "idle-timers: /proc/interrupts LOC (%d CPUs)", n);
+	}
+	if (fd >= 0)
+		close(fd);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * For docs/PERFORMANCE.md (bench/idle-timers.sh): N 10 kHz hrtimer
+ * sessions on a sleeping process, local timer interrupts per CPU over 2 s.
+ * Prints "IDLE sessions=N cpuI=RATE ...".
+ */
+static int idle_rate(int nsess)
+{
+	unsigned long long d[LOC_MAX_CPUS];
+	int fds[256], i, n, made = 0;
+	pid_t pid;
+
+	if (nsess < 0 || nsess > 256)
+		return 2;
+	pid = fork();
+	if (pid == 0) {
+		sleep(60);
+		_exit(0);
+	}
+	for (i = 0; i < nsess; i++) {
+		fds[i] = session(pid, 0, 10000);
+		made += fds[i] >= 0;
+	}
+	n = loc_rate(d, LOC_MAX_CPUS, 2000);
+	printf("IDLE sessions=%d", made);
+	for (i = 0; i < n; i++)
+		printf(" cpu%d=%llu", i, d[i] / 2);
+	printf("\n");
+	for (i = 0; i < nsess; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return made == nsess ? 0 : 1;
+}
+
+/*
  * Sampling counters across CPU hotplug (lifetimes item 5): a sample_event
  * session (cpu-clock overflows) on a child; cpu1 goes offline and comes
  * back; then the child burns 400 ms of CPU pinned to cpu1.  perf leaves a
@@ -623,12 +752,19 @@ int main(int argc, char **argv)
 		test_hotplug();
 		return !!failures;
 	}
+	if (argc > 1 && !strcmp(argv[1], "idle-timers")) {
+		test_idle_timers();
+		return !!failures;
+	}
+	if (argc > 2 && !strcmp(argv[1], "idle-rate"))
+		return idle_rate(atoi(argv[2]));
 	load_kallsyms();
 	result(sys_lo && sys_hi > sys_lo, "kallsyms: do_syscall_64 found");
 	test_deferred();
 	test_migrate();
 	test_killed();
 	test_throttle();
+	test_idle_timers();
 	test_hotplug();
 	return !!failures;
 }
