@@ -355,6 +355,7 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
 		return;
 	}
+	pmuctx_sample_sched_out(e);
 	if (!pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, delta))
 		return;
 	if (s->ring_records & PMUCTX_REC_MASK_SWITCH)
@@ -518,6 +519,7 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 			continue;
 		pmuctx_slice_begin(e);
 		pmuctx_entry_start(e, now, cpu);
+		pmuctx_sample_sched_in(e, now);
 		pmuctx_cache_add(cc, e);
 	}
 out:

@@ -4,11 +4,17 @@
  *
  * Sources (sample_event):
  *  - 0: one hrtimer per CPU and session (works everywhere, including a VM
- *    without a PMU).  The callback runs in hardirq context on its CPU: if
- *    the current task has an entry in the session it writes a SAMPLE
- *    record to this CPU's ring; idle and other tasks write nothing, nor
- *    does kernel mode in an exclude_kernel session (as perf's
- *    exclude_kernel: no sample at all, not one with hidden addresses).
+ *    without a PMU), armed only while a task of the session runs on that
+ *    CPU, as perf's per-task cpu-clock: started at its switch-in with the
+ *    period it had left, cancelled at its switch-out (sched_switch, IRQs
+ *    off: the hard hrtimer API, raw locks only), and not re-armed by a
+ *    tick that finds no such task (exit, a task parked out of the
+ *    cgroup).  Idle CPUs and CPUs running other tasks take no interrupt
+ *    from the session (sampling issue item 1).  The callback runs in
+ *    hardirq context on its CPU and writes a SAMPLE record to this CPU's
+ *    ring; kernel mode in an exclude_kernel session writes nothing (as
+ *    perf's exclude_kernel: no sample at all, not one with hidden
+ *    addresses).
  *  - a perf-backed event: one kernel counter per online CPU in perf's
  *    frequency mode, sampling on overflow.  A hardware PMU overflows in
  *    NMI context, where neither the ring (its reservation masks IRQs) nor
@@ -461,20 +467,23 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	    sc != this_cpu_ptr(s->cpu))
 		return HRTIMER_NORESTART;
 	now = local_clock();
+	rcu_read_lock();
+	e = is_idle_task(current) ? NULL : pmuctx_current_entry(s);
+	if (!e || !READ_ONCE(e->in)) {
+		/* no task of the session here: the next switch-in re-arms */
+		rcu_read_unlock();
+		sc->last_tick = now;
+		return HRTIMER_NORESTART;
+	}
 	/*
 	 * An excluded kernel-mode tick is skipped, but still ends the period:
 	 * the next sample's weight does not include the kernel time.
 	 */
-	if (!is_idle_task(current) && !pmuctx_sample_excluded(s, regs)) {
-		rcu_read_lock();
-		e = pmuctx_current_entry(s);
-		if (e) {
-			pmuctx_sample(s, e, regs,
-				      pmuctx_sample_weight(sc, e, now));
-			pmuctx_sample_throttle(s, sc, local_clock() - now);
-		}
-		rcu_read_unlock();
+	if (!pmuctx_sample_excluded(s, regs)) {
+		pmuctx_sample(s, e, regs, pmuctx_sample_weight(sc, e, now));
+		pmuctx_sample_throttle(s, sc, local_clock() - now);
 	}
+	rcu_read_unlock();
 	sc->last_tick = now;
 	hrtimer_forward_now(t, ns_to_ktime(sc->cur_period));
 	return HRTIMER_RESTART;
@@ -573,6 +582,8 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 			hrtimer_init(&sc->timer, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_REL_PINNED_HARD);
 			sc->timer.function = pmuctx_sample_tick;
+			/* a switch-in may arm it before ENABLE's IPI */
+			sc->cur_period = s->sample_period_ns;
 		}
 		return 0;
 	}
@@ -593,19 +604,83 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 	return pmuctx_sample_counters_create(s, pmuctx_sample_overflow);
 }
 
-/* IPI on each CPU (ENABLE): start this CPU's timer. */
+static bool pmuctx_sample_timed(const struct pmuctx_session *s)
+{
+	return s->sample_freq && !s->sample_event;
+}
+
+/*
+ * sched_switch (IRQs off), after pmuctx_entry_start(): @e's task runs on
+ * this CPU now.  Arm the session's timer here with what was left of the
+ * task's period (a task of short slices is still sampled), unless it is
+ * armed already.  Nothing if the slice did not open (disabled, parked).
+ */
+void pmuctx_sample_sched_in(struct pmuctx_entry *e, u64 now)
+{
+	struct pmuctx_session *s = e->sess;
+	struct pmuctx_sess_cpu *sc;
+	struct pmuctx_defer *d;
+	u64 left;
+
+	if (!pmuctx_sample_timed(s) || !READ_ONCE(e->in))
+		return;
+	sc = this_cpu_ptr(s->cpu);
+	if (hrtimer_is_queued(&sc->timer))
+		return;
+	d = pmuctx_defer(e);
+	left = d->left_ns;
+	if (!left || left > sc->cur_period)
+		left = sc->cur_period;
+	d->left_ns = 0;
+	sc->last_tick = now;
+	hrtimer_start(&sc->timer, ns_to_ktime(left),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * sched_switch (IRQs off): @e's task leaves this CPU.  Keep what is left
+ * of its period and stop the timer.  Its callback cannot be running: it
+ * runs in hardirq context on this CPU (a timer handed to another CPU by
+ * hotplug stops itself).
+ */
+void pmuctx_sample_sched_out(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+	struct pmuctx_sess_cpu *sc;
+	s64 left;
+
+	if (!pmuctx_sample_timed(s))
+		return;
+	sc = this_cpu_ptr(s->cpu);
+	if (!hrtimer_is_queued(&sc->timer))
+		return;
+	left = ktime_to_ns(hrtimer_get_remaining(&sc->timer));
+	pmuctx_defer(e)->left_ns = left > 0 ? left : 0;
+	hrtimer_try_to_cancel(&sc->timer);
+}
+
+/*
+ * IPI on each CPU (ENABLE): reset this CPU's period and start its timer
+ * if a task of the session runs here now (its slice was opened by the
+ * pmuctx_cpu_sync() before).
+ */
 static void pmuctx_sample_start_cpu(void *info)
 {
 	struct pmuctx_session *s = info;
 	struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
+	struct pmuctx_entry *e;
 
-	if (!hrtimer_active(&sc->timer)) {
-		sc->last_tick = local_clock();
-		sc->cur_period = s->sample_period_ns;
-		sc->avg_took = 0;
+	if (hrtimer_active(&sc->timer))
+		return;
+	sc->last_tick = local_clock();
+	sc->cur_period = s->sample_period_ns;
+	sc->avg_took = 0;
+	rcu_read_lock();
+	e = is_idle_task(current) ? NULL : pmuctx_current_entry(s);
+	if (e && READ_ONCE(e->in))
 		hrtimer_start(&sc->timer, ns_to_ktime(sc->cur_period),
 			      HRTIMER_MODE_REL_PINNED_HARD);
-	}
+	rcu_read_unlock();
 }
 
 /* Process context (ENABLE, s->enabled already set). */

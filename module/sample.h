@@ -26,6 +26,7 @@ struct pmuctx_defer {
 	u64			cookie;
 	bool			pending;
 	bool			stale;		/* exec since the sample */
+	u64			left_ns;	/* hrtimer period left at switch-out */
 };
 
 /* The entry's deferred-callchain state, or NULL outside sampling sessions. */
@@ -42,6 +43,8 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 		       const struct pmuctx_session_attr *a, bool show_kaddr);
 void pmuctx_sample_start(struct pmuctx_session *s);
 void pmuctx_sample_stop(struct pmuctx_session *s);
+void pmuctx_sample_sched_in(struct pmuctx_entry *e, u64 now);
+void pmuctx_sample_sched_out(struct pmuctx_entry *e);
 void pmuctx_sample_overflow(struct perf_event *ev,
 			    struct perf_sample_data *data,
 			    struct pt_regs *regs);
