@@ -11,6 +11,7 @@
 #ifndef PMUCTX_TESTS_COMMON_TAP_H
 #define PMUCTX_TESTS_COMMON_TAP_H
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +71,39 @@ static inline uint64_t ns_of(clockid_t c)
 
 	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Can cpu1 go offline here (CPU hotplug tests)? */
+static inline int cpu1_hotpluggable(void)
+{
+	return access("/sys/devices/system/cpu/cpu1/online", W_OK) == 0 &&
+	       sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+/* cpu1 offline ("0") or online ("1"); 0 or -1 */
+static inline int cpu1_online(const char *v)
+{
+	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, v, 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * cpu1 offline and back once, each step announced, so a hang of the
+ * emulator shows where (the case's timeout bounds it).
+ */
+static inline void cpu1_cycle(const char *name, const char *note)
+{
+	diag("%s: taking cpu1 offline", name);
+	result(cpu1_online("0") == 0, "%s: cpu1 offline", name);
+	diag("%s: bringing cpu1 back%s", name, note);
+	result(cpu1_online("1") == 0, "%s: cpu1 online again", name);
+	diag("%s: cpu1 is back", name);
 }
 
 /* spin for @ms of this thread's CPU time */

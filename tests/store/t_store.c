@@ -734,52 +734,50 @@ static void hot_fault_fn(void *arg)
 	_exit(sched_getcpu() == 1 ? 0 : 3);
 }
 
-static int cpu1_online(const char *v)
-{
-	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, v, 1) == 1;
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static void test_hotplug(void)
+/*
+ * The start of both hotplug tests: the shared fault count, a gated child
+ * that will fault on cpu1, a task-clock + page-faults session on it.
+ * The session fd, or -1 (reported; hot_faults unmapped).
+ */
+static int hot_session(const char *name, struct gated *g)
 {
 	static const unsigned int ev[] = {
 		PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_PAGE_FAULTS,
 	};
+	int fd;
+
+	hot_faults = mmap(NULL, sizeof(*hot_faults), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (hot_faults == MAP_FAILED) {
+		result(0, "%s: mmap: %s", name, strerror(errno));
+		return -1;
+	}
+	*g = gated_child(hot_fault_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g->pid, 0, ev, 2, 0, 0);
+	result(fd >= 0, "%s: page-faults session on a child (%d)", name, fd);
+	if (fd < 0) {
+		gate_open(g);
+		wait_all();
+		munmap(hot_faults, sizeof(*hot_faults));
+	}
+	return fd;
+}
+
+static void test_hotplug(void)
+{
 	struct pmuctx_read r;
 	struct gated g;
 	int fd, st = 0;
 
-	if (access("/sys/devices/system/cpu/cpu1/online", W_OK) ||
-	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+	if (!cpu1_hotpluggable()) {
 		skip("cpu1 cannot be taken offline here",
 		     "hotplug: counting continues on a CPU that went offline and came back");
 		return;
 	}
-	hot_faults = mmap(NULL, sizeof(*hot_faults), PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (hot_faults == MAP_FAILED) {
-		result(0, "hotplug: mmap: %s", strerror(errno));
+	fd = hot_session("hotplug", &g);
+	if (fd < 0)
 		return;
-	}
-	g = gated_child(hot_fault_fn, NULL);
-	fd = session(PMUCTX_TARGET_PID, g.pid, 0, ev, 2, 0, 0);
-	result(fd >= 0, "hotplug: page-faults session on a child (%d)", fd);
-	if (fd < 0) {
-		gate_open(&g);
-		wait_all();
-		return;
-	}
-	diag("hotplug: taking cpu1 offline");
-	result(cpu1_online("0") == 0, "hotplug: cpu1 offline");
-	diag("hotplug: bringing cpu1 back");
-	result(cpu1_online("1") == 0, "hotplug: cpu1 online again");
-	diag("hotplug: cpu1 is back");
+	cpu1_cycle("hotplug", "");
 	usleep(200000);
 	gate_open(&g);
 	waitpid(g.pid, &st, 0);
@@ -809,15 +807,11 @@ static void test_hotplug(void)
 
 static void test_hotplug_gap(void)
 {
-	static const unsigned int ev[] = {
-		PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_PAGE_FAULTS,
-	};
 	struct pmuctx_read r;
 	struct gated g;
 	int fd, st = 0;
 
-	if (access("/sys/devices/system/cpu/cpu1/online", W_OK) ||
-	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+	if (!cpu1_hotpluggable()) {
 		skip("cpu1 cannot be taken offline here",
 		     "hotplug-gap: slices not counted are reported");
 		return;
@@ -827,25 +821,10 @@ static void test_hotplug_gap(void)
 		       strerror(errno));
 		return;
 	}
-	hot_faults = mmap(NULL, sizeof(*hot_faults), PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (hot_faults == MAP_FAILED) {
-		result(0, "hotplug-gap: mmap: %s", strerror(errno));
+	fd = hot_session("hotplug-gap", &g);
+	if (fd < 0)
 		goto out_param;
-	}
-	g = gated_child(hot_fault_fn, NULL);
-	fd = session(PMUCTX_TARGET_PID, g.pid, 0, ev, 2, 0, 0);
-	result(fd >= 0, "hotplug-gap: page-faults session on a child (%d)", fd);
-	if (fd < 0) {
-		gate_open(&g);
-		wait_all();
-		goto out_unmap;
-	}
-	diag("hotplug-gap: taking cpu1 offline");
-	result(cpu1_online("0") == 0, "hotplug-gap: cpu1 offline");
-	diag("hotplug-gap: bringing cpu1 back (counters held off "
-	     GAP_HOLD_MS " ms)");
-	result(cpu1_online("1") == 0, "hotplug-gap: cpu1 online again");
+	cpu1_cycle("hotplug-gap", " (counters held off " GAP_HOLD_MS " ms)");
 	gate_open(&g);
 	waitpid(g.pid, &st, 0);
 	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -868,7 +847,6 @@ static void test_hotplug_gap(void)
 	       (unsigned long long)r.time_running[1],
 	       (unsigned long long)r.time_slices);
 	close(fd);
-out_unmap:
 	munmap(hot_faults, sizeof(*hot_faults));
 out_param:
 	write_param("selftest_revive_delay_ms", "0");
