@@ -8,7 +8,8 @@
 # stacks are shared by several samples and carry no period, stitching
 # works across CPUs when the task migrates before returning to user
 # space, a task killed in a long syscall leaves its cookie unresolved, and
-# an unprivileged session never sees a kernel address (kptr_restrict 1).
+# an unprivileged session never sees a kernel address (kptr_restrict 1)
+# nor samples above kernel.perf_event_max_sample_rate.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -35,6 +36,11 @@ mkdir -p /tmp/pmuctx-sample
 cp tests/sample/t_sample tests/sample/chain /tmp/pmuctx-sample/
 chmod 0755 /tmp/pmuctx-sample /tmp/pmuctx-sample/*
 as_user 65534 65534 "$GID" /tmp/pmuctx-sample/t_sample unpriv || rc=1
+# kernel.perf_event_max_sample_rate holds for them too (sampling item 1)
+oldr=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+echo 1000 > /proc/sys/kernel/perf_event_max_sample_rate
+as_user 65534 65534 "$GID" /tmp/pmuctx-sample/t_sample maxrate || rc=1
+echo "$oldr" > /proc/sys/kernel/perf_event_max_sample_rate
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
 echo "$oldk" > /proc/sys/kernel/kptr_restrict
 exit "$rc"
