@@ -161,11 +161,27 @@ int pmuctx_may_monitor(struct task_struct *t)
 /* ---- SESSION_CREATE's policy --------------------------------------------- */
 
 /*
+ * kernel.perf_event_max_sample_rate (not exported to modules): perf
+ * refuses a sampling frequency above it.  pmuctx applies it to callers
+ * without CAP_PERFMON (sampling issue item 1), who could otherwise
+ * interrupt a watched CPU at up to max_sample_freq (10 kHz) per session
+ * whatever the administrator set for perf.  Unreadable: 1000 (perf's
+ * lowest automatic setting), not to relax a policy it cannot read.
+ */
+static int pmuctx_perf_max_sample_rate(void)
+{
+	return pmuctx_read_sysctl("sys/kernel/perf_event_max_sample_rate",
+				  1000);
+}
+
+/*
  * The paranoid levels of the rules at the top, for a caller with
  * @perfmon (perfmon_capable()) under perf_event_paranoid @paranoid
- * (pmuctx_perf_paranoid()).  Looks at no pid and no fd: a bad cgroup_fd or
- * a pid that does not exist is EACCES here (docs/ABI.md, the order of
- * SESSION_CREATE's checks).  Returns 0 or -EACCES.
+ * (pmuctx_perf_paranoid()), and perf's sample-rate ceiling.  Looks at no
+ * pid and no fd: a bad cgroup_fd or a pid that does not exist is EACCES
+ * here (docs/ABI.md, the order of SESSION_CREATE's checks).  Returns 0,
+ * -EACCES, or -EINVAL for a sample_freq above
+ * kernel.perf_event_max_sample_rate (as perf_event_open()).
  */
 int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
 		      bool perfmon)
@@ -178,6 +194,9 @@ int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
 	/* the test backend's save areas are kernel memory: not for users */
 	if (a->backend == PMUCTX_BACKEND_SELFTEST && !perfmon)
 		return -EACCES;
+	if (a->sample_freq && !perfmon &&
+	    a->sample_freq > (u32)max(pmuctx_perf_max_sample_rate(), 1))
+		return -EINVAL;
 	return 0;
 }
 
