@@ -394,12 +394,23 @@ void pmuctx_join_work_fn(struct work_struct *work)
 	struct pmuctx_session *s = container_of(work, struct pmuctx_session,
 						join_work);
 	struct pmuctx_entry *e, *tmp;
+	bool any = false;
 
 	rcu_read_lock();
 	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->joining),
-				  exit_node)
+				  exit_node) {
 		pmuctx_adopt_publish(s, e);
+		any = true;
+	}
 	rcu_read_unlock();
+	/*
+	 * A joiner that is running now (it moved itself, and burns CPU)
+	 * would only be counted from its next switch-in: open the slices of
+	 * the tasks running now, as ENABLE does.  (A DISABLE racing this
+	 * closes them again: pmuctx_entry_start() checks s->enabled.)
+	 */
+	if (any && READ_ONCE(s->enabled))
+		on_each_cpu(pmuctx_cpu_sync, s, 1);
 }
 
 static void pmuctx_put_tasks(struct task_struct **tasks, int n)
