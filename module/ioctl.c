@@ -254,41 +254,31 @@ static long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 		ret = pmuctx_ioctl_create(s, uarg);
 		goto out;
 	}
-	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE) {
+	/* then the argument of the argument-less commands: must be 0 */
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE ||
+	    (pmuctx_cmds[nr].dir == _IOC_NONE && arg)) {
 		ret = -EINVAL;
 		goto out;
 	}
 	ret = 0;
 	switch (nr) {
 	case _IOC_NR(PMUCTX_IOC_ENABLE):
-		if (arg) {
-			ret = -EINVAL;
-			break;
-		}
 		pmuctx_session_enable(s);
 		break;
 	case _IOC_NR(PMUCTX_IOC_DISABLE):
-		if (arg) {
-			ret = -EINVAL;
-			break;
-		}
 		pmuctx_session_disable(s);
 		break;
 	case _IOC_NR(PMUCTX_IOC_RESET):
-		if (arg) {
-			ret = -EINVAL;
-			break;
-		}
 		pmuctx_session_reset(s);
 		break;
 	case _IOC_NR(PMUCTX_IOC_READ):
 		ret = pmuctx_ioctl_read(s, uarg);
 		break;
 	case _IOC_NR(PMUCTX_IOC_SNAPSHOT):
-		ret = arg ? -EINVAL : pmuctx_ring_snapshot(s);
+		ret = pmuctx_ring_snapshot(s);
 		break;
 	case _IOC_NR(PMUCTX_IOC_RESUME):
-		ret = arg ? -EINVAL : pmuctx_ring_resume(s);
+		ret = pmuctx_ring_resume(s);
 		break;
 	case _IOC_NR(PMUCTX_IOC_RING_CONSUME):
 		ret = pmuctx_ioctl_consume(s, uarg);
