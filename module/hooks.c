@@ -355,7 +355,7 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
 		return;
 	}
-	pmuctx_sample_sched_out(e);
+	pmuctx_sample_sched_out(e, now);
 	if (!pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, delta))
 		return;
 	if (s->ring_records & PMUCTX_REC_MASK_SWITCH)

@@ -701,9 +701,12 @@ void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
 	preempt_enable();
 }
 
-/* THROTTLE record (sampling interrupt). */
-void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
-			  u64 avg)
+/*
+ * THROTTLE record (sampling interrupt, sched_switch or an IPI: IRQs off),
+ * @misc PMUCTX_THROTTLE_*.
+ */
+void pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
+			  u64 avg, u64 dropped)
 {
 	struct pmuctx_ring *r = pmuctx_ring_this(s);
 	struct pmuctx_rec_throttle *w;
@@ -711,10 +714,11 @@ void pmuctx_ring_throttle(struct pmuctx_session *s, bool on, u64 period,
 	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_THROTTLE, sizeof(*w));
 	if (!w)
 		return;
-	w->hdr.misc = on ? PMUCTX_THROTTLE_ON : 0;
+	w->hdr.misc = misc;
 	pmuctx_ring_common(s, &w->c, NULL);
 	w->period_ns = period;
 	w->avg_ns = avg;
+	w->dropped = dropped;
 	pmuctx_ring_commit(s, r);
 }
 

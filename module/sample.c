@@ -70,6 +70,7 @@
 #include <linux/uaccess.h>
 #include <asm/irq_regs.h>
 
+#include "budget.h"
 #include "counters.h"
 #include "hooks.h"
 #include "main.h"
@@ -106,6 +107,7 @@ struct pmuctx_sample_stage {
 	struct pmuctx_entry	*e;	/* reference held while busy */
 	const struct task_struct *task;	/* compared, never dereferenced */
 	u64			weight;
+	u64			took;	/* the capture's cost, ns */
 	atomic_t		busy;
 	atomic64_t		missed;	/* overflows while busy */
 	struct pmuctx_sample_buf b;
@@ -296,21 +298,38 @@ static unsigned int pmuctx_cut_irq_frames(unsigned long *st, unsigned int n,
 }
 
 /*
- * The CPU time the sample stands for: what the task ran on this CPU since
- * the previous tick or since it was switched in, whichever is later.  Not
- * the nominal period: ticks can be late or missed (TCG, long IRQ-off
- * sections), and a task that came in mid-period did not use all of it.
+ * What the task ran on this CPU since the session's previous sample here
+ * (a tick taken, not one the budget refused) or since it was switched in,
+ * whichever is later.
+ */
+static u64 pmuctx_sample_ran(struct pmuctx_sess_cpu *sc,
+			     struct pmuctx_entry *e, u64 now)
+{
+	u64 from = sc->last_tick;
+
+	if (e->in_ns > from)
+		from = e->in_ns;
+	return from && now > from ? now - from : 0;
+}
+
+/*
+ * The CPU time the sample stands for: what the task ran since the
+ * session's previous sample of it, here and before its last switch-outs
+ * (carry_ns).  Not the nominal period: ticks can be late or missed (TCG,
+ * long IRQ-off sections), the budget can refuse some, and a task that
+ * came in mid-period did not use all of it.
  */
 static u64 pmuctx_sample_weight(struct pmuctx_sess_cpu *sc,
 				struct pmuctx_entry *e, u64 now)
 {
-	u64 from = sc->last_tick;
+	struct pmuctx_defer *d = pmuctx_defer(e);
+	u64 w = pmuctx_sample_ran(sc, e, now);
 
-	if (READ_ONCE(e->in) && e->in_ns > from)
-		from = e->in_ns;
-	if (!from || now <= from)
-		return e->sess->sample_period_ns;
-	return now - from;
+	if (d) {
+		w += d->carry_ns;
+		d->carry_ns = 0;
+	}
+	return w ? w : e->sess->sample_period_ns;
 }
 
 /*
@@ -442,10 +461,39 @@ static void pmuctx_sample_throttle(struct pmuctx_session *s,
 	sc->avg_took = sc->avg_took ? (sc->avg_took * 7 + took) / 8 : took;
 	if (sc->avg_took > p / 4 && p < PMUCTX_THROTTLE_MAX_NS) {
 		sc->cur_period = min_t(u64, p * 2, PMUCTX_THROTTLE_MAX_NS);
-		pmuctx_ring_throttle(s, true, sc->cur_period, sc->avg_took);
+		pmuctx_ring_throttle(s, PMUCTX_THROTTLE_ON, sc->cur_period,
+				     sc->avg_took, 0);
 	} else if (p > s->sample_period_ns && sc->avg_took < p / 16) {
 		sc->cur_period = max_t(u64, p / 2, s->sample_period_ns);
-		pmuctx_ring_throttle(s, false, sc->cur_period, sc->avg_took);
+		pmuctx_ring_throttle(s, 0, sc->cur_period, sc->avg_took, 0);
+	}
+}
+
+/*
+ * The global budget (budget.c) refused a sample of @s on this CPU: count
+ * it, and at the session's first refusal in a budget window write a
+ * BUDGET record of what it has counted.  IRQs off.
+ */
+static void pmuctx_sample_budget_report(struct pmuctx_session *s,
+					struct pmuctx_sess_cpu *sc)
+{
+	if (!sc->budget_dropped)
+		return;
+	pmuctx_ring_throttle(s, PMUCTX_THROTTLE_ON | PMUCTX_THROTTLE_BUDGET,
+			     pmuctx_budget_period_ns(), pmuctx_budget_avg_ns(),
+			     sc->budget_dropped);
+	sc->budget_dropped = 0;
+}
+
+static void pmuctx_sample_budget_drop(struct pmuctx_session *s,
+				      struct pmuctx_sess_cpu *sc)
+{
+	u64 window = pmuctx_budget_window();
+
+	sc->budget_dropped++;
+	if (sc->budget_window != window) {
+		sc->budget_window = window;
+		pmuctx_sample_budget_report(s, sc);
 	}
 }
 
@@ -456,7 +504,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	struct pmuctx_session *s = sc->sess;
 	struct pt_regs *regs = get_irq_regs();
 	struct pmuctx_entry *e;
-	u64 now;
+	u64 now, took;
 
 	/*
 	 * A CPU going offline hands its hrtimers to a live CPU: a timer that
@@ -479,12 +527,24 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	 * An excluded kernel-mode tick is skipped, but still ends the period:
 	 * the next sample's weight does not include the kernel time.
 	 */
-	if (!pmuctx_sample_excluded(s, regs)) {
+	if (pmuctx_sample_excluded(s, regs)) {
+		pmuctx_defer(e)->carry_ns = 0;
+	} else {
+		if (!pmuctx_budget_take(now, &sc->budget)) {
+			/* the next sample's period covers this tick's time */
+			pmuctx_sample_budget_drop(s, sc);
+			rcu_read_unlock();
+			goto next;
+		}
+		pmuctx_sample_budget_report(s, sc);
 		pmuctx_sample(s, e, regs, pmuctx_sample_weight(sc, e, now));
-		pmuctx_sample_throttle(s, sc, local_clock() - now);
+		took = local_clock() - now;
+		pmuctx_budget_cost(took);
+		pmuctx_sample_throttle(s, sc, took);
 	}
 	rcu_read_unlock();
 	sc->last_tick = now;
+next:
 	hrtimer_forward_now(t, ns_to_ktime(sc->cur_period));
 	return HRTIMER_RESTART;
 }
@@ -504,11 +564,20 @@ static void pmuctx_sample_stage_fn(struct irq_work *w)
 		return;
 	rcu_read_lock();
 	if (pmuctx_sess_live(s) && READ_ONCE(s->enabled)) {
+		struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
+		u64 now = local_clock();
+
 		missed = atomic64_xchg(&st->missed, 0);
 		if (missed)
 			pmuctx_ring_add_lost(s, missed);
-		pmuctx_sample_emit(s, e, &st->b, st->weight,
-				   st->task == current);
+		if (pmuctx_budget_take(now, &sc->budget)) {
+			pmuctx_sample_budget_report(s, sc);
+			pmuctx_sample_emit(s, e, &st->b, st->weight,
+					   st->task == current);
+			pmuctx_budget_cost(st->took + local_clock() - now);
+		} else {
+			pmuctx_sample_budget_drop(s, sc);
+		}
 	}
 	rcu_read_unlock();
 	st->e = NULL;
@@ -545,8 +614,11 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 		if (atomic_read(&st->busy) || !refcount_inc_not_zero(&e->ref)) {
 			atomic64_inc(&st->missed);
 		} else {
+			u64 t0 = local_clock();
+
 			atomic_set(&st->busy, 1);
 			pmuctx_sample_capture(s, regs, &st->b);
+			st->took = local_clock() - t0;
 			st->e = e;
 			st->task = current;
 			st->weight = data->period;
@@ -638,20 +710,25 @@ void pmuctx_sample_sched_in(struct pmuctx_entry *e, u64 now)
 }
 
 /*
- * sched_switch (IRQs off): @e's task leaves this CPU.  Keep what is left
- * of its period and stop the timer.  Its callback cannot be running: it
+ * sched_switch (IRQs off): @e's task leaves this CPU at @now.  Keep what
+ * it ran since the session's last sample of it (for the next sample's
+ * period) and what is left of its period, and stop the timer.  Its callback cannot be running: it
  * runs in hardirq context on this CPU (a timer handed to another CPU by
  * hotplug stops itself).
  */
-void pmuctx_sample_sched_out(struct pmuctx_entry *e)
+void pmuctx_sample_sched_out(struct pmuctx_entry *e, u64 now)
 {
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_sess_cpu *sc;
 	s64 left;
 
-	if (!pmuctx_sample_timed(s))
+	if (!s->sample_freq)
 		return;
 	sc = this_cpu_ptr(s->cpu);
+	pmuctx_sample_budget_report(s, sc);
+	if (!pmuctx_sample_timed(s) || !READ_ONCE(e->in))
+		return;
+	pmuctx_defer(e)->carry_ns += pmuctx_sample_ran(sc, e, now);
 	if (!hrtimer_is_queued(&sc->timer))
 		return;
 	left = ktime_to_ns(hrtimer_get_remaining(&sc->timer));
@@ -706,9 +783,19 @@ void pmuctx_sample_start(struct pmuctx_session *s)
 }
 
 /*
- * Process context (DISABLE, teardown): stop every timer or counter, and
- * wait for any callback or staged sample still running.
+ * Process context (DISABLE, teardown): stop every timer or counter, wait
+ * for any callback or staged sample still running, then write the BUDGET
+ * record of each CPU's refusals not reported yet (DISABLE only: a dead
+ * session's ring has no reader).
  */
+static void pmuctx_sample_report_cpu(void *info)
+{
+	struct pmuctx_session *s = info;
+
+	if (pmuctx_sess_live(s))
+		pmuctx_sample_budget_report(s, this_cpu_ptr(s->cpu));
+}
+
 void pmuctx_sample_stop(struct pmuctx_session *s)
 {
 	int cpu;
@@ -718,7 +805,7 @@ void pmuctx_sample_stop(struct pmuctx_session *s)
 	if (!s->sample_event) {
 		for_each_possible_cpu(cpu)
 			hrtimer_cancel(&per_cpu_ptr(s->cpu, cpu)->timer);
-		return;
+		goto report;
 	}
 	/* against the hotplug work replacing a counter (counters.c) */
 	mutex_lock(&pmuctx_mutex);
@@ -735,6 +822,9 @@ void pmuctx_sample_stop(struct pmuctx_session *s)
 			irq_work_sync(&sc->stage->work);
 	}
 	mutex_unlock(&pmuctx_mutex);
+report:
+	/* what the budget refused since each CPU's last BUDGET record */
+	on_each_cpu(pmuctx_sample_report_cpu, s, 1);
 }
 
 /* Session freeing (process context), after pmuctx_sample_stop(). */

@@ -27,6 +27,12 @@ struct pmuctx_defer {
 	bool			pending;
 	bool			stale;		/* exec since the sample */
 	u64			left_ns;	/* hrtimer period left at switch-out */
+	/*
+	 * hrtimer source: CPU time the task ran before a switch-out since the
+	 * session's last sample of it, added to its next sample's period
+	 * (written at switch-out, read by the tick on the CPU it runs on).
+	 */
+	u64			carry_ns;
 };
 
 /* The entry's deferred-callchain state, or NULL outside sampling sessions. */
@@ -44,7 +50,7 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 void pmuctx_sample_start(struct pmuctx_session *s);
 void pmuctx_sample_stop(struct pmuctx_session *s);
 void pmuctx_sample_sched_in(struct pmuctx_entry *e, u64 now);
-void pmuctx_sample_sched_out(struct pmuctx_entry *e);
+void pmuctx_sample_sched_out(struct pmuctx_entry *e, u64 now);
 void pmuctx_sample_overflow(struct perf_event *ev,
 			    struct perf_sample_data *data,
 			    struct pt_regs *regs);

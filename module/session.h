@@ -86,6 +86,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/pmuctx.h>
 
+#include "budget.h"
 #include "ring.h"
 
 #define PMUCTX_POOL_MAX		64
@@ -116,6 +117,10 @@ struct pmuctx_sess_cpu {
 	u64			last_tick;	/* local_clock() of the last tick */
 	u64			cur_period;	/* throttled period, ns */
 	u64			avg_took;	/* interrupt cost, ns (EWMA) */
+	struct pmuctx_budget_share budget;	/* budget.c */
+	/* samples the global budget refused, not in a BUDGET record yet */
+	u64			budget_dropped;
+	u64			budget_window;	/* of the last refusal */
 	/* sampling on counter overflow (sample_event != 0) */
 	struct perf_event	*sample_ev;
 	struct pmuctx_sample_stage *stage;

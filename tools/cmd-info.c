@@ -36,6 +36,13 @@ static const char info_help[] =
 "      max_tasks cap, entries created and freed so far, atomic allocation\n"
 "      failures, pre-allocated pool entries, and tasks or slices dropped\n"
 "      because of the cap or an empty pool;\n"
+"    - the limits, read from the module's parameters in\n"
+"      /sys/module/pmuctx/parameters (see pmuctx(4)): max_sample_freq,\n"
+"      the global sample budget (sample_budget, sample_cpu_percent, the\n"
+"      budget in force now after lowering by sample cost, and the samples\n"
+"      it refused so far), the per-user caps max_sessions_per_user and\n"
+"      max_tasks_per_user, max_tasks, max_ring_pages, max_exited and\n"
+"      pool_size;\n"
 "    - selftest statistics: save areas verified at switch-in, mismatches\n"
 "      (a save area that did not hold its task's signature: a bug), and\n"
 "      how many verifications happened on another CPU than the one the\n"
@@ -53,7 +60,8 @@ static const char info_help[] =
 "        sessions, probes_registered, entry_bytes, max_tasks,\n"
 "        entries_created, entries_freed, alloc_failures, pool_entries,\n"
 "        dropped, selftest_checks, selftest_mismatches,\n"
-"        selftest_migrations.\n"
+"        selftest_migrations, and limits (an object of the module\n"
+"        parameters above, by name).\n"
 "\n"
 "    -h, --help\n"
 "        Print this help.\n"
@@ -84,6 +92,7 @@ static int info_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pmuctx_info info;
+	struct info_params ps;
 	struct pmuctx *h;
 	bool json = false;
 	int c, err, ret;
@@ -116,10 +125,11 @@ static int info_run(int argc, char **argv)
 		pmuctx_close(h);
 		return ret;
 	}
+	info_read_params(&ps, "/sys/module/pmuctx/parameters");
 	if (json)
-		info_print_json(stdout, &info);
+		info_print_json(stdout, &info, &ps);
 	else
-		info_print_human(stdout, &info);
+		info_print_human(stdout, &info, &ps);
 	pmuctx_close(h);
 	if (fflush(stdout) || ferror(stdout)) {
 		perror("pmuctx info: writing output");

@@ -3,6 +3,7 @@
  * Output formatters of "pmuctx info".
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "info-format.h"
@@ -25,7 +26,75 @@ static void line_u64(FILE *f, const char *label, uint64_t v, const char *unit)
 		unit);
 }
 
-void info_print_human(FILE *f, const struct pmuctx_info *info)
+/* The limits "pmuctx info" shows, in this order (module/main.c, budget.c). */
+static const struct {
+	const char *name, *what;
+} info_param_names[] = {
+	{ "max_sample_freq", "Hz, per session and CPU" },
+	{ "sample_budget", "samples/s, all sessions together" },
+	{ "sample_cpu_percent", "% of each CPU sampling may use" },
+	{ "sample_budget_now", "samples/s allowed now (lowered by cost)" },
+	{ "sample_budget_dropped", "samples the budget refused so far" },
+	{ "max_sessions_per_user", "sessions, per unprivileged user" },
+	{ "max_tasks_per_user", "entries, per unprivileged user" },
+	{ "max_tasks", "entries, all sessions" },
+	{ "max_ring_pages", "data pages per CPU, per session" },
+	{ "max_exited", "exited tasks kept, per session (default)" },
+	{ "pool_size", "pre-allocated entries per CPU and session" },
+};
+
+/*
+ * Read the parameters named above from @dir (/sys/module/pmuctx/
+ * parameters); those the module does not have (an older one) are left
+ * out.
+ */
+void info_read_params(struct info_params *ps, const char *dir)
+{
+	unsigned int i;
+
+	ps->n = 0;
+	for (i = 0; i < sizeof(info_param_names) / sizeof(info_param_names[0]) &&
+		    ps->n < INFO_MAX_PARAMS; i++) {
+		char path[256], line[64], *end;
+		unsigned long long v;
+		FILE *pf;
+
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 info_param_names[i].name);
+		pf = fopen(path, "r");
+		if (!pf)
+			continue;
+		if (!fgets(line, sizeof(line), pf)) {
+			fclose(pf);
+			continue;
+		}
+		fclose(pf);
+		v = strtoull(line, &end, 10);
+		if (end == line)
+			continue;
+		ps->p[ps->n].name = info_param_names[i].name;
+		ps->p[ps->n].what = info_param_names[i].what;
+		ps->p[ps->n].value = v;
+		ps->n++;
+	}
+}
+
+static void print_params_human(FILE *f, const struct info_params *ps)
+{
+	char b[32];
+	unsigned int i;
+
+	if (!ps || !ps->n)
+		return;
+	fprintf(f, "\nlimits (module parameters):\n");
+	for (i = 0; i < ps->n; i++)
+		fprintf(f, "  %-22s %s %s\n", ps->p[i].name,
+			fmt_grouped_u64(b, sizeof(b), ps->p[i].value),
+			ps->p[i].what);
+}
+
+void info_print_human(FILE *f, const struct pmuctx_info *info,
+		      const struct info_params *ps)
 {
 	bool v1 = info->size >= PMUCTX_INFO_SIZE_VER1;
 	char ver[PMUCTX_VERSION_LEN + 1];
@@ -77,6 +146,7 @@ void info_print_human(FILE *f, const struct pmuctx_info *info)
 	line_u64(f, "alloc failures:", info->alloc_failures, "");
 	line_u64(f, "pool entries:", info->pool_entries, "");
 	line_u64(f, "dropped:", info->dropped, "");
+	print_params_human(f, ps);
 
 	fprintf(f, "\nselftest:\n");
 	line_u64(f, "checks:", info->selftest_checks, "");
@@ -93,7 +163,8 @@ void info_print_human(FILE *f, const struct pmuctx_info *info)
 			(uint64_t)info->dropped);
 }
 
-void info_print_json(FILE *f, const struct pmuctx_info *info)
+void info_print_json(FILE *f, const struct pmuctx_info *info,
+		     const struct info_params *ps)
 {
 	bool v1 = info->size >= PMUCTX_INFO_SIZE_VER1;
 	char ver[PMUCTX_VERSION_LEN + 1], b[16];
@@ -142,6 +213,15 @@ void info_print_json(FILE *f, const struct pmuctx_info *info)
 			    info->selftest_mismatches);
 		json_kv_u64(&j, "selftest_migrations",
 			    info->selftest_migrations);
+	}
+	if (ps && ps->n) {
+		unsigned int i;
+
+		json_key(&j, "limits");
+		json_begin_object(&j);
+		for (i = 0; i < ps->n; i++)
+			json_kv_u64(&j, ps->p[i].name, ps->p[i].value);
+		json_end_object(&j);
 	}
 	json_end_object(&j);
 	fputc('\n', f);

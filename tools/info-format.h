@@ -5,11 +5,26 @@
 #ifndef PMUCTX_TOOLS_INFO_FORMAT_H
 #define PMUCTX_TOOLS_INFO_FORMAT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include <pmuctx.h>
 
-void info_print_human(FILE *f, const struct pmuctx_info *info);
-void info_print_json(FILE *f, const struct pmuctx_info *info);
+/* The module's parameters (its limits), from /sys/module/pmuctx. */
+#define INFO_MAX_PARAMS	16
+struct info_params {
+	unsigned int n;
+	struct {
+		const char *name;
+		const char *what;	/* unit and scope, for humans */
+		uint64_t value;
+	} p[INFO_MAX_PARAMS];
+};
+
+void info_read_params(struct info_params *ps, const char *dir);
+void info_print_human(FILE *f, const struct pmuctx_info *info,
+		      const struct info_params *ps);
+void info_print_json(FILE *f, const struct pmuctx_info *info,
+		     const struct info_params *ps);
 
 #endif

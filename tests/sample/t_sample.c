@@ -91,6 +91,7 @@ static void load_kallsyms(void)
 /* ---- sessions and records ------------------------------------------------ */
 
 static unsigned int max_stack = 32;
+static unsigned int sample_ev;	/* 0: the hrtimer source */
 
 static int session(pid_t pid, unsigned int flags, unsigned int freq)
 {
@@ -100,7 +101,7 @@ static int session(pid_t pid, unsigned int flags, unsigned int freq)
 		.events = { PMUCTX_EV_TASK_CLOCK },
 		.ring_pages = RING_PAGES, .ring_mode = PMUCTX_RING_NORMAL,
 		.sample_freq = freq, .sample_flags = flags,
-		.sample_max_stack = max_stack,
+		.sample_max_stack = max_stack, .sample_event = sample_ev,
 	};
 	int fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 
@@ -121,6 +122,8 @@ struct stats {
 	uint64_t period_sum, task_clock;
 	uint64_t lost;		/* records the full buffers dropped */
 	long unresolved_cookies;	/* distinct cookies of @unresolved */
+	long budget_records;	/* THROTTLE records of the global budget */
+	uint64_t budget_dropped;	/* samples they say were not taken */
 	long plain;		/* samples without USER_DEFERRED ... */
 	long plain_early;	/* ... of them before the last one with it */
 };
@@ -213,6 +216,13 @@ static void drain(int fd, pid_t tid, struct stats *st)
 						     s->nr_user))
 						st->chains++;
 				}
+			} else if (h->type == PMUCTX_REC_THROTTLE &&
+				   (h->misc & PMUCTX_THROTTLE_BUDGET)) {
+				struct pmuctx_rec_throttle *t = (void *)h;
+
+				st->budget_records++;
+				if (h->size >= sizeof(*t))
+					st->budget_dropped += t->dropped;
 			} else if (h->type == PMUCTX_REC_THROTTLE) {
 				if (h->misc & PMUCTX_THROTTLE_ON)
 					st->throttle_on++;
@@ -641,6 +651,166 @@ static int idle_rate(int nsess)
 	return made == nsess ? 0 : 1;
 }
 
+/* A module parameter: its value, or -1 (no such parameter). */
+static long param_get(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/pmuctx/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int param_set(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/module/pmuctx/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%ld\n", v) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/*
+ * The global sample budget (sampling issue item 1): NSESS sessions at
+ * FREQ Hz on one busy child ask for NSESS * FREQ samples per second; the
+ * budget allows @budget for the whole system.  Every 10 ms window of a
+ * CPU takes at most budget / CPUs / 100 samples (at least 1), so over T
+ * seconds all sessions together take at most budget * T plus one window
+ * per CPU.  What was not taken is in BUDGET records, and the periods of
+ * what was taken still cover the child's CPU time (a dropped tick's time
+ * goes to the next sample).
+ */
+#define BUDGET_NSESS 8
+static void budget_run(long budget, unsigned int freq, unsigned int flags,
+		       const char *what, int check)
+{
+	struct stats d[BUDGET_NSESS];
+	int fds[BUDGET_NSESS], i, made = 0, cover = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), taken = 0, slack;
+	long lo = -1, hi = 0;
+	uint64_t t0, t1, dropped = 0, records = 0;
+	double secs;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		for (;;)
+			__asm__ __volatile__("" ::: "memory");
+	}
+	t0 = ns_of(CLOCK_MONOTONIC);
+	for (i = 0; i < BUDGET_NSESS; i++) {
+		fds[i] = session(pid, flags, freq);
+		made += fds[i] >= 0;
+	}
+	usleep(1000 * 1000);
+	for (i = 0; i < BUDGET_NSESS; i++)
+		if (fds[i] >= 0)
+			ioctl(fds[i], PMUCTX_IOC_DISABLE, 0);
+	t1 = ns_of(CLOCK_MONOTONIC);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < BUDGET_NSESS; i++) {
+		if (fds[i] < 0)
+			continue;
+		drain(fds[i], pid, &d[i]);
+		close(fds[i]);
+		taken += d[i].samples;
+		if (lo < 0 || d[i].samples < lo)
+			lo = d[i].samples;
+		if (d[i].samples > hi)
+			hi = d[i].samples;
+		dropped += d[i].budget_dropped;
+		records += d[i].budget_records;
+		cover += d[i].period_sum >= d[i].task_clock * 7 / 10 &&
+			 d[i].period_sum <= d[i].task_clock * 13 / 10;
+	}
+	secs = (double)(t1 - t0) / 1e9;
+	slack = ncpu * (budget / ncpu / 100 > 0 ? budget / ncpu / 100 : 1);
+	diag("budget %s: %d sessions at %u Hz for %.2f s, budget %ld/s: %ld samples taken, %llu dropped in %llu records",
+	     what, made, freq, secs, budget, taken,
+	     (unsigned long long)dropped, (unsigned long long)records);
+	result(made == BUDGET_NSESS, "budget %s: %d sampling sessions on one busy task",
+	       what, BUDGET_NSESS);
+	if (!check)
+		return;
+	result(taken <= (long)(budget * secs) + slack,
+	       "budget %s: all sessions together take at most the budget (%ld <= %ld * %.2f s + %ld)",
+	       what, taken, budget, secs, slack);
+	/* a session whose timer fires late in each window gets its share */
+	result(lo * 3 >= hi && lo > 0,
+	       "budget %s: the sessions share it fairly (%ld to %ld samples each)",
+	       what, lo, hi);
+	result(dropped >= (uint64_t)taken && records > 0,
+	       "budget %s: what the budget dropped is reported (%llu in %llu BUDGET records)",
+	       what, (unsigned long long)dropped,
+	       (unsigned long long)records);
+	if (check < 2)
+		return;
+	result(cover == made,
+	       "budget %s: each session's periods still cover the task's CPU time (%d of %d)",
+	       what, cover, made);
+}
+
+static void test_budget(void)
+{
+	long old = param_get("sample_budget"), old_pct;
+
+	result(old > 0, "budget: module parameter sample_budget (%ld)", old);
+	if (old <= 0)
+		return;
+	old_pct = param_get("sample_cpu_percent");
+	result(param_set("sample_budget", 0) && param_set("sample_budget", -5),
+	       "budget: sample_budget refuses 0 and negative values");
+	result(param_get("sample_budget") == old,
+	       "budget: a refused value changes nothing");
+	if (param_set("sample_budget", 800) == 0) {
+		budget_run(800, 1000, 0, "timer", 2);
+		/* counter overflows (cpu-clock): a drop loses its count */
+		sample_ev = PMUCTX_EV_CPU_CLOCK;
+		budget_run(800, 1000, 0, "counter", 1);
+		sample_ev = 0;
+		budget_run(800, 1000, PMUCTX_SAMPLE_KERNEL_STACK |
+			   PMUCTX_SAMPLE_USER_STACK |
+			   PMUCTX_SAMPLE_DEFER_USER, "timer+stacks", 2);
+	} else {
+		result(0, "budget: sample_budget can be set to 800");
+	}
+	/*
+	 * Lowered by cost: at 1 % of a CPU for sampling, 8 sessions at
+	 * 10 kHz with both stacks cost more than that on any machine (a
+	 * sample costs well over 125 ns), so the budget in force drops below
+	 * the configured one.
+	 */
+	param_set("sample_budget", 100000);
+	if (old_pct > 0 && param_set("sample_cpu_percent", 1) == 0) {
+		long now;
+
+		budget_run(100000, 10000, PMUCTX_SAMPLE_KERNEL_STACK |
+			   PMUCTX_SAMPLE_USER_STACK, "cost", 0);
+		now = param_get("sample_budget_now");
+		result(now > 0 && now < 100000,
+		       "budget: 1%% of the CPU lowers the budget in force (sample_budget_now %ld < 100000)",
+		       now);
+		param_set("sample_cpu_percent", old_pct);
+	} else {
+		result(0, "budget: sample_cpu_percent can be set to 1 (was %ld)",
+		       old_pct);
+	}
+	param_set("sample_budget", old);
+}
+
 /*
  * Sampling counters across CPU hotplug (lifetimes item 5): a sample_event
  * session (cpu-clock overflows) on a child; cpu1 goes offline and comes
@@ -799,6 +969,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "idle-timers")) {
 		test_idle_timers();
+		return !!failures;
+	}
+	if (argc > 1 && !strcmp(argv[1], "budget")) {
+		test_budget();
 		return !!failures;
 	}
 	if (argc > 2 && !strcmp(argv[1], "idle-rate"))

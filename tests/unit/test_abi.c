@@ -165,4 +165,12 @@ void test_abi(void)
 	      PMUCTX_TASK_INHERITED == 4, "task flag bits are stable");
 	CHECK(PMUCTX_MAX_EVENTS == 8 && PMUCTX_MAX_DATA_SIZE == 4096 &&
 	      PMUCTX_COMM_LEN == 16, "limits are stable");
+	/* THROTTLE grew @dropped at its end; older records stop before */
+	CHECK_EQ(sizeof(struct pmuctx_rec_throttle), 56,
+		 "sizeof(struct pmuctx_rec_throttle) == 56");
+	CHECK_EQ(offsetof(struct pmuctx_rec_throttle, dropped),
+		 PMUCTX_REC_THROTTLE_SIZE_VER0,
+		 "THROTTLE's VER0 size ends right before dropped");
+	CHECK(PMUCTX_THROTTLE_ON == 1 && PMUCTX_THROTTLE_BUDGET == 2,
+	      "THROTTLE misc bits are stable");
 }

@@ -3,6 +3,7 @@
  * Output of "pmuctx stat" (human, -x, --json) and "pmuctx info".
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <pmuctx.h>
 
@@ -359,6 +360,58 @@ static void test_json(void)
 	}
 }
 
+/* The limits section, from a fake /sys/module/pmuctx/parameters. */
+static void test_info_params(struct pmuctx_info *info)
+{
+	char dir[] = "/tmp/pmuctx-params.XXXXXX", path[320];
+	struct info_params ps;
+	const char *out, *at;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "info params: mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/sample_budget", dir);
+	f = fopen(path, "w");
+	fputs("100000\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/sample_budget_now", dir);
+	f = fopen(path, "w");
+	fputs("5900\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/max_tasks", dir);
+	f = fopen(path, "w");
+	fputs("junk\n", f);
+	fclose(f);
+	info_read_params(&ps, dir);
+	CHECK(ps.n == 2 && !strcmp(ps.p[0].name, "sample_budget") &&
+	      ps.p[0].value == 100000 && ps.p[1].value == 5900,
+	      "info params: the present, numeric parameters, in order (%u)",
+	      ps.n);
+	info->size = sizeof(*info);
+	f = cap_open();
+	info_print_human(f, info, &ps);
+	out = cap_close(f);
+	CHECK_HAS(out, "limits (module parameters):\n",
+		  "info: a limits section");
+	CHECK_HAS(out, "  sample_budget          100,000 samples/s, all sessions together\n",
+		  "info: the budget, grouped, with its unit");
+	CHECK(!strstr(out, "max_tasks  "), "info: an unreadable value is left out");
+	f = cap_open();
+	info_print_json(f, info, &ps);
+	out = cap_close(f);
+	CHECK(!json_validate(out, &at), "info --json with limits: valid JSON");
+	CHECK_HAS(out, "\"limits\":{\"sample_budget\":100000,\"sample_budget_now\":5900}",
+		  "info --json: the limits object");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sample_budget", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sample_budget_now", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_info_format(void)
 {
 	struct pmuctx_info info;
@@ -377,7 +430,7 @@ static void test_info_format(void)
 	info.max_tasks = 65536;
 	info.selftest_checks = 99;
 	f = cap_open();
-	info_print_human(f, &info);
+	info_print_human(f, &info, NULL);
 	out = cap_close(f);
 	CHECK_HAS(out, "pmuctx module 0.1.0\n", "info: module version");
 	CHECK_HAS(out, "module 1, library 1", "info: both ABI versions");
@@ -388,7 +441,7 @@ static void test_info_format(void)
 	CHECK_HAS(out, "max tasks:             65,536", "info: max tasks");
 	CHECK_HAS(out, "checks:                99", "info: selftest checks");
 	f = cap_open();
-	info_print_json(f, &info);
+	info_print_json(f, &info, NULL);
 	out = cap_close(f);
 	CHECK(!json_validate(out, &at), "info --json: valid JSON");
 	CHECK_HAS(out, "\"features\":[\"counting\",\"inherit\",\"selftest\"]",
@@ -398,15 +451,16 @@ static void test_info_format(void)
 	info.size = PMUCTX_INFO_SIZE_VER0;
 	info.abi_version = 0;
 	f = cap_open();
-	info_print_human(f, &info);
+	info_print_human(f, &info, NULL);
 	out = cap_close(f);
 	CHECK_HAS(out, "[MISMATCH]", "info: ABI mismatch is flagged");
 	CHECK_HAS(out, "only the first 72 bytes", "info: older module noted");
 	f = cap_open();
-	info_print_json(f, &info);
+	info_print_json(f, &info, NULL);
 	out = cap_close(f);
 	CHECK(!json_validate(out, NULL) && !strstr(out, "max_tasks"),
 	      "info --json of an older module: valid, no VER1 keys");
+	test_info_params(&info);
 }
 
 void test_format(void)

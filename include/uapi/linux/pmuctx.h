@@ -628,19 +628,44 @@ struct pmuctx_rec_user_callchain {
 };
 
 /*
- * THROTTLE: the sampling interrupt took more than a quarter of the period
- * on this CPU (like perf's perf_cpu_time_max_percent), so this CPU now
- * samples every @period_ns (misc 1), or relaxed back towards the asked
- * rate (misc 0).  @avg_ns: the interrupt's average cost.  Sample periods
- * stay exact (each is the time the task really ran).
+ * THROTTLE, two kinds (misc):
+ *
+ * Without PMUCTX_THROTTLE_BUDGET: the session's sampling interrupt took
+ * more than a quarter of the period on this CPU (like perf's
+ * perf_cpu_time_max_percent), so this CPU now samples every @period_ns
+ * (misc PMUCTX_THROTTLE_ON), or relaxed back towards the asked rate
+ * (misc 0).  @avg_ns: the interrupt's average cost.  @dropped: 0.
+ *
+ * With PMUCTX_THROTTLE_BUDGET: the global sample budget (module
+ * parameters sample_budget and sample_cpu_percent: all sessions of all
+ * users together) was spent on this CPU, and the session did not take
+ * @dropped samples there since its previous BUDGET record on this CPU.
+ * Written at the first drop of each 10 ms budget window, at the next
+ * sample taken, at the task's switch-out and at DISABLE, so the sum of
+ * @dropped over a session's records is every sample it did not take.
+ * @period_ns: the sampling period this CPU's budget allows now, all
+ * sessions together; @avg_ns: the average cost of a sample on this CPU.
+ *
+ * Either way sample periods stay exact: a timer sample's period is the
+ * time the task really ran since the previous sample taken (a dropped
+ * tick's time goes to the next one); a counter sample's is its event
+ * count, and a dropped one's count is in no sample.
+ *
+ * Records of a module older than PMUCTX_THROTTLE_BUDGET (same ABI) are
+ * PMUCTX_REC_THROTTLE_SIZE_VER0 bytes: read @dropped only if the size has
+ * it.
  */
 #define PMUCTX_THROTTLE_ON	1
+#define PMUCTX_THROTTLE_BUDGET	2
 struct pmuctx_rec_throttle {
 	struct pmuctx_rec_header	hdr;
 	struct pmuctx_rec_common	c;
 	__u64				period_ns;
 	__u64				avg_ns;
+	__u64				dropped;
 };
+
+#define PMUCTX_REC_THROTTLE_SIZE_VER0	48
 
 /* USER: @len bytes written with write(2) on the session fd. */
 #define PMUCTX_USER_MAX		4096

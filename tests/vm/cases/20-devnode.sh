@@ -37,6 +37,19 @@ if last_ok; then
 		diag_out "$CHECK_OUT"
 	fi
 fi
+# the limits a group member runs into, from the module's parameters
+if last_ok; then
+	budget=$(cat /sys/module/pmuctx/parameters/sample_budget 2>/dev/null || echo none)
+	if printf '%s\n' "$CHECK_OUT" | grep -q "^  sample_budget  *[0-9,]* samples/s" &&
+	   printf '%s\n' "$CHECK_OUT" | tr -d , |
+		grep -q "^  sample_budget  *$budget " &&
+	   printf '%s\n' "$CHECK_OUT" | grep -q "^  max_sessions_per_user "; then
+		ok "pmuctx info shows the limits (sample_budget $budget)"
+	else
+		not_ok "pmuctx info shows the limits (sample_budget $budget)"
+		diag_out "$CHECK_OUT"
+	fi
+fi
 
 # Not a member.
 expect_fail as_user "$NOBODY" "$NOBODY" - sh -c ": <$DEV" -- \

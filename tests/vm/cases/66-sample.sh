@@ -20,6 +20,8 @@ need_exec tests/sample/chain || exit 1
 mod_load 2>/dev/null || true
 rc=0
 "$T" || rc=1
+# the global sample budget and its module parameters (sampling item 1)
+"$T" budget || rc=1
 
 # Unprivileged: own child allowed, kernel-mode samples with their kernel
 # addresses hidden.  That needs paranoid 1 (at 2 an exclude_kernel session

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: the global sample budget (sampling issue item 1).
+ *
+ * max_sample_freq bounds one session; a group member may open up to
+ * max_sessions_per_user of them on one task.  The budget bounds them all:
+ * before a sampling interrupt writes a sample it asks
+ * pmuctx_budget_take(), which counts the samples of every session on
+ * this CPU in windows of PMUCTX_BUDGET_WINDOW_NS (10 ms) and allows
+ *
+ *   min(sample_budget / online CPUs,
+ *       sample_cpu_percent % of a second / this CPU's average sample cost)
+ *
+ * per second, rounded down to whole samples per window and at least one.
+ * The first term is perf's kernel.perf_event_max_sample_rate (100000 by
+ * default, here split across the CPUs); the second lowers it
+ * automatically when sampling costs too much CPU, as perf's
+ * perf_sample_event_took() lowers the sysctl (25 % like
+ * perf_cpu_time_max_percent; here per CPU, and it rises again when
+ * samples get cheaper).  A refused sample is the session's to report
+ * (sample.c: THROTTLE records with PMUCTX_THROTTLE_BUDGET).
+ *
+ * Context: the per-CPU state is used only on its own CPU with IRQs off,
+ * in hardirq context (the sampling hrtimer callback, HARD on PREEMPT_RT
+ * too; the overflow stage's irq_work, IRQ_WORK_INIT_HARD) and in the
+ * sched_switch probe: one user at a time, no lock, no atomic.  The
+ * overflow handler (NMI) never touches it.  The read-only parameters
+ * sample_budget_now and sample_budget_dropped read other CPUs' fields
+ * racily (statistics).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+
+#include "budget.h"
+
+struct pmuctx_budget_cpu {
+	u64	start;		/* local_clock() at the current window's start */
+	u64	window;		/* windows started on this CPU */
+	u32	used;		/* samples taken in the current window */
+	u32	allow;		/* samples allowed in it */
+	u32	asking;		/* sessions that asked in it */
+	u32	share;		/* a session's share of it, PMUCTX_CREDIT units */
+	u64	avg_ns;		/* a sample's cost here, all sessions (EWMA) */
+	u64	dropped;	/* samples refused, ever */
+};
+
+/* Credits are counted in 1/1024 of a sample. */
+#define PMUCTX_CREDIT	1024U
+
+static DEFINE_PER_CPU(struct pmuctx_budget_cpu, pmuctx_budget);
+
+unsigned int pmuctx_sample_budget = 100000;
+unsigned int pmuctx_sample_cpu_percent = 25;
+
+#define PMUCTX_BUDGET_MIN	100U
+#define PMUCTX_BUDGET_MAX	10000000U
+
+static int pmuctx_param_budget_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < PMUCTX_BUDGET_MIN || v > PMUCTX_BUDGET_MAX)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops pmuctx_budget_ops = {
+	.set = pmuctx_param_budget_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(sample_budget, &pmuctx_budget_ops, &pmuctx_sample_budget,
+		0644);
+MODULE_PARM_DESC(sample_budget,
+		 "Samples per second all sampling sessions together may take, split evenly across the online CPUs (100..10000000, default 100000 like kernel.perf_event_max_sample_rate)");
+
+static int pmuctx_param_percent_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < 1 || v > 100)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops pmuctx_percent_ops = {
+	.set = pmuctx_param_percent_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(sample_cpu_percent, &pmuctx_percent_ops,
+		&pmuctx_sample_cpu_percent, 0644);
+MODULE_PARM_DESC(sample_cpu_percent,
+		 "Share of each CPU's time sampling may take: the budget in force is lowered when samples cost more (1..100, default 25 like kernel.perf_cpu_time_max_percent; 100: no lowering)");
+
+/* Samples one CPU may take per window, given its average sample cost. */
+static u32 pmuctx_budget_allow(u64 avg_ns)
+{
+	u64 rate = READ_ONCE(pmuctx_sample_budget) /
+		   max(num_online_cpus(), 1U);
+	u64 allow = div_u64(rate * PMUCTX_BUDGET_WINDOW_NS, NSEC_PER_SEC);
+	unsigned int pct = READ_ONCE(pmuctx_sample_cpu_percent);
+
+	if (avg_ns && pct < 100)
+		allow = min(allow, div64_u64(PMUCTX_BUDGET_WINDOW_NS * pct / 100,
+					     avg_ns));
+	return max_t(u64, allow, 1);
+}
+
+/*
+ * May @sh's session take one more sample on this CPU at @now
+ * (local_clock())?  Counts it if so.  IRQs off, see the top of the file.
+ *
+ * Fair between sessions: each session that asks in a window gets a share
+ * of it, allow / the sessions that asked in the previous window, as
+ * credit (kept up to two windows' worth); a sample needs one sample of
+ * credit and room in the window.  A session cannot be starved by sessions
+ * whose timers happen to fire first: when there are more sessions than
+ * samples in a window, each takes one every few windows.
+ */
+bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh)
+{
+	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+
+	if (!b->window || now - b->start >= PMUCTX_BUDGET_WINDOW_NS) {
+		u32 allow = pmuctx_budget_allow(b->avg_ns);
+
+		b->start = now;
+		b->window++;
+		b->used = 0;
+		b->share = allow * PMUCTX_CREDIT / max(b->asking, 1U);
+		b->asking = 0;
+		WRITE_ONCE(b->allow, allow);
+	}
+	if (sh->window != b->window) {
+		u32 cap = 2 * max(b->share, PMUCTX_CREDIT);
+
+		sh->window = b->window;
+		b->asking++;
+		sh->credit = min(sh->credit + b->share, cap);
+	}
+	if (b->used >= b->allow || sh->credit < PMUCTX_CREDIT) {
+		WRITE_ONCE(b->dropped, b->dropped + 1);
+		return false;
+	}
+	sh->credit -= PMUCTX_CREDIT;
+	b->used++;
+	return true;
+}
+
+/* A taken sample cost @ns on this CPU.  IRQs off. */
+void pmuctx_budget_cost(u64 ns)
+{
+	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+
+	WRITE_ONCE(b->avg_ns, b->avg_ns ? (b->avg_ns * 7 + ns) / 8 : ns);
+}
+
+/* This CPU's current window (0: none yet).  IRQs off. */
+u64 pmuctx_budget_window(void)
+{
+	return this_cpu_ptr(&pmuctx_budget)->window;
+}
+
+/* The sampling period this CPU's budget allows now.  IRQs off. */
+u64 pmuctx_budget_period_ns(void)
+{
+	u32 allow = this_cpu_ptr(&pmuctx_budget)->allow;
+
+	return div_u64(PMUCTX_BUDGET_WINDOW_NS, max(allow, 1U));
+}
+
+/* This CPU's average sample cost.  IRQs off. */
+u64 pmuctx_budget_avg_ns(void)
+{
+	return this_cpu_ptr(&pmuctx_budget)->avg_ns;
+}
+
+/*
+ * sample_budget_now: samples per second the online CPUs allow now, each
+ * with its own cost as measured so far (racy over hotplug: statistics).
+ */
+static int pmuctx_param_now_get(char *buf, const struct kernel_param *kp)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct pmuctx_budget_cpu *b = per_cpu_ptr(&pmuctx_budget, cpu);
+
+		sum += pmuctx_budget_allow(READ_ONCE(b->avg_ns));
+	}
+	return sysfs_emit(buf, "%llu\n",
+			  div_u64(sum * NSEC_PER_SEC, PMUCTX_BUDGET_WINDOW_NS));
+}
+
+static const struct kernel_param_ops pmuctx_now_ops = {
+	.get = pmuctx_param_now_get,
+};
+
+module_param_cb(sample_budget_now, &pmuctx_now_ops, NULL, 0444);
+MODULE_PARM_DESC(sample_budget_now,
+		 "Read only: samples per second the online CPUs allow now, sample_budget lowered by each CPU's measured sample cost (sample_cpu_percent)");
+
+static int pmuctx_param_dropped_get(char *buf, const struct kernel_param *kp)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(&pmuctx_budget, cpu)->dropped);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+
+static const struct kernel_param_ops pmuctx_dropped_ops = {
+	.get = pmuctx_param_dropped_get,
+};
+
+module_param_cb(sample_budget_dropped, &pmuctx_dropped_ops, NULL, 0444);
+MODULE_PARM_DESC(sample_budget_dropped,
+		 "Read only: samples the budget refused since the module was loaded, all sessions");

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuctx: the global sample budget (budget.c): how many samples each CPU
+ * may take, all sessions of all users together.
+ */
+#ifndef _PMUCTX_BUDGET_H
+#define _PMUCTX_BUDGET_H
+
+#include <linux/types.h>
+
+/* A CPU's budget is counted in windows of this length. */
+#define PMUCTX_BUDGET_WINDOW_NS	(10 * NSEC_PER_MSEC)
+
+/*
+ * A session's part of one CPU's budget (in its struct pmuctx_sess_cpu),
+ * used with IRQs off on that CPU only.
+ */
+struct pmuctx_budget_share {
+	u64	window;		/* the CPU's window it last asked in */
+	u32	credit;		/* samples it may take, in 1/1024 */
+};
+
+extern unsigned int pmuctx_sample_budget;
+extern unsigned int pmuctx_sample_cpu_percent;
+
+bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh);
+void pmuctx_budget_cost(u64 ns);
+u64 pmuctx_budget_window(void);
+u64 pmuctx_budget_period_ns(void);
+u64 pmuctx_budget_avg_ns(void);
+
+#endif /* _PMUCTX_BUDGET_H */
