@@ -225,7 +225,8 @@ static void t_commands(void)
 
 		CHECK_EQ(run(cases[i].cmd, a[0], a[1], a[2], a[3], a[4], a[5],
 			     NULL), EXIT_USAGE, "%s %s %s: exit status 2",
-			 cases[i].cmd->name, a[0] ? a[0] : "", a[1] ? a[1] : "");
+			 cases[i].cmd->name, a[0] ? a[0] : "",
+			 a[1] ? a[1] : "");
 		CHECK(!strncmp(cap_err, cases[i].msg, strlen(cases[i].msg)),
 		      "%s: %.*s", cases[i].cmd->name,
 		      (int)strlen(cases[i].msg) - 1, cases[i].msg);
