@@ -794,49 +794,87 @@ static void text_tasks(struct report *R)
 
 /* ---- json ------------------------------------------------------------------- */
 
-static void json_record(struct report *R, struct json *j,
+/* "key": [N, ...] */
+static void json_u64_array(struct json *j, const char *key, const __u64 *v,
+			   unsigned int n)
+{
+	unsigned int i;
+
+	json_key(j, key);
+	json_begin_array(j);
+	for (i = 0; i < n; i++)
+		json_u64(j, v[i]);
+	json_end_array(j);
+}
+
+/* "key": {EVENT: N, ...}, the first @nr events of the recording */
+static void json_values(struct json *j, const struct pmf_info *in,
+			const char *key, const __u64 *v, unsigned int nr)
+{
+	char lb[32];
+	unsigned int i;
+
+	json_key(j, key);
+	json_begin_object(j);
+	for (i = 0; i < nr; i++)
+		json_kv_u64(j, event_label(in, i, lb, sizeof(lb)), v[i]);
+	json_end_object(j);
+}
+
+static void json_switch(struct report *R, struct json *j,
 			const struct pmuctx_rec_header *h)
 {
-	const struct pmuctx_rec_common *c = common(h);
-	const struct pmf_info *in = R->info;
-	const char *tn = pmuctx_record_type_name(h->type);
-	char lb[32], st[8];
-	unsigned int i, nr;
+	const struct pmuctx_rec_switch *s = (const void *)h;
+	char st[8];
 
-	json_begin_object(j);
-	if (tn)
-		json_kv_string(j, "type", tn);
-	else
-		json_kv_u64(j, "type", h->type);
-	json_kv_u64(j, "time_ns", c->time);
-	json_kv_u64(j, "cpu", c->cpu);
-	json_kv_i64(j, "pid", c->pid);
-	json_kv_i64(j, "tid", c->tid);
+	report_state_str(s->prev_state, h->misc & PMUCTX_SWITCH_PREEMPT, st,
+			 sizeof(st));
+	json_kv_i64(j, "next_pid", s->next_pid);
+	json_kv_i64(j, "next_tid", s->next_tid);
+	json_kv_u64(j, "prev_state", s->prev_state);
+	json_kv_string(j, "prev_state_str", st);
+	json_kv_bool(j, "preempt", h->misc & PMUCTX_SWITCH_PREEMPT);
+	json_values(j, R->info, "delta", s->delta,
+		    s->nr < PMUCTX_MAX_EVENTS ? s->nr : PMUCTX_MAX_EVENTS);
+}
+
+static void json_user(struct json *j, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_user *u = (const void *)h;
+	unsigned int i;
+
+	json_kv_u64(j, "len", u->len);
+	json_key(j, "data");
+	json_begin_array(j);
+	for (i = 0; i < u->len; i++)
+		json_u64(j, u->data[i]);
+	json_end_array(j);
+}
+
+static void json_sample(struct json *j, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_sample *sm = (const void *)h;
+
+	json_kv_u64(j, "ip", sm->ip);
+	json_kv_u64(j, "period", sm->period);
+	json_kv_u64(j, "cookie", sm->cookie);
+	json_kv_u64(j, "misc", h->misc);
+	json_u64_array(j, "kernel_ips", sm->ips, sm->nr_kernel);
+	json_u64_array(j, "user_ips", sm->ips + sm->nr_kernel, sm->nr_user);
+}
+
+/* the fields of record @h after the common ones */
+static void json_record_body(struct report *R, struct json *j,
+			     const struct pmuctx_rec_header *h)
+{
 	switch (h->type) {
 	case PMUCTX_REC_LOST:
 		json_kv_u64(j, "lost",
 			    ((const struct pmuctx_rec_lost *)h)->lost);
 		break;
-	case PMUCTX_REC_SWITCH: {
-		const struct pmuctx_rec_switch *s = (const void *)h;
-
-		report_state_str(s->prev_state,
-				 h->misc & PMUCTX_SWITCH_PREEMPT, st,
-				 sizeof(st));
-		json_kv_i64(j, "next_pid", s->next_pid);
-		json_kv_i64(j, "next_tid", s->next_tid);
-		json_kv_u64(j, "prev_state", s->prev_state);
-		json_kv_string(j, "prev_state_str", st);
-		json_kv_bool(j, "preempt", h->misc & PMUCTX_SWITCH_PREEMPT);
-		json_key(j, "delta");
-		json_begin_object(j);
-		nr = s->nr < PMUCTX_MAX_EVENTS ? s->nr : PMUCTX_MAX_EVENTS;
-		for (i = 0; i < nr; i++)
-			json_kv_u64(j, event_label(in, i, lb, sizeof(lb)),
-				    s->delta[i]);
-		json_end_object(j);
+	case PMUCTX_REC_SWITCH:
+		json_switch(R, j, h);
 		break;
-	}
 	case PMUCTX_REC_FORK: {
 		const struct pmuctx_rec_fork *k = (const void *)h;
 
@@ -856,13 +894,9 @@ static void json_record(struct report *R, struct json *j,
 	case PMUCTX_REC_EXIT: {
 		const struct pmuctx_rec_exit *e = (const void *)h;
 
-		json_key(j, "values");
-		json_begin_object(j);
-		nr = e->nr < PMUCTX_MAX_EVENTS ? e->nr : PMUCTX_MAX_EVENTS;
-		for (i = 0; i < nr; i++)
-			json_kv_u64(j, event_label(in, i, lb, sizeof(lb)),
-				    e->values[i]);
-		json_end_object(j);
+		json_values(j, R->info, "values", e->values,
+			    e->nr < PMUCTX_MAX_EVENTS ? e->nr :
+			    PMUCTX_MAX_EVENTS);
 		break;
 	}
 	case PMUCTX_REC_COMM:
@@ -870,106 +904,224 @@ static void json_record(struct report *R, struct json *j,
 		json_string_n(j, ((const struct pmuctx_rec_comm *)h)->comm,
 			      PMUCTX_COMM_LEN);
 		break;
-	case PMUCTX_REC_USER: {
-		const struct pmuctx_rec_user *u = (const void *)h;
-
-		json_kv_u64(j, "len", u->len);
-		json_key(j, "data");
-		json_begin_array(j);
-		for (i = 0; i < u->len; i++)
-			json_u64(j, u->data[i]);
-		json_end_array(j);
+	case PMUCTX_REC_USER:
+		json_user(j, h);
 		break;
-	}
-	case PMUCTX_REC_SAMPLE: {
-		const struct pmuctx_rec_sample *sm = (const void *)h;
-
-		json_kv_u64(j, "ip", sm->ip);
-		json_kv_u64(j, "period", sm->period);
-		json_kv_u64(j, "cookie", sm->cookie);
-		json_kv_u64(j, "misc", h->misc);
-		json_key(j, "kernel_ips");
-		json_begin_array(j);
-		for (i = 0; i < sm->nr_kernel; i++)
-			json_u64(j, sm->ips[i]);
-		json_end_array(j);
-		json_key(j, "user_ips");
-		json_begin_array(j);
-		for (i = 0; i < sm->nr_user; i++)
-			json_u64(j, sm->ips[sm->nr_kernel + i]);
-		json_end_array(j);
+	case PMUCTX_REC_SAMPLE:
+		json_sample(j, h);
 		break;
-	}
 	case PMUCTX_REC_USER_CALLCHAIN: {
 		const struct pmuctx_rec_user_callchain *uc = (const void *)h;
 
 		json_kv_u64(j, "cookie", uc->cookie);
-		json_key(j, "ips");
-		json_begin_array(j);
-		for (i = 0; i < uc->nr; i++)
-			json_u64(j, uc->ips[i]);
-		json_end_array(j);
+		json_u64_array(j, "ips", uc->ips, uc->nr);
 		break;
 	}
 	default:
 		json_kv_u64(j, "size", h->size);
 	}
+}
+
+static void json_record(struct report *R, struct json *j,
+			const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_common *c = common(h);
+	const char *tn = pmuctx_record_type_name(h->type);
+
+	json_begin_object(j);
+	if (tn)
+		json_kv_string(j, "type", tn);
+	else
+		json_kv_u64(j, "type", h->type);
+	json_kv_u64(j, "time_ns", c->time);
+	json_kv_u64(j, "cpu", c->cpu);
+	json_kv_i64(j, "pid", c->pid);
+	json_kv_i64(j, "tid", c->tid);
+	json_record_body(R, j, h);
 	json_end_object(j);
+}
+
+/* the recording's header: what, where, how */
+static void json_header(struct report *R, struct json *j, const char *path)
+{
+	static const char *const names[] = {
+		"switch", "fork", "exec", "exit", "comm", "mmap",
+	};
+	const struct pmf_reader *r = R->r;
+	const struct pmf_info *in = R->info;
+	char lb[32];
+	unsigned int i;
+
+	json_kv_string(j, "file", path);
+	json_kv_u64(j, "format_version", r->version);
+	json_kv_string(j, "command", r->meta.command);
+	json_kv_string(j, "hostname", r->meta.hostname);
+	json_kv_string(j, "kernel", r->meta.release);
+	json_kv_string(j, "tool", r->meta.tool_version);
+	json_kv_string(j, "module", r->meta.module_version);
+	json_kv_u64(j, "nr_cpus", in->nr_cpus);
+	json_kv_string(j, "mode", in->ring_mode == PMUCTX_RING_OVERWRITE ?
+		       "overwrite" : "normal");
+	json_kv_u64(j, "ring_pages", in->ring_pages);
+	json_kv_u64(j, "page_size", in->page_size);
+	json_key(j, "records_mask");
+	json_begin_array(j);
+	for (i = 0; i < 6; i++)
+		if (in->ring_records & (1U << i))
+			json_string(j, names[i]);
+	json_end_array(j);
+	json_key(j, "events");
+	json_begin_array(j);
+	for (i = 0; i < in->nr_events; i++)
+		json_string(j, event_label(in, i, lb, sizeof(lb)));
+	json_end_array(j);
+	json_key(j, "trigger");
+	if (in->trigger_event && in->trigger_event <= in->nr_events) {
+		json_begin_object(j);
+		json_kv_string(j, "event", event_label(in,
+			in->trigger_event - 1, lb, sizeof(lb)));
+		json_kv_u64(j, "threshold", in->trigger_threshold);
+		json_end_object(j);
+	} else {
+		json_null(j);
+	}
+	json_kv_u64(j, "start_monotonic_ns", in->start_mono_ns);
+	json_kv_u64(j, "start_realtime_ns", in->start_real_ns);
+}
+
+static void json_window(struct report *R, struct json *j,
+			const struct pmf_win *win)
+{
+	const struct pmf_reader *r = R->r;
+	const struct pmuctx_rec_header **a;
+	__u64 lost = 0;
+	unsigned int i;
+	size_t k;
+
+	json_begin_object(j);
+	json_kv_u64(j, "index", win->hdr.index);
+	json_kv_string(j, "reason", pmf_reason_name(win->hdr.reason));
+	json_kv_u64(j, "time_ns", win->hdr.time);
+	json_kv_i64(j, "requester", win->hdr.requester);
+	json_kv_bool(j, "complete", win->have_end);
+	json_key(j, "lost_per_cpu");
+	json_begin_array(j);
+	for (i = 0; win->have_end && i < win->end.nr_cpus; i++) {
+		json_u64(j, win->cpus[i].lost_window);
+		lost += win->cpus[i].lost_window;
+	}
+	json_end_array(j);
+	json_kv_u64(j, "lost", lost);
+	json_key(j, "records");
+	json_begin_array(j);
+	a = malloc((win->nr ? win->nr : 1) * sizeof(*a));
+	if (a) {
+		memcpy(a, r->recs + win->first, win->nr * sizeof(*a));
+		qsort(a, win->nr, sizeof(*a), cmp_rec);
+		for (k = 0; k < win->nr; k++)
+			json_record(R, j, a[k]);
+		free(a);
+	}
+	json_end_array(j);
+	json_end_object(j);
+}
+
+static void json_tasks(struct report *R, struct json *j)
+{
+	struct task **v;
+	size_t k, n;
+
+	json_key(j, "tasks");
+	json_begin_array(j);
+	v = sorted_tasks(R, &n);
+	for (k = 0; v && k < n; k++) {
+		struct task *t = v[k];
+
+		json_begin_object(j);
+		json_kv_i64(j, "pid", t->pid);
+		json_kv_i64(j, "tid", t->tid);
+		json_key(j, "comm");
+		if (t->have_comm || t->have_first)
+			json_string_n(j, t->have_comm ? t->comm : t->first,
+				      PMUCTX_COMM_LEN);
+		else
+			json_null(j);
+		json_kv_u64(j, "slices", t->slices);
+		json_values(j, R->info, "values", t->sum, R->info->nr_events);
+		if (t->exited) {
+			json_values(j, R->info, "exit", t->exitv, t->exit_nr);
+		} else {
+			json_key(j, "exit");
+			json_null(j);
+		}
+		json_end_object(j);
+	}
+	free(v);
+	json_end_array(j);
+}
+
+static void json_sampling(const struct pmf_info *in, struct json *j)
+{
+	static const char *const fl[] = {
+		"kernel-stack", "user-stack", "defer-user",
+	};
+	unsigned int i;
+
+	json_key(j, "sampling");
+	if (!in->sample_freq) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_kv_u64(j, "freq", in->sample_freq);
+	json_kv_string(j, "source", in->sample_event ?
+		       (sample_event_name(in) ? sample_event_name(in) :
+			"unknown") : "hrtimer");
+	json_key(j, "flags");
+	json_begin_array(j);
+	for (i = 0; i < 3; i++)
+		if (in->sample_flags & (1U << i))
+			json_string(j, fl[i]);
+	json_end_array(j);
+	json_kv_u64(j, "max_stack", in->sample_max_stack);
+	json_kv_string(j, "call_graph",
+		       (in->sample_flags & PMUCTX_SAMPLE_DEFER_USER) ?
+		       "defer" : (in->sample_flags &
+				  PMUCTX_SAMPLE_USER_STACK) ? "fp" :
+		       (in->sample_flags & PMUCTX_SAMPLE_KERNEL_STACK) ?
+		       "kernel" : "none");
+	json_end_object(j);
+}
+
+static void json_maps(const struct pmf_reader *r, struct json *j)
+{
+	size_t k;
+
+	json_key(j, "maps");
+	json_begin_array(j);
+	for (k = 0; k < r->nr_maps; k++) {
+		const struct pmf_map *m = &r->maps[k];
+
+		json_begin_object(j);
+		json_kv_i64(j, "pid", m->pid);
+		json_kv_u64(j, "time_ns", m->time);
+		json_kv_string(j, "reason", pmf_maps_reason_name(m->reason));
+		json_key(j, "text");
+		json_string_n(j, m->text, m->len);
+		json_end_object(j);
+	}
+	json_end_array(j);
 }
 
 static void json_report(struct report *R, const char *path)
 {
 	const struct pmf_reader *r = R->r;
-	const struct pmf_info *in = R->info;
 	struct json j;
-	struct task **v;
-	char lb[32];
-	size_t w, k, n;
-	unsigned int i;
+	size_t w;
 
 	json_init(&j, R->out);
 	json_begin_object(&j);
-	json_kv_string(&j, "file", path);
-	json_kv_u64(&j, "format_version", r->version);
-	json_kv_string(&j, "command", r->meta.command);
-	json_kv_string(&j, "hostname", r->meta.hostname);
-	json_kv_string(&j, "kernel", r->meta.release);
-	json_kv_string(&j, "tool", r->meta.tool_version);
-	json_kv_string(&j, "module", r->meta.module_version);
-	json_kv_u64(&j, "nr_cpus", in->nr_cpus);
-	json_kv_string(&j, "mode", in->ring_mode == PMUCTX_RING_OVERWRITE ?
-		       "overwrite" : "normal");
-	json_kv_u64(&j, "ring_pages", in->ring_pages);
-	json_kv_u64(&j, "page_size", in->page_size);
-	json_key(&j, "records_mask");
-	json_begin_array(&j);
-	{
-		static const char *const names[] = {
-			"switch", "fork", "exec", "exit", "comm", "mmap",
-		};
-
-		for (i = 0; i < 6; i++)
-			if (in->ring_records & (1U << i))
-				json_string(&j, names[i]);
-	}
-	json_end_array(&j);
-	json_key(&j, "events");
-	json_begin_array(&j);
-	for (i = 0; i < in->nr_events; i++)
-		json_string(&j, event_label(in, i, lb, sizeof(lb)));
-	json_end_array(&j);
-	json_key(&j, "trigger");
-	if (in->trigger_event && in->trigger_event <= in->nr_events) {
-		json_begin_object(&j);
-		json_kv_string(&j, "event", event_label(in,
-			in->trigger_event - 1, lb, sizeof(lb)));
-		json_kv_u64(&j, "threshold", in->trigger_threshold);
-		json_end_object(&j);
-	} else {
-		json_null(&j);
-	}
-	json_kv_u64(&j, "start_monotonic_ns", in->start_mono_ns);
-	json_kv_u64(&j, "start_realtime_ns", in->start_real_ns);
+	json_header(R, &j, path);
 	json_kv_bool(&j, "complete", r->have_end &&
 		     !(r->end.flags & PMF_END_OPEN) && !r->cut_short);
 	json_key(&j, "exit_status");
@@ -979,119 +1131,12 @@ static void json_report(struct report *R, const char *path)
 		json_null(&j);
 	json_key(&j, "windows");
 	json_begin_array(&j);
-	for (w = 0; w < r->nr_wins; w++) {
-		const struct pmf_win *win = &r->wins[w];
-		const struct pmuctx_rec_header **a;
-		__u64 lost = 0;
-
-		json_begin_object(&j);
-		json_kv_u64(&j, "index", win->hdr.index);
-		json_kv_string(&j, "reason", pmf_reason_name(win->hdr.reason));
-		json_kv_u64(&j, "time_ns", win->hdr.time);
-		json_kv_i64(&j, "requester", win->hdr.requester);
-		json_kv_bool(&j, "complete", win->have_end);
-		json_key(&j, "lost_per_cpu");
-		json_begin_array(&j);
-		for (i = 0; win->have_end && i < win->end.nr_cpus; i++) {
-			json_u64(&j, win->cpus[i].lost_window);
-			lost += win->cpus[i].lost_window;
-		}
-		json_end_array(&j);
-		json_kv_u64(&j, "lost", lost);
-		json_key(&j, "records");
-		json_begin_array(&j);
-		a = malloc((win->nr ? win->nr : 1) * sizeof(*a));
-		if (a) {
-			memcpy(a, r->recs + win->first, win->nr * sizeof(*a));
-			qsort(a, win->nr, sizeof(*a), cmp_rec);
-			for (k = 0; k < win->nr; k++)
-				json_record(R, &j, a[k]);
-			free(a);
-		}
-		json_end_array(&j);
-		json_end_object(&j);
-	}
+	for (w = 0; w < r->nr_wins; w++)
+		json_window(R, &j, &r->wins[w]);
 	json_end_array(&j);
-	json_key(&j, "tasks");
-	json_begin_array(&j);
-	v = sorted_tasks(R, &n);
-	for (k = 0; v && k < n; k++) {
-		struct task *t = v[k];
-
-		json_begin_object(&j);
-		json_kv_i64(&j, "pid", t->pid);
-		json_kv_i64(&j, "tid", t->tid);
-		json_key(&j, "comm");
-		if (t->have_comm || t->have_first)
-			json_string_n(&j, t->have_comm ? t->comm : t->first,
-				      PMUCTX_COMM_LEN);
-		else
-			json_null(&j);
-		json_kv_u64(&j, "slices", t->slices);
-		json_key(&j, "values");
-		json_begin_object(&j);
-		for (i = 0; i < in->nr_events; i++)
-			json_kv_u64(&j, event_label(in, i, lb, sizeof(lb)),
-				    t->sum[i]);
-		json_end_object(&j);
-		json_key(&j, "exit");
-		if (t->exited) {
-			json_begin_object(&j);
-			for (i = 0; i < t->exit_nr; i++)
-				json_kv_u64(&j, event_label(in, i, lb,
-							     sizeof(lb)),
-					    t->exitv[i]);
-			json_end_object(&j);
-		} else {
-			json_null(&j);
-		}
-		json_end_object(&j);
-	}
-	free(v);
-	json_end_array(&j);
-	json_key(&j, "sampling");
-	if (in->sample_freq) {
-		static const char *const fl[] = {
-			"kernel-stack", "user-stack", "defer-user",
-		};
-
-		json_begin_object(&j);
-		json_kv_u64(&j, "freq", in->sample_freq);
-		json_kv_string(&j, "source", in->sample_event ?
-			       (sample_event_name(in) ? sample_event_name(in) :
-				"unknown") : "hrtimer");
-		json_key(&j, "flags");
-		json_begin_array(&j);
-		for (i = 0; i < 3; i++)
-			if (in->sample_flags & (1U << i))
-				json_string(&j, fl[i]);
-		json_end_array(&j);
-		json_kv_u64(&j, "max_stack", in->sample_max_stack);
-		json_kv_string(&j, "call_graph",
-			       (in->sample_flags & PMUCTX_SAMPLE_DEFER_USER) ?
-			       "defer" : (in->sample_flags &
-					  PMUCTX_SAMPLE_USER_STACK) ? "fp" :
-			       (in->sample_flags &
-				PMUCTX_SAMPLE_KERNEL_STACK) ? "kernel" :
-			       "none");
-		json_end_object(&j);
-	} else {
-		json_null(&j);
-	}
-	json_key(&j, "maps");
-	json_begin_array(&j);
-	for (k = 0; k < r->nr_maps; k++) {
-		const struct pmf_map *m = &r->maps[k];
-
-		json_begin_object(&j);
-		json_kv_i64(&j, "pid", m->pid);
-		json_kv_u64(&j, "time_ns", m->time);
-		json_kv_string(&j, "reason", pmf_maps_reason_name(m->reason));
-		json_key(&j, "text");
-		json_string_n(&j, m->text, m->len);
-		json_end_object(&j);
-	}
-	json_end_array(&j);
+	json_tasks(R, &j);
+	json_sampling(R->info, &j);
+	json_maps(r, &j);
 	json_end_object(&j);
 	fputc('\n', R->out);
 }
@@ -1292,7 +1337,83 @@ static void profile_notes(const struct prof *p, const struct pmf_reader *r)
 
 /* ---- entry ----------------------------------------------------------------- */
 
-static int report_run(int argc, char **argv)
+struct report_args {
+	const char *path;	/* -i */
+	bool have_fmt;		/* --format was given */
+	unsigned int flags;	/* PMF_READ_* */
+	bool summary;
+	struct prof_opts po;
+};
+
+static bool parse_format(const char *s, enum fmt *fmt)
+{
+	if (!strcmp(s, "text"))
+		*fmt = FMT_TEXT;
+	else if (!strcmp(s, "json"))
+		*fmt = FMT_JSON;
+	else if (!strcmp(s, "perf-script"))
+		*fmt = FMT_PERF;
+	else if (!strcmp(s, "folded"))
+		*fmt = FMT_FOLDED;
+	else if (!strcmp(s, "pprof"))
+		*fmt = FMT_PPROF;
+	else
+		return false;
+	return true;
+}
+
+/* one option: 0, or the exit status (-1 after --help) */
+static int report_opt(struct report *R, struct report_args *a, int c,
+		      char **argv)
+{
+	switch (c) {
+	case 'i':
+		a->path = optarg;
+		return 0;
+	case 'F':
+		if (!parse_format(optarg, &R->fmt))
+			return usage_error(CMD, "--format '%s': expected "
+				"text, json, perf-script, folded or pprof",
+				optarg);
+		a->have_fmt = true;
+		return 0;
+	case 'o':
+		if (!*optarg)
+			return usage_error(CMD, "-o needs a file name");
+		a->po.output = optarg;
+		return 0;
+	case 'W':
+		if (!strcmp(optarg, "samples"))
+			a->po.weight = PROF_WEIGHT_SAMPLES;
+		else if (!strcmp(optarg, "period"))
+			a->po.weight = PROF_WEIGHT_PERIOD;
+		else
+			return usage_error(CMD, "--weight '%s': expected "
+					   "samples or period", optarg);
+		return 0;
+	case 'T':
+		a->po.stitch_stats = true;
+		return 0;
+	case 'K':
+		a->po.kallsyms = optarg;
+		return 0;
+	case 'P':
+		a->flags |= PMF_READ_PARTIAL;
+		return 0;
+	case 'S':
+		a->summary = true;
+		return 0;
+	case 'h':
+		print_cmd_help(&cmd_report, stdout);
+		return -1;
+	default:
+		return option_error(CMD, c, argv);
+	}
+}
+
+/* 0, or the exit status (-1 after --help) */
+static int parse_report_opts(int argc, char **argv, struct report *R,
+			     struct report_args *a)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -1306,87 +1427,181 @@ static int report_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = "pmuctx.data";
-	struct report R = { .fmt = FMT_TEXT, .out = stdout };
-	const struct pmuctx_rec_header **all = NULL;
-	struct pmf_reader *r = NULL;
-	struct prof_opts po = { .weight = PROF_WEIGHT_SAMPLES };
-	struct prof *prof = NULL;
-	bool have_fmt = false, samples;
-	FILE *out_file = NULL;
-	unsigned int flags = 0;
-	bool summary = false;
-	char err[1024];
-	size_t n = 0, k;
 	int c, ret;
 
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:i:o:h", longopts, NULL)) !=
 	       -1) {
-		switch (c) {
-		case 'i':
-			path = optarg;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "text"))
-				R.fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				R.fmt = FMT_JSON;
-			else if (!strcmp(optarg, "perf-script"))
-				R.fmt = FMT_PERF;
-			else if (!strcmp(optarg, "folded"))
-				R.fmt = FMT_FOLDED;
-			else if (!strcmp(optarg, "pprof"))
-				R.fmt = FMT_PPROF;
-			else
-				return usage_error(CMD, "--format '%s': "
-					"expected text, json, perf-script, "
-					"folded or pprof", optarg);
-			have_fmt = true;
-			break;
-		case 'o':
-			if (!*optarg)
-				return usage_error(CMD, "-o needs a file name");
-			po.output = optarg;
-			break;
-		case 'W':
-			if (!strcmp(optarg, "samples"))
-				po.weight = PROF_WEIGHT_SAMPLES;
-			else if (!strcmp(optarg, "period"))
-				po.weight = PROF_WEIGHT_PERIOD;
-			else
-				return usage_error(CMD, "--weight '%s': "
-					"expected samples or period", optarg);
-			break;
-		case 'T':
-			po.stitch_stats = true;
-			break;
-		case 'K':
-			po.kallsyms = optarg;
-			break;
-		case 'P':
-			flags |= PMF_READ_PARTIAL;
-			break;
-		case 'S':
-			summary = true;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_report, stdout);
-			return 0;
-		default:
-			return option_error(CMD, c, argv);
-		}
+		ret = report_opt(R, a, c, argv);
+		if (ret)
+			return ret;
 	}
 	if (optind < argc)
 		return usage_error(CMD, "unexpected argument '%s' (the file "
 				   "goes after -i)", argv[optind]);
-	if (R.fmt == FMT_PPROF && !po.output && isatty(1))
+	if (R->fmt == FMT_PPROF && !a->po.output && isatty(1))
 		return usage_error(CMD, "--format pprof writes a binary "
 				   "(gzip'd protobuf): give -o FILE, e.g. "
 				   "-o prof.pb.gz");
+	return 0;
+}
 
-	ret = pmf_read(path, flags, &r, err, sizeof(err));
+/*
+ * the profile of the samples, for the formats that show it (and
+ * --stitch-stats): 0, or EXIT_RUNTIME (printed)
+ */
+static int report_profile(struct report *R, const struct report_args *a,
+			  const struct pmuctx_rec_header **all, size_t n,
+			  bool samples, struct prof **prof)
+{
+	enum fmt f = R->fmt;
+
+	if (!(f == FMT_FOLDED || f == FMT_PPROF || a->po.stitch_stats ||
+	      ((f == FMT_TEXT || f == FMT_PERF) && samples)))
+		return 0;
+	if (build_profile(R, all, n, &a->po, f == FMT_PPROF, f == FMT_PERF,
+			  prof))
+		return EXIT_RUNTIME;
+	if (f == FMT_FOLDED || f == FMT_PPROF || f == FMT_TEXT ||
+	    f == FMT_PERF)
+		profile_notes(*prof, R->r);
+	R->prof = *prof;
+	if ((f == FMT_FOLDED || f == FMT_PPROF) && !samples)
+		fprintf(stderr, "pmuctx report: %s has no samples (record "
+			"with -F or -g)\n", a->path);
+	return 0;
+}
+
+/* text: the "# sampling:" line of the header */
+static void text_sampling(struct report *R)
+{
+	const struct pmf_info *in = R->info;
+
+	fprintf(R->out, "# sampling: %u Hz per CPU (%s%s), %s, up to %u "
+		"frames per part, %zu memory map(s)\n", in->sample_freq,
+		in->sample_event ? "on overflow of " : "hrtimer",
+		in->sample_event ? (sample_event_name(in) ?
+				    sample_event_name(in) : "?") : "",
+		(in->sample_flags & PMUCTX_SAMPLE_DEFER_USER) ?
+		"deferred user callchains" :
+		(in->sample_flags & PMUCTX_SAMPLE_USER_STACK) ?
+		"user callchains in the samples" :
+		(in->sample_flags & PMUCTX_SAMPLE_KERNEL_STACK) ?
+		"kernel callchains" : "no callchains",
+		in->sample_max_stack, R->r->nr_maps);
+}
+
+static void text_report(struct report *R, const struct report_args *a,
+			bool samples, struct prof *prof)
+{
+	const struct pmf_reader *r = R->r;
+	size_t w, i;
+
+	text_header(R, a->path);
+	if (R->info->sample_freq)
+		text_sampling(R);
+	/* the walk restarts for the windows' names */
+	for (i = 0; i < R->cap; i++)
+		R->tasks[i].have_comm = false;
+	/* a profile: the samples in a table, not one per line */
+	for (w = 0; w < r->nr_wins; w++)
+		text_window(R, &r->wins[w], a->summary || samples);
+	if (samples) {
+		fputc('\n', R->out);
+		prof_write_text(prof, a->po.weight, R->out);
+	}
+	if (!r->nr_wins)
+		fprintf(R->out, "\n# no windows: nothing was written (an "
+			"overwrite-mode recording writes at SIGUSR2, pmuctx "
+			"snapshot, a trigger or the end)\n");
+	text_tasks(R);
+}
+
+static void perf_report(struct report *R,
+			const struct pmuctx_rec_header **all, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < R->cap; i++)
+		R->tasks[i].have_comm = false;
+	for (k = 0; k < n; k++) {
+		account(R, all[k], false);
+		perf_line(R, all[k]);
+	}
+	if (R->lost_records)
+		fprintf(stderr, "pmuctx report: %llu record(s) were lost while "
+			"recording\n", (unsigned long long)R->lost_records);
+}
+
+static void write_report(struct report *R, const struct report_args *a,
+			 const struct pmuctx_rec_header **all, size_t n,
+			 bool samples, struct prof *prof)
+{
+	if (a->po.stitch_stats && !a->have_fmt) {
+		prof_write_stitch_stats(prof, R->out);
+		return;
+	}
+	switch (R->fmt) {
+	case FMT_FOLDED:
+		if (prof_write_folded(prof, a->po.weight, R->out))
+			fprintf(stderr, "pmuctx report: out of memory\n");
+		break;
+	case FMT_PPROF:
+		if (prof_write_pprof(prof, R->out))
+			fprintf(stderr, "pmuctx report: cannot encode the "
+				"pprof profile\n");
+		break;
+	case FMT_TEXT:
+		text_report(R, a, samples, prof);
+		break;
+	case FMT_JSON:
+		json_report(R, a->path);
+		break;
+	case FMT_PERF:
+		perf_report(R, all, n);
+		break;
+	}
+	if (a->po.stitch_stats)
+		prof_write_stitch_stats(prof, stderr);
+}
+
+/* flush and close the output: 0, or EXIT_RUNTIME (printed) */
+static int close_output(struct report *R, FILE *out_file, const char *name)
+{
+	int ret = 0;
+
+	if (fflush(R->out) || ferror(R->out)) {
+		fprintf(stderr, "pmuctx report: cannot write the output: "
+			"%s\n", strerror(errno));
+		ret = EXIT_RUNTIME;
+	}
+	if (out_file && fclose(out_file)) {
+		fprintf(stderr, "pmuctx report: cannot write %s: %s\n",
+			name, strerror(errno));
+		ret = EXIT_RUNTIME;
+	}
+	return ret;
+}
+
+static int report_run(int argc, char **argv)
+{
+	struct report_args a = { .path = "pmuctx.data",
+				 .po = { .weight = PROF_WEIGHT_SAMPLES } };
+	struct report R = { .fmt = FMT_TEXT, .out = stdout };
+	const struct pmuctx_rec_header **all = NULL;
+	struct pmf_reader *r = NULL;
+	struct prof *prof = NULL;
+	FILE *out_file = NULL;
+	char err[1024];
+	size_t n = 0, k;
+	bool samples;
+	int ret;
+
+	ret = parse_report_opts(argc, argv, &R, &a);
+	if (ret)
+		return ret < 0 ? 0 : ret;	/* -1: --help */
+	ret = pmf_read(a.path, a.flags, &r, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuctx report: %s\n", err);
 		return EXIT_RUNTIME;
@@ -1397,130 +1612,28 @@ static int report_run(int argc, char **argv)
 	R.info = &r->meta.info;
 
 	/* names first seen, then sums over the distinct records */
+	ret = EXIT_RUNTIME;
 	all = merged(r, &n);
 	if (!all || first_comms(&R, all, n)) {
 		fprintf(stderr, "pmuctx report: out of memory\n");
-		ret = EXIT_RUNTIME;
 		goto out;
 	}
 	for (k = 0; k < n; k++)
 		account(&R, all[k], true);
-
 	samples = has_samples(all, n);
-	if (R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF || po.stitch_stats ||
-	    ((R.fmt == FMT_TEXT || R.fmt == FMT_PERF) && samples)) {
-		if (build_profile(&R, all, n, &po, R.fmt == FMT_PPROF,
-				  R.fmt == FMT_PERF, &prof)) {
-			ret = EXIT_RUNTIME;
-			goto out;
-		}
-		if (R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF ||
-		    R.fmt == FMT_TEXT || R.fmt == FMT_PERF)
-			profile_notes(prof, r);
-		R.prof = prof;
-		if ((R.fmt == FMT_FOLDED || R.fmt == FMT_PPROF) && !samples)
-			fprintf(stderr, "pmuctx report: %s has no samples "
-				"(record with -F or -g)\n", path);
-	}
-	if (po.output) {
-		out_file = fopen(po.output, "we");
+	if (report_profile(&R, &a, all, n, samples, &prof))
+		goto out;
+	if (a.po.output) {
+		out_file = fopen(a.po.output, "we");
 		if (!out_file) {
 			fprintf(stderr, "pmuctx report: cannot create %s: "
-				"%s\n", po.output, strerror(errno));
-			ret = EXIT_RUNTIME;
+				"%s\n", a.po.output, strerror(errno));
 			goto out;
 		}
 		R.out = out_file;
 	}
-	if (po.stitch_stats && !have_fmt) {
-		prof_write_stitch_stats(prof, R.out);
-		goto done;
-	}
-
-	switch (R.fmt) {
-	case FMT_FOLDED:
-		if (prof_write_folded(prof, po.weight, R.out))
-			fprintf(stderr, "pmuctx report: out of memory\n");
-		break;
-	case FMT_PPROF:
-		if (prof_write_pprof(prof, R.out))
-			fprintf(stderr, "pmuctx report: cannot encode the "
-				"pprof profile\n");
-		break;
-	case FMT_TEXT: {
-		size_t w, i;
-
-		text_header(&R, path);
-		if (R.info->sample_freq)
-			fprintf(R.out, "# sampling: %u Hz per CPU (%s%s), %s, "
-				"up to %u frames per part, %zu memory map(s)\n",
-				R.info->sample_freq,
-				R.info->sample_event ? "on overflow of " :
-				"hrtimer",
-				R.info->sample_event ?
-				(sample_event_name(R.info) ?
-				 sample_event_name(R.info) : "?") : "",
-				(R.info->sample_flags &
-				 PMUCTX_SAMPLE_DEFER_USER) ?
-				"deferred user callchains" :
-				(R.info->sample_flags &
-				 PMUCTX_SAMPLE_USER_STACK) ?
-				"user callchains in the samples" :
-				(R.info->sample_flags &
-				 PMUCTX_SAMPLE_KERNEL_STACK) ?
-				"kernel callchains" : "no callchains",
-				R.info->sample_max_stack, r->nr_maps);
-		/* the walk restarts for the windows' names */
-		for (i = 0; i < R.cap; i++)
-			R.tasks[i].have_comm = false;
-		/* a profile: the samples in a table, not one per line */
-		for (w = 0; w < r->nr_wins; w++)
-			text_window(&R, &r->wins[w], summary || samples);
-		if (samples) {
-			fputc('\n', R.out);
-			prof_write_text(prof, po.weight, R.out);
-		}
-		if (!r->nr_wins)
-			fprintf(R.out, "\n# no windows: nothing was written "
-				"(an overwrite-mode recording writes at "
-				"SIGUSR2, pmuctx snapshot, a trigger or "
-				"the end)\n");
-		text_tasks(&R);
-		break;
-	}
-	case FMT_JSON:
-		json_report(&R, path);
-		break;
-	case FMT_PERF: {
-		size_t i;
-
-		for (i = 0; i < R.cap; i++)
-			R.tasks[i].have_comm = false;
-		for (k = 0; k < n; k++) {
-			account(&R, all[k], false);
-			perf_line(&R, all[k]);
-		}
-		if (R.lost_records)
-			fprintf(stderr, "pmuctx report: %llu record(s) were "
-				"lost while recording\n",
-				(unsigned long long)R.lost_records);
-		break;
-	}
-	}
-	if (po.stitch_stats)
-		prof_write_stitch_stats(prof, stderr);
-done:
-	ret = 0;
-	if (fflush(R.out) || ferror(R.out)) {
-		fprintf(stderr, "pmuctx report: cannot write the output: "
-			"%s\n", strerror(errno));
-		ret = EXIT_RUNTIME;
-	}
-	if (out_file && fclose(out_file)) {
-		fprintf(stderr, "pmuctx report: cannot write %s: %s\n",
-			po.output, strerror(errno));
-		ret = EXIT_RUNTIME;
-	}
+	write_report(&R, &a, all, n, samples, prof);
+	ret = close_output(&R, out_file, a.po.output);
 	out_file = NULL;
 out:
 	if (out_file)

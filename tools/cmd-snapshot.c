@@ -109,7 +109,55 @@ static bool is_recorder(const char *cmdline, ssize_t len)
 	return !strncmp(base, "pmuctx", 6) && !strcmp(a1, "record");
 }
 
-static int snapshot_run(int argc, char **argv)
+struct snapshot_opts {
+	pid_t pid;
+	double timeout;		/* s */
+	bool force;
+	bool quiet;
+};
+
+/* one option: 0, or the exit status (-1 after --help) */
+static int snapshot_opt(struct snapshot_opts *o, int c, char **argv)
+{
+	char *end;
+	long lv;
+
+	switch (c) {
+	case 'p':
+		errno = 0;
+		lv = strtol(optarg, &end, 10);
+		if (errno || *end || end == optarg || lv <= 0 ||
+		    lv > INT32_MAX)
+			return usage_error(CMD, "--pid '%s': expected the "
+				"process id of a pmuctx record", optarg);
+		o->pid = (pid_t)lv;
+		return 0;
+	case 't':
+		errno = 0;
+		o->timeout = strtod(optarg, &end);
+		if (errno || *end || end == optarg ||
+		    !isfinite(o->timeout) || o->timeout <= 0 ||
+		    o->timeout > 1e6)
+			return usage_error(CMD, "--timeout '%s': expected a "
+				"number of seconds > 0", optarg);
+		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'h':
+		print_cmd_help(&cmd_snapshot, stdout);
+		return -1;
+	default:
+		return option_error(CMD, c, argv);
+	}
+}
+
+/* 0, or the exit status (-1 after --help) */
+static int parse_snapshot_opts(int argc, char **argv,
+			       struct snapshot_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -119,81 +167,152 @@ static int snapshot_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double timeout = 30;
-	bool force = false, quiet = false;
-	pid_t pid = 0;
-	char cmdline[4096], *end;
-	sigset_t set, old;
-	uint64_t deadline, next_send;
-	union sigval v;
-	ssize_t n;
-	long lv;
-	int c, nonce, ret = EXIT_RUNTIME;
+	int c, ret;
 
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:p:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			errno = 0;
-			lv = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || lv <= 0 ||
-			    lv > INT32_MAX)
-				return usage_error(CMD, "--pid '%s': expected "
-					"the process id of a pmuctx record",
-					optarg);
-			pid = (pid_t)lv;
-			break;
-		case 't':
-			errno = 0;
-			timeout = strtod(optarg, &end);
-			if (errno || *end || end == optarg ||
-			    !isfinite(timeout) || timeout <= 0 ||
-			    timeout > 1e6)
-				return usage_error(CMD, "--timeout '%s': "
-					"expected a number of seconds > 0",
-					optarg);
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			print_cmd_help(&cmd_snapshot, stdout);
-			return 0;
-		default:
-			return option_error(CMD, c, argv);
-		}
+		ret = snapshot_opt(o, c, argv);
+		if (ret)
+			return ret;
 	}
 	if (optind < argc)
 		return usage_error(CMD, "unexpected argument '%s'",
 				   argv[optind]);
-	if (!pid)
+	if (!o->pid)
 		return usage_error(CMD, "which recorder? give --pid "
 				   "RECORDER_PID (the pid of pmuctx record)");
+	return 0;
+}
 
-	n = read_cmdline(pid, cmdline, sizeof(cmdline));
+/* is @o->pid there, and a pmuctx record (or --force)? 0 or EXIT_RUNTIME */
+static int check_recorder(const struct snapshot_opts *o)
+{
+	char cmdline[4096];
+	ssize_t n, i;
+
+	n = read_cmdline(o->pid, cmdline, sizeof(cmdline));
 	if (n == -ENOENT || n == -ESRCH) {
 		fprintf(stderr, "pmuctx snapshot: there is no process %d\n",
-			(int)pid);
+			(int)o->pid);
 		return EXIT_RUNTIME;
 	}
-	if (!force && n >= 0 && !is_recorder(cmdline, n)) {
-		ssize_t i;
+	if (o->force || n < 0 || is_recorder(cmdline, n))
+		return 0;
+	for (i = 0; i + 1 < n; i++)
+		if (!cmdline[i])
+			cmdline[i] = ' ';
+	fprintf(stderr, "pmuctx snapshot: process %d is not 'pmuctx record' "
+		"(its command line: %s)\n  SIGUSR2 would probably terminate "
+		"it; give the pid of pmuctx record, or --force if it is one "
+		"under another name\n", (int)o->pid, n > 0 ? cmdline :
+		"(none: a kernel thread or a zombie)");
+	return EXIT_RUNTIME;
+}
 
-		for (i = 0; i + 1 < n; i++)
-			if (!cmdline[i])
-				cmdline[i] = ' ';
-		fprintf(stderr, "pmuctx snapshot: process %d is not 'pmuctx "
-			"record' (its command line: %s)\n  SIGUSR2 would "
-			"probably terminate it; give the pid of pmuctx "
-			"record, or --force if it is one under another "
-			"name\n", (int)pid, n > 0 ? cmdline : "(none: a "
-			"kernel thread or a zombie)");
+/* sigqueue() to the recorder failed with @e (@again: a resent request) */
+static void send_error(pid_t pid, int e, bool again)
+{
+	if (e == ESRCH)
+		fprintf(stderr, "pmuctx snapshot: the recorder %d exited%s\n",
+			(int)pid, again ? " before it wrote the window" : "");
+	else if (e == EPERM)
+		fprintf(stderr, "pmuctx snapshot: not allowed to signal "
+			"process %d (it belongs to another user: run pmuctx "
+			"snapshot as that user, or with sudo)\n", (int)pid);
+	else
+		fprintf(stderr, "pmuctx snapshot: cannot signal %d: %s\n",
+			(int)pid, strerror(e));
+}
+
+/* the recorder's answer @si: 0, or EXIT_RUNTIME (printed) */
+static int answer(const struct snapshot_opts *o, const siginfo_t *si)
+{
+	unsigned int win;
+
+	if (si->si_value.sival_int & RECORD_REPLY_FAILED) {
+		fprintf(stderr, "pmuctx snapshot: the recorder %d could not "
+			"write the window (its standard error says why)\n",
+			(int)o->pid);
 		return EXIT_RUNTIME;
 	}
+	if (o->quiet)
+		return 0;
+	win = ((unsigned int)si->si_value.sival_int >> 16) & 0x7fff;
+	if (win)
+		printf("pmuctx snapshot: recorder %d wrote window %u\n",
+		       (int)o->pid, win - 1);
+	else
+		printf("pmuctx snapshot: recorder %d flushed its buffers to "
+		       "its file\n", (int)o->pid);
+	return 0;
+}
+
+/*
+ * Send the request with @nonce every 2 s until the answer with it comes
+ * (SIGUSR2, blocked in @set), the recorder is gone or --timeout is over:
+ * 0, or EXIT_RUNTIME (printed).
+ */
+static int request_window(const struct snapshot_opts *o, const sigset_t *set,
+			  int nonce)
+{
+	union sigval v = { .sival_int = nonce };
+	uint64_t deadline = now_ns() + (uint64_t)(o->timeout * 1e9);
+	uint64_t next_send = 0;
+
+	for (;;) {
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 100000000 };
+		siginfo_t si;
+		uint64_t t = now_ns();
+
+		if (t >= next_send) {
+			if (sigqueue(o->pid, SIGUSR2, v)) {
+				send_error(o->pid, errno, next_send);
+				return EXIT_RUNTIME;
+			}
+			next_send = t + 2000000000ULL;
+		}
+		if (t >= deadline) {
+			fprintf(stderr, "pmuctx snapshot: the recorder %d did "
+				"not answer within %g s (is it stopped, or "
+				"writing a very large window?)\n", (int)o->pid,
+				o->timeout);
+			return EXIT_RUNTIME;
+		}
+		if (sigtimedwait(set, &si, &ts) < 0) {
+			if (errno != EAGAIN && errno != EINTR) {
+				fprintf(stderr, "pmuctx snapshot: "
+					"sigtimedwait: %s\n", strerror(errno));
+				return EXIT_RUNTIME;
+			}
+			if (kill(o->pid, 0) && errno == ESRCH) {
+				fprintf(stderr, "pmuctx snapshot: the recorder "
+					"%d exited before it wrote the "
+					"window\n", (int)o->pid);
+				return EXIT_RUNTIME;
+			}
+			continue;
+		}
+		if (si.si_pid != o->pid || si.si_code != SI_QUEUE ||
+		    (si.si_value.sival_int & RECORD_NONCE_MASK) != nonce)
+			continue;	/* not our answer */
+		return answer(o, &si);
+	}
+}
+
+static int snapshot_run(int argc, char **argv)
+{
+	struct snapshot_opts o = { .timeout = 30 };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t set, old;
+	int nonce, ret;
+
+	ret = parse_snapshot_opts(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;	/* -1: --help */
+	ret = check_recorder(&o);
+	if (ret)
+		return ret;
 
 	/* the answer must not kill us */
 	sigemptyset(&set);
@@ -202,94 +321,12 @@ static int snapshot_run(int argc, char **argv)
 
 	srand((unsigned int)(now_ns() ^ (uint64_t)getpid()));
 	nonce = (rand() % RECORD_NONCE_MASK) + 1;
-	v.sival_int = nonce;
-	deadline = now_ns() + (uint64_t)(timeout * 1e9);
-	next_send = 0;
-	for (;;) {
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = 100000000 };
-		siginfo_t si;
-		uint64_t t = now_ns();
-		int s;
-
-		if (t >= next_send) {
-			if (sigqueue(pid, SIGUSR2, v)) {
-				int e = errno;
-
-				if (e == ESRCH)
-					fprintf(stderr, "pmuctx snapshot: the "
-						"recorder %d exited%s\n",
-						(int)pid, next_send ?
-						" before it wrote the window" :
-						"");
-				else if (e == EPERM)
-					fprintf(stderr, "pmuctx snapshot: not "
-						"allowed to signal process %d "
-						"(it belongs to another user: "
-						"run pmuctx snapshot as that "
-						"user, or with sudo)\n",
-						(int)pid);
-				else
-					fprintf(stderr, "pmuctx snapshot: "
-						"cannot signal %d: %s\n",
-						(int)pid, strerror(e));
-				break;
-			}
-			next_send = t + 2000000000ULL;
-		}
-		if (t >= deadline) {
-			fprintf(stderr, "pmuctx snapshot: the recorder %d did "
-				"not answer within %g s (is it stopped, or "
-				"writing a very large window?)\n", (int)pid,
-				timeout);
-			break;
-		}
-		s = sigtimedwait(&set, &si, &ts);
-		if (s < 0) {
-			if (errno == EAGAIN || errno == EINTR) {
-				if (kill(pid, 0) && errno == ESRCH) {
-					fprintf(stderr, "pmuctx snapshot: the "
-						"recorder %d exited before it "
-						"wrote the window\n", (int)pid);
-					break;
-				}
-				continue;
-			}
-			fprintf(stderr, "pmuctx snapshot: sigtimedwait: %s\n",
-				strerror(errno));
-			break;
-		}
-		if (si.si_pid != pid || si.si_code != SI_QUEUE ||
-		    (si.si_value.sival_int & RECORD_NONCE_MASK) != nonce)
-			continue;	/* not our answer */
-		if (si.si_value.sival_int & RECORD_REPLY_FAILED) {
-			fprintf(stderr, "pmuctx snapshot: the recorder %d could "
-				"not write the window (its standard error says "
-				"why)\n", (int)pid);
-			break;
-		}
-		if (!quiet) {
-			unsigned int win = ((unsigned int)si.si_value.sival_int
-					    >> 16) & 0x7fff;
-
-			if (win)
-				printf("pmuctx snapshot: recorder %d wrote "
-				       "window %u\n", (int)pid, win - 1);
-			else
-				printf("pmuctx snapshot: recorder %d flushed "
-				       "its buffers to its file\n", (int)pid);
-		}
-		ret = 0;
-		break;
-	}
+	ret = request_window(&o, &set, nonce);
 	/*
 	 * A resent request is answered again: late answers are ignored from
 	 * now on (the process is about to exit), pending ones discarded.
 	 */
-	{
-		struct sigaction ign = { .sa_handler = SIG_IGN };
-
-		sigaction(SIGUSR2, &ign, NULL);
-	}
+	sigaction(SIGUSR2, &ign, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "builtin.h"
+#include "opts.h"
 #include "stat-format.h"
 
 #define CMD "stat"
@@ -220,29 +221,64 @@ static void stat_help_extra(FILE *f)
 /* ---- options ------------------------------------------------------------- */
 
 struct stat_opts {
-	char *events;			/* joined -e lists */
+	struct target_opts t;	/* -e, --no-inherit, -a, -p, -G, --duration */
 	bool per_task;
-	bool no_inherit;
 	const char *sep;		/* -x */
 	bool json;
 	const char *output;
-	bool system_wide;
-	bool have_duration;
-	uint64_t duration_ns;
-	pid_t pid;
-	const char *cgroup;
 	unsigned int selftest_size;
-	char **argv;			/* CMD ARGS, NULL-terminated */
-	int argc;
 };
 
 enum {
-	OPT_PER_TASK = 256,
-	OPT_NO_INHERIT,
+	OPT_PER_TASK = OPT_TARGET_END,
 	OPT_JSON,
-	OPT_DURATION,
 	OPT_SELFTEST,
 };
+
+static const struct target_spec stat_target = {
+	.cmd = CMD,
+	.cgroup = true,
+	.bad_duration = "expected a number of seconds > 0, e.g. 5 or 0.5",
+	.nothing = "nothing to count: give a command (pmuctx stat -- CMD "
+		   "ARGS), -p PID, -a or -G CGROUP_PATH",
+	.duration_alone = "--duration works with -p, -a or -G; with a "
+			  "command, counting lasts as long as the command",
+	.duration_cmd = "--duration cannot be combined with a command: "
+			"counting lasts as long as the command",
+};
+
+/* stat's own options: 0, EXIT_USAGE (printed), -ENOENT if not one */
+static int stat_opt(struct stat_opts *o, int c, const char *arg)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case OPT_PER_TASK:
+		o->per_task = true;
+		return 0;
+	case 'x':
+		if (!*arg)
+			return usage_error(CMD, "-x needs a non-empty "
+					   "separator, e.g. -x,");
+		o->sep = arg;
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_SELFTEST:
+		if (!parse_uint(arg, PMUCTX_MAX_DATA_SIZE, &v) || v < 8)
+			return usage_error(CMD, "--selftest-data-size '%s': "
+					   "expected 8 to %d bytes", arg,
+					   PMUCTX_MAX_DATA_SIZE);
+		o->selftest_size = (unsigned int)v;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
 
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
@@ -261,96 +297,29 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long v;
-	int c;
+	int c, ret;
 
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+:e:x:o:ap:G:h", longopts,
 				NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (append_list(&o->events, optarg))
-				return usage_error(CMD, "out of memory");
-			break;
-		case OPT_PER_TASK:
-			o->per_task = true;
-			break;
-		case OPT_NO_INHERIT:
-			o->no_inherit = true;
-			break;
-		case 'x':
-			if (!*optarg)
-				return usage_error(CMD, "-x needs a non-empty "
-						   "separator, e.g. -x,");
-			o->sep = optarg;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'a':
-			o->system_wide = true;
-			break;
-		case OPT_DURATION:
-			if (!parse_seconds(optarg, &o->duration_ns))
-				return usage_error(CMD, "--duration '%s': "
-					"expected a number of seconds > 0, "
-					"e.g. 5 or 0.5", optarg);
-			o->have_duration = true;
-			break;
-		case 'p':
-			if (parse_pid_arg(CMD, optarg, &o->pid))
-				return EXIT_USAGE;
-			break;
-		case 'G':
-			if (!*optarg)
-				return usage_error(CMD, "-G needs a cgroup v2 "
-					"directory path");
-			o->cgroup = optarg;
-			break;
-		case OPT_SELFTEST:
-			if (!parse_uint(optarg, PMUCTX_MAX_DATA_SIZE, &v) ||
-			    v < 8)
-				return usage_error(CMD, "--selftest-data-size "
-					"'%s': expected 8 to %d bytes", optarg,
-					PMUCTX_MAX_DATA_SIZE);
-			o->selftest_size = (unsigned int)v;
-			break;
-		case 'h':
+		if (c == 'h') {
 			print_cmd_help(&cmd_stat, stdout);
 			return -1;
-		default:
-			return option_error(CMD, c, argv);
 		}
+		ret = stat_opt(o, c, optarg);
+		if (ret == -ENOENT)
+			ret = target_opt(&stat_target, &o->t, c, optarg);
+		if (ret == -ENOENT)
+			return option_error(CMD, c, argv);
+		if (ret)
+			return ret;
 	}
-	o->argv = argv + optind;
-	o->argc = argc - optind;
+	target_args(&o->t, argc, argv);
 
 	if (o->sep && o->json)
 		return usage_error(CMD, "-x and --json cannot be combined");
-	if (o->pid && (o->system_wide || o->cgroup))
-		return usage_error(CMD, "-p cannot be combined with -a or -G");
-	if (o->system_wide && o->cgroup)
-		return usage_error(CMD, "-a and -G cannot be combined");
-	if (o->pid && o->argc)
-		return usage_error(CMD, "-p attaches to a running process; "
-				   "do not give a command too");
-	if (!o->pid && !o->system_wide && !o->cgroup && !o->argc)
-		return usage_error(CMD, "nothing to count: give a command "
-				   "(pmuctx stat -- CMD ARGS), -p PID, -a or "
-				   "-G CGROUP_PATH");
-	if (o->have_duration && !o->pid && !o->system_wide && !o->cgroup)
-		return usage_error(CMD, "--duration works with -p, -a or -G; "
-				   "with a command, counting lasts as long as "
-				   "the command");
-	if (o->have_duration && o->argc)
-		return usage_error(CMD, "--duration cannot be combined with a "
-				   "command: counting lasts as long as the "
-				   "command");
-	return 0;
+	return target_check(&stat_target, &o->t);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -369,8 +338,8 @@ static int create_session(struct pmuctx *h, const struct stat_opts *o,
 		.nr_event_ids = (size_t)nr,
 	);
 
-	session_target(&so, o->system_wide, o->cgroup, o->pid ? o->pid : child,
-		       !o->no_inherit);
+	session_target(&so, o->t.system_wide, o->t.cgroup,
+		       o->t.pid ? o->t.pid : child, !o->t.no_inherit);
 	if (o->per_task)
 		so.flags |= PMUCTX_SESSION_KEEP_EXITED;
 	if (o->selftest_size) {
@@ -437,12 +406,12 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	char *cmdline;
 	pid_t child, w;
 
-	cmdline = join_args(o->argc, o->argv);
+	cmdline = join_args(o->t.argc, o->t.argv);
 	if (!cmdline) {
 		fprintf(stderr, "pmuctx stat: out of memory\n");
 		return EXIT_RUNTIME;
 	}
-	if (child_spawn(&ch, o->argv, NULL, &what)) {
+	if (child_spawn(&ch, o->t.argv, NULL, &what)) {
 		fprintf(stderr, "pmuctx stat: %s: %s\n", what, strerror(errno));
 		free(cmdline);
 		return EXIT_RUNTIME;
@@ -481,7 +450,7 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	sigaction(SIGHUP, &old_hup, NULL);
 
 	if (exec_err) {
-		print_exec_error(CMD, o->argv[0], exec_err);
+		print_exec_error(CMD, o->t.argv[0], exec_err);
 		free(cmdline);
 		return exec_status(exec_err);
 	}
@@ -494,10 +463,10 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	}
 
 	memset(&rep, 0, sizeof(rep));
-	rep.kind = o->system_wide ? STAT_TARGET_SYSTEM :
-		   o->cgroup ? STAT_TARGET_CGROUP : STAT_TARGET_COMMAND;
+	rep.kind = o->t.system_wide ? STAT_TARGET_SYSTEM :
+		   o->t.cgroup ? STAT_TARGET_CGROUP : STAT_TARGET_COMMAND;
 	rep.command = cmdline;
-	rep.cgroup = o->cgroup;
+	rep.cgroup = o->t.cgroup;
 	rep.counts = &counts;
 	rep.elapsed_ns = t1 - t0;
 	rep.have_rusage = w == child;
@@ -542,12 +511,12 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 		ret = lib_error(CMD, h, err);
 		goto out;
 	}
-	if (o->pid)
-		pidfd = pidfd_open_compat(o->pid);
+	if (o->t.pid)
+		pidfd = pidfd_open_compat(o->t.pid);
 
 	t0 = now_ns();
-	if (o->have_duration)
-		deadline = t0 + o->duration_ns;
+	if (o->t.have_duration)
+		deadline = t0 + o->t.duration_ns;
 	for (;;) {
 		struct pollfd pfd[2];
 		int nfds = 0, timeout = -1, r;
@@ -568,14 +537,15 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 			timeout = (int)((deadline - t + 999999) / 1000000);
 		}
 		/* no pidfd: poll the process now and then */
-		if (o->pid && pidfd < 0 && (timeout < 0 || timeout > 200))
+		if (o->t.pid && pidfd < 0 && (timeout < 0 || timeout > 200))
 			timeout = 200;
 		r = poll(pfd, (nfds_t)nfds, timeout);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (r > 0)
 			break;	/* a signal, or the process exited */
-		if (o->pid && pidfd < 0 && kill(o->pid, 0) && errno == ESRCH)
+		if (o->t.pid && pidfd < 0 && kill(o->t.pid, 0) &&
+		    errno == ESRCH)
 			break;
 	}
 	t1 = now_ns();
@@ -587,10 +557,10 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 		goto out;
 	}
 	memset(&rep, 0, sizeof(rep));
-	rep.kind = o->pid ? STAT_TARGET_PID : o->system_wide ?
+	rep.kind = o->t.pid ? STAT_TARGET_PID : o->t.system_wide ?
 		   STAT_TARGET_SYSTEM : STAT_TARGET_CGROUP;
-	rep.pid = o->pid;
-	rep.cgroup = o->cgroup;
+	rep.pid = o->t.pid;
+	rep.cgroup = o->t.cgroup;
 	rep.counts = &counts;
 	rep.elapsed_ns = t1 - t0;
 	rep.per_task = o->per_task;
@@ -621,10 +591,10 @@ static int stat_run(int argc, char **argv)
 
 	ret = parse_opts(argc, argv, &o);
 	if (ret) {
-		free(o.events);
+		free(o.t.events);
 		return ret < 0 ? 0 : ret;	/* -1: --help */
 	}
-	nr = parse_events(&o.events,
+	nr = parse_events(&o.t.events,
 		"task-clock,context-switches,cpu-migrations,page-faults", ids);
 	if (nr < 0)
 		return lib_usage_error(CMD, nr);
@@ -639,7 +609,7 @@ static int stat_run(int argc, char **argv)
 	}
 	ret = open_device(CMD, &h);
 	if (!ret) {
-		if (o.argc)
+		if (o.t.argc)
 			ret = stat_command(h, &o, ids, nr, out);
 		else
 			ret = stat_attach(h, &o, ids, nr, out);

@@ -424,6 +424,7 @@ struct rd {
 	unsigned int flags;
 	size_t recs_cap;
 	size_t maps_cap;
+	size_t wins_cap;
 };
 
 static int rfail(struct rd *d, int err, const char *fmt, ...)
@@ -659,13 +660,11 @@ static int parse_maps(struct rd *d, const unsigned char *p, size_t len,
 	return 0;
 }
 
-static int parse(struct rd *d)
+/* the file header: 0, or the error (d's message says it) */
+static int parse_file_header(struct rd *d, size_t *header_size)
 {
 	struct pmf_reader *r = d->r;
 	struct pmf_file_header fh;
-	size_t off, wins_cap = 0;
-	bool have_info = false;
-	int err;
 
 	if (r->len < sizeof(fh))
 		return rfail(d, EBADMSG, "not a pmuctx recording: %zu bytes, "
@@ -690,8 +689,132 @@ static int parse(struct rd *d)
 		return rfail(d, EBADMSG, "file header size %u is bad",
 			     fh.header_size);
 	r->version = fh.version;
+	*header_size = fh.header_size;
+	return 0;
+}
 
-	for (off = fh.header_size; off < r->len; ) {
+/* a WINDOW section (@p, @size bytes) at @off: a window begins */
+static int parse_window(struct rd *d, const unsigned char *p, size_t size,
+			size_t off)
+{
+	struct pmf_reader *r = d->r;
+	struct pmf_win *w;
+
+	if (r->nr_wins && !r->wins[r->nr_wins - 1].have_end)
+		return rfail(d, EBADMSG, "window %u begins at offset %zu "
+			     "before window %u ended", (unsigned)r->nr_wins,
+			     off, (unsigned)r->nr_wins - 1);
+	if (size < sizeof(struct pmf_window))
+		return rfail(d, EBADMSG, "WINDOW section at offset %zu is too "
+			     "short", off);
+	if (r->nr_wins == d->wins_cap) {
+		size_t cap = d->wins_cap ? d->wins_cap * 2 : 16;
+		struct pmf_win *n = realloc(r->wins, cap * sizeof(*n));
+
+		if (!n)
+			return rfail(d, ENOMEM, "out of memory");
+		r->wins = n;
+		d->wins_cap = cap;
+	}
+	w = &r->wins[r->nr_wins];
+	memset(w, 0, sizeof(*w));
+	memcpy(&w->hdr, p, sizeof(w->hdr));
+	if (w->hdr.index != r->nr_wins)
+		return rfail(d, EBADMSG, "window at offset %zu has index %u, "
+			     "expected %zu", off, w->hdr.index, r->nr_wins);
+	w->first = r->nr_recs;
+	r->nr_wins++;
+	return 0;
+}
+
+/* a WINDOW_END section (@p, @size bytes) at @off: the window ends */
+static int parse_window_end(struct rd *d, const unsigned char *p,
+			    size_t size, size_t off)
+{
+	struct pmf_reader *r = d->r;
+	struct pmf_win *w;
+
+	if (!r->nr_wins || r->wins[r->nr_wins - 1].have_end)
+		return rfail(d, EBADMSG, "WINDOW_END without a window at "
+			     "offset %zu", off);
+	w = &r->wins[r->nr_wins - 1];
+	if (size < sizeof(w->end))
+		return rfail(d, EBADMSG, "WINDOW_END at offset %zu is too "
+			     "short", off);
+	memcpy(&w->end, p, sizeof(w->end));
+	if (w->end.index != w->hdr.index || w->end.nr_cpus > 65536 ||
+	    sizeof(w->end) + (size_t)w->end.nr_cpus *
+	    sizeof(struct pmf_cpu_stats) > size)
+		return rfail(d, EBADMSG, "WINDOW_END at offset %zu does not "
+			     "match window %u (index %u, %u CPUs in %llu "
+			     "bytes)", off, w->hdr.index, w->end.index,
+			     w->end.nr_cpus, (unsigned long long)size);
+	w->cpus = (const struct pmf_cpu_stats *)(p + sizeof(w->end));
+	w->have_end = true;
+	return 0;
+}
+
+/* the END section (@p, @size bytes) at @off: the last; parse()'s result */
+static int parse_end(struct rd *d, const unsigned char *p, size_t size,
+		     size_t off)
+{
+	struct pmf_reader *r = d->r;
+
+	if (size < sizeof(r->end))
+		return rfail(d, EBADMSG, "END at offset %zu is too short",
+			     off);
+	memcpy(&r->end, p, sizeof(r->end));
+	r->have_end = true;
+	off += sizeof(struct pmf_section) + size;
+	if (off != r->len)
+		return cut(d, off, "%zu byte(s) after the end marker",
+			   r->len - off) > 0 ? 0 : -EBADMSG;
+	return 0;
+}
+
+/* section @s (its contents at @p) at @off, except END: 0 or the error */
+static int parse_section(struct rd *d, const struct pmf_section *s,
+			 const unsigned char *p, size_t off, bool *have_info)
+{
+	struct pmf_reader *r = d->r;
+	int err;
+
+	switch (s->type) {
+	case PMF_SEC_INFO:
+		if (*have_info)
+			return rfail(d, EBADMSG, "a second INFO section at "
+				     "offset %zu", off);
+		err = parse_info(d, p, (size_t)s->size);
+		if (!err)
+			*have_info = true;
+		return err;
+	case PMF_SEC_WINDOW:
+		return parse_window(d, p, (size_t)s->size, off);
+	case PMF_SEC_RECORDS:
+		if (!r->nr_wins || r->wins[r->nr_wins - 1].have_end)
+			return rfail(d, EBADMSG, "records outside a window at "
+				     "offset %zu", off);
+		return parse_records(d, off + sizeof(*s), (size_t)s->size);
+	case PMF_SEC_WINDOW_END:
+		return parse_window_end(d, p, (size_t)s->size, off);
+	case PMF_SEC_MAPS:
+		return parse_maps(d, p, (size_t)s->size, off);
+	default:
+		return 0;	/* a newer writer's section: skipped */
+	}
+}
+
+static int parse(struct rd *d)
+{
+	struct pmf_reader *r = d->r;
+	bool have_info = false;
+	size_t off = 0;
+	int err;
+
+	err = parse_file_header(d, &off);
+	if (err)
+		return err;
+	while (off < r->len) {
 		struct pmf_section s;
 		const unsigned char *p;
 
@@ -713,104 +836,11 @@ static int parse(struct rd *d)
 		if (!have_info && s.type != PMF_SEC_INFO)
 			return rfail(d, EBADMSG, "the first section (offset "
 				     "%zu) is type %u, not INFO", off, s.type);
-		switch (s.type) {
-		case PMF_SEC_INFO:
-			if (have_info)
-				return rfail(d, EBADMSG, "a second INFO "
-					     "section at offset %zu", off);
-			err = parse_info(d, p, (size_t)s.size);
-			if (err)
-				return err;
-			have_info = true;
-			break;
-		case PMF_SEC_WINDOW: {
-			struct pmf_win *w;
-
-			if (r->nr_wins && !r->wins[r->nr_wins - 1].have_end)
-				return rfail(d, EBADMSG, "window %u begins at "
-					     "offset %zu before window %u "
-					     "ended", (unsigned)r->nr_wins, off,
-					     (unsigned)r->nr_wins - 1);
-			if (s.size < sizeof(struct pmf_window))
-				return rfail(d, EBADMSG, "WINDOW section at "
-					     "offset %zu is too short", off);
-			if (r->nr_wins == wins_cap) {
-				size_t cap = wins_cap ? wins_cap * 2 : 16;
-				struct pmf_win *n = realloc(r->wins,
-							    cap * sizeof(*n));
-
-				if (!n)
-					return rfail(d, ENOMEM, "out of "
-						     "memory");
-				r->wins = n;
-				wins_cap = cap;
-			}
-			w = &r->wins[r->nr_wins];
-			memset(w, 0, sizeof(*w));
-			memcpy(&w->hdr, p, sizeof(w->hdr));
-			if (w->hdr.index != r->nr_wins)
-				return rfail(d, EBADMSG, "window at offset "
-					     "%zu has index %u, expected %zu",
-					     off, w->hdr.index, r->nr_wins);
-			w->first = r->nr_recs;
-			r->nr_wins++;
-			break;
-		}
-		case PMF_SEC_RECORDS:
-			if (!r->nr_wins || r->wins[r->nr_wins - 1].have_end)
-				return rfail(d, EBADMSG, "records outside a "
-					     "window at offset %zu", off);
-			err = parse_records(d, off + sizeof(s),
-					    (size_t)s.size);
-			if (err)
-				return err;
-			break;
-		case PMF_SEC_WINDOW_END: {
-			struct pmf_win *w;
-
-			if (!r->nr_wins || r->wins[r->nr_wins - 1].have_end)
-				return rfail(d, EBADMSG, "WINDOW_END without "
-					     "a window at offset %zu", off);
-			w = &r->wins[r->nr_wins - 1];
-			if (s.size < sizeof(w->end))
-				return rfail(d, EBADMSG, "WINDOW_END at offset "
-					     "%zu is too short", off);
-			memcpy(&w->end, p, sizeof(w->end));
-			if (w->end.index != w->hdr.index ||
-			    w->end.nr_cpus > 65536 ||
-			    sizeof(w->end) + (size_t)w->end.nr_cpus *
-			    sizeof(struct pmf_cpu_stats) > s.size)
-				return rfail(d, EBADMSG, "WINDOW_END at offset "
-					     "%zu does not match window %u "
-					     "(index %u, %u CPUs in %llu "
-					     "bytes)", off, w->hdr.index,
-					     w->end.index, w->end.nr_cpus,
-					     (unsigned long long)s.size);
-			w->cpus = (const struct pmf_cpu_stats *)
-				  (p + sizeof(w->end));
-			w->have_end = true;
-			break;
-		}
-		case PMF_SEC_MAPS:
-			err = parse_maps(d, p, (size_t)s.size, off);
-			if (err)
-				return err;
-			break;
-		case PMF_SEC_END:
-			if (s.size < sizeof(r->end))
-				return rfail(d, EBADMSG, "END at offset %zu is "
-					     "too short", off);
-			memcpy(&r->end, p, sizeof(r->end));
-			r->have_end = true;
-			off += sizeof(s) + (size_t)s.size;
-			if (off != r->len)
-				return cut(d, off, "%zu byte(s) after the end "
-					   "marker", r->len - off) > 0 ? 0 :
-					   -EBADMSG;
-			return 0;
-		default:
-			break;	/* a newer writer's section: skipped */
-		}
+		if (s.type == PMF_SEC_END)
+			return parse_end(d, p, (size_t)s.size, off);
+		err = parse_section(d, &s, p, off, &have_info);
+		if (err)
+			return err;
 		off += sizeof(s) + (size_t)s.size;
 	}
 	if (!have_info)

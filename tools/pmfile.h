@@ -248,12 +248,6 @@ const char *pmf_maps_reason_name(__u32 reason);
 #define RECORD_NONCE_MASK	0x7fff
 #define RECORD_REPLY_FAILED	0x8000
 
-/* tools/cmd-record.c: option parsers (unit-tested) */
-int record_parse_size(const char *s, uint64_t *out);
-int record_parse_mask(const char *list, __u32 *out);
-int record_parse_trigger(const char *s, int *event, uint64_t *threshold,
-			 char *why, size_t why_len);
-
 /* tools/cmd-report.c: "S", "D", "R+", ... as perf prints prev_state */
 void report_state_str(__u32 state, bool preempt, char *buf, size_t len);
 

@@ -79,6 +79,7 @@ void test_errors(void);
 void test_lib(void);
 void test_format(void);
 void test_cli(void);
+void test_cmdopts(void);
 void test_exports(void);
 
 #endif

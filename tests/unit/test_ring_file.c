@@ -22,6 +22,7 @@
 #include "../../lib/internal.h"
 #include "../../tools/builtin.h"
 #include "../../tools/pmfile.h"
+#include "../../tools/record/options.h"
 #include "fake_kernel.h"
 #include "test.h"
 

@@ -4,7 +4,7 @@
  * the results).
  *
  *   ./unit-tests [GROUP...]	groups: abi events opts errors lib format
- *				cli exports
+ *				cli cmdopts exports
  */
 #include "test.h"
 
@@ -16,6 +16,7 @@ static const struct t_group groups[] = {
 	{ "lib", test_lib },
 	{ "format", test_format },
 	{ "cli", test_cli },
+	{ "cmdopts", test_cmdopts },
 	{ "exports", test_exports },
 };
 

@@ -76,6 +76,19 @@ struct pp {
 	/* which frame each mapping / function stands for (keys) */
 	const struct prof_frame **map_fr;
 	const struct prof_frame **func_fr;
+	/* locations = frames (ids are the frame ids), one line each */
+	PLocation *locs, **locp;
+	PLine *lines, **linep;
+	size_t nloc;
+	/* the Profile's arrays of pointers */
+	PMapping **mapp;
+	PFunction **funcp;
+	/* samples: one per stack, with labels comm, pid and tid */
+	PSample *samples, **sp;
+	PLabel *labels, **lp;
+	uint64_t *locids;
+	int64_t *values;
+	int64_t s_comm, s_pid, s_tid;	/* the labels' keys */
 };
 
 static bool map_eq(const void *ctx, __u32 i, const void *key)
@@ -106,6 +119,18 @@ static void pp_free(struct pp *x)
 	hidx_free(&x->func_idx);
 	free(x->map_fr);
 	free(x->func_fr);
+	free(x->locs);
+	free(x->locp);
+	free(x->lines);
+	free(x->linep);
+	free(x->mapp);
+	free(x->funcp);
+	free(x->samples);
+	free(x->sp);
+	free(x->labels);
+	free(x->lp);
+	free(x->locids);
+	free(x->values);
 }
 
 static int gzip_buf(const void *in, size_t inlen, void **out, size_t *outlen)
@@ -155,6 +180,226 @@ static size_t frame_pass(const struct prof_frame *fr, const char *main_comm)
 	       1;
 }
 
+/* the sample types (samples/count, cpu/nanoseconds or EVENT/count) */
+static int pp_types(struct pp *x, const struct prof *p, PValueType *vt,
+		    PValueType *pt)
+{
+	if (str_id(&x->st, "") != 0)
+		return -ENOMEM;
+	vt[0].type = str_id(&x->st, "samples");
+	vt[0].unit = str_id(&x->st, "count");
+	vt[1].type = str_id(&x->st, p->period_events && p->event ? p->event :
+			    "cpu");
+	vt[1].unit = str_id(&x->st, p->period_events ? "count" :
+			    "nanoseconds");
+	pt->type = vt[1].type;
+	pt->unit = vt[1].unit;
+	x->s_comm = str_id(&x->st, "comm");
+	x->s_pid = str_id(&x->st, "pid");
+	x->s_tid = str_id(&x->st, "tid");
+	if (vt[0].type < 0 || vt[0].unit < 0 || vt[1].type < 0 ||
+	    vt[1].unit < 0 || x->s_comm < 0 || x->s_pid < 0 || x->s_tid < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* a new Mapping for @fr (hash @hm): its index, or -1 */
+static long pp_add_mapping(struct pp *x, const struct prof_frame *fr,
+			   __u64 hm)
+{
+	PMapping *mp = &x->maps[x->nmaps];
+
+	perftools__profiles__mapping__init(mp);
+	mp->id = x->nmaps + 1;
+	mp->memory_start = fr->mod_start;
+	mp->memory_limit = fr->mod_end;
+	mp->file_offset = fr->mod_pgoff;
+	mp->filename = str_id(&x->st, fr->module);
+	mp->has_functions = true;
+	mp->has_filenames = fr->file != NULL;
+	mp->has_line_numbers = fr->line > 0;
+	x->map_fr[x->nmaps] = fr;
+	if (mp->filename < 0 ||
+	    hidx_insert(&x->map_idx, hm, (__u32)x->nmaps))
+		return -1;
+	return (long)x->nmaps++;
+}
+
+/* a new Function for @fr (hash @hf): its index, or -1 */
+static long pp_add_function(struct pp *x, const struct prof_frame *fr,
+			    __u64 hf)
+{
+	PFunction *f = &x->funcs[x->nfuncs];
+
+	perftools__profiles__function__init(f);
+	f->id = x->nfuncs + 1;
+	f->name = str_id(&x->st, fr->label);
+	f->system_name = f->name;
+	f->filename = str_id(&x->st, fr->file ? fr->file : "");
+	x->func_fr[x->nfuncs] = fr;
+	if (f->name < 0 || f->filename < 0 ||
+	    hidx_insert(&x->func_idx, hf, (__u32)x->nfuncs))
+		return -1;
+	return (long)x->nfuncs++;
+}
+
+/* the Location of @fr, with its Mapping and Function: 0 or -ENOMEM */
+static int pp_location(struct pp *x, const struct prof_frame *fr)
+{
+	__u64 hm = mix64((__u64)(uintptr_t)fr->module ^
+			 mix64(fr->mod_start) ^ (__u64)(__u32)fr->pid ^
+			 fr->kernel);
+	__u64 hf = mix64((__u64)(uintptr_t)fr->label ^
+			 mix64((__u64)(uintptr_t)fr->module) ^
+			 (__u64)(uintptr_t)fr->file);
+	PLocation *l = &x->locs[x->nloc];
+	PLine *ln = &x->lines[x->nloc];
+	long m, fn;
+
+	m = hidx_find(&x->map_idx, hm, map_eq, x, fr);
+	fn = hidx_find(&x->func_idx, hf, func_eq, x, fr);
+	if (m < 0)
+		m = pp_add_mapping(x, fr, hm);
+	if (m < 0)
+		return -ENOMEM;
+	if (fn < 0)
+		fn = pp_add_function(x, fr, hf);
+	if (fn < 0)
+		return -ENOMEM;
+	perftools__profiles__location__init(l);
+	perftools__profiles__line__init(ln);
+	l->id = fr->id;
+	l->mapping_id = x->maps[m].id;
+	l->address = fr->addr;
+	ln->function_id = x->funcs[fn].id;
+	ln->line = fr->line;
+	x->linep[x->nloc] = ln;
+	l->n_line = 1;
+	l->line = &x->linep[x->nloc];
+	x->locp[x->nloc] = l;
+	x->nloc++;
+	return 0;
+}
+
+/* the command of the heaviest stack */
+static const char *main_comm(const struct prof *p)
+{
+	const char *comm = NULL;
+	__u64 best = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_stacks; i++)
+		if (p->stacks[i].count > best) {
+			best = p->stacks[i].count;
+			comm = p->stacks[i].comm;
+		}
+	return comm;
+}
+
+/* locations, functions and mappings: 0 or -ENOMEM */
+static int pp_locations(struct pp *x, const struct prof *p)
+{
+	size_t n = p->nr_frames + 1, i;
+	const char *comm;
+
+	x->locs = calloc(n, sizeof(*x->locs));
+	x->locp = calloc(n, sizeof(*x->locp));
+	x->lines = calloc(n, sizeof(*x->lines));
+	x->linep = calloc(n, sizeof(*x->linep));
+	x->maps = calloc(n, sizeof(*x->maps));
+	x->map_fr = calloc(n, sizeof(*x->map_fr));
+	x->funcs = calloc(n, sizeof(*x->funcs));
+	x->func_fr = calloc(n, sizeof(*x->func_fr));
+	if (!x->locs || !x->locp || !x->lines || !x->linep || !x->maps ||
+	    !x->map_fr || !x->funcs || !x->func_fr)
+		return -ENOMEM;
+	/*
+	 * Four passes, so that the first Mapping (the one pprof names as the
+	 * profile's "File") is the program of the heaviest stack: its file,
+	 * the other files, other user mappings, the kernel.
+	 */
+	comm = main_comm(p);
+	for (i = 0; i < 4 * p->nr_frames; i++) {
+		const struct prof_frame *fr = &p->frames[i % p->nr_frames];
+
+		if (frame_pass(fr, comm) != i / p->nr_frames)
+			continue;
+		if (pp_location(x, fr))
+			return -ENOMEM;
+	}
+	x->mapp = calloc(x->nmaps + 1, sizeof(*x->mapp));
+	x->funcp = calloc(x->nfuncs + 1, sizeof(*x->funcp));
+	if (!x->mapp || !x->funcp)
+		return -ENOMEM;
+	for (i = 0; i < x->nmaps; i++)
+		x->mapp[i] = &x->maps[i];
+	for (i = 0; i < x->nfuncs; i++)
+		x->funcp[i] = &x->funcs[i];
+	return 0;
+}
+
+/* the Sample of stack @i, its location ids at @ids: 0 or -ENOMEM */
+static int pp_sample(struct pp *x, const struct prof *p, size_t i,
+		     uint64_t *ids)
+{
+	const struct prof_stack *s = &p->stacks[i];
+	PSample *smp = &x->samples[i];
+	PLabel *lb = &x->labels[3 * i];
+	size_t k;
+
+	perftools__profiles__sample__init(smp);
+	for (k = 0; k < s->nr; k++)
+		ids[k] = s->frames[k];
+	smp->location_id = ids;
+	smp->n_location_id = s->nr;
+	x->values[2 * i] = (int64_t)s->count;
+	x->values[2 * i + 1] = (int64_t)s->period;
+	smp->value = &x->values[2 * i];
+	smp->n_value = 2;
+	for (k = 0; k < 3; k++) {
+		perftools__profiles__label__init(&lb[k]);
+		x->lp[3 * i + k] = &lb[k];
+	}
+	lb[0].key = x->s_comm;
+	lb[0].str = str_id(&x->st, s->comm);
+	if (lb[0].str < 0)
+		return -ENOMEM;
+	lb[1].key = x->s_pid;
+	lb[1].num = s->pid;
+	lb[2].key = x->s_tid;
+	lb[2].num = s->tid;
+	smp->label = &x->lp[3 * i];
+	smp->n_label = 3;
+	x->sp[i] = smp;
+	return 0;
+}
+
+/* samples: one per stack; 0 or -ENOMEM */
+static int pp_samples(struct pp *x, const struct prof *p)
+{
+	size_t n = p->nr_stacks, nids = 0, i;
+	uint64_t *ids;
+
+	for (i = 0; i < n; i++)
+		nids += p->stacks[i].nr;
+	x->samples = calloc(n + 1, sizeof(*x->samples));
+	x->sp = calloc(n + 1, sizeof(*x->sp));
+	x->labels = calloc(3 * n + 1, sizeof(*x->labels));
+	x->lp = calloc(3 * n + 1, sizeof(*x->lp));
+	x->locids = calloc(nids + 1, sizeof(*x->locids));
+	x->values = calloc(2 * n + 1, sizeof(*x->values));
+	if (!x->samples || !x->sp || !x->labels || !x->lp || !x->locids ||
+	    !x->values)
+		return -ENOMEM;
+	ids = x->locids;
+	for (i = 0; i < n; i++) {
+		if (pp_sample(x, p, i, ids))
+			return -ENOMEM;
+		ids += p->stacks[i].nr;
+	}
+	return 0;
+}
+
 int prof_pprof_encode(const struct prof *p, void **buf, size_t *len)
 {
 	PProfile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
@@ -162,191 +407,27 @@ int prof_pprof_encode(const struct prof *p, void **buf, size_t *len)
 			     PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
 	PValueType pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	PValueType *vtp[2] = { &vt[0], &vt[1] };
-	PSample *samples = NULL, **sp = NULL;
-	PLabel *labels = NULL, **lp = NULL;
-	PLocation *locs = NULL, **locp = NULL;
-	PLine *lines = NULL, **linep = NULL;
-	PMapping **mapp = NULL;
-	PFunction **funcp = NULL;
-	uint64_t *locids = NULL;
-	int64_t *values = NULL;
-	int64_t s_comm, s_pid, s_tid;
-	const char *main_comm;
-	__u64 best;
 	struct pp x = { 0 };
-	size_t i, nloc = 0, packed_len;
+	size_t packed_len;
 	uint8_t *packed = NULL;
 	int err = -ENOMEM;
 
 	*buf = NULL;
 	*len = 0;
-	if (str_id(&x.st, "") != 0)
+	if (pp_types(&x, p, vt, &pt) || pp_locations(&x, p) ||
+	    pp_samples(&x, p))
 		goto out;
-	vt[0].type = str_id(&x.st, "samples");
-	vt[0].unit = str_id(&x.st, "count");
-	vt[1].type = str_id(&x.st, p->period_events && p->event ? p->event :
-			    "cpu");
-	vt[1].unit = str_id(&x.st, p->period_events ? "count" : "nanoseconds");
-	pt.type = vt[1].type;
-	pt.unit = vt[1].unit;
-	s_comm = str_id(&x.st, "comm");
-	s_pid = str_id(&x.st, "pid");
-	s_tid = str_id(&x.st, "tid");
-	if (vt[0].type < 0 || vt[0].unit < 0 || vt[1].type < 0 ||
-	    vt[1].unit < 0 || s_comm < 0 || s_pid < 0 || s_tid < 0)
-		goto out;
-
-	/* locations = frames (ids are the frame ids), functions, mappings */
-	locs = calloc(p->nr_frames + 1, sizeof(*locs));
-	locp = calloc(p->nr_frames + 1, sizeof(*locp));
-	lines = calloc(p->nr_frames + 1, sizeof(*lines));
-	linep = calloc(p->nr_frames + 1, sizeof(*linep));
-	x.maps = calloc(p->nr_frames + 1, sizeof(*x.maps));
-	x.map_fr = calloc(p->nr_frames + 1, sizeof(*x.map_fr));
-	x.funcs = calloc(p->nr_frames + 1, sizeof(*x.funcs));
-	x.func_fr = calloc(p->nr_frames + 1, sizeof(*x.func_fr));
-	if (!locs || !locp || !lines || !linep || !x.maps || !x.map_fr ||
-	    !x.funcs || !x.func_fr)
-		goto out;
-	/*
-	 * Four passes, so that the first Mapping (the one pprof names as the
-	 * profile's "File") is the program of the heaviest stack: its file,
-	 * the other files, other user mappings, the kernel.
-	 */
-	main_comm = NULL;
-	for (i = 0, best = 0; i < p->nr_stacks; i++)
-		if (p->stacks[i].count > best) {
-			best = p->stacks[i].count;
-			main_comm = p->stacks[i].comm;
-		}
-	for (i = 0; i < 4 * p->nr_frames; i++) {
-		const struct prof_frame *fr = &p->frames[i % p->nr_frames];
-		__u64 hm = mix64((__u64)(uintptr_t)fr->module ^
-				 mix64(fr->mod_start) ^ (__u64)(__u32)fr->pid ^
-				 fr->kernel);
-		__u64 hf = mix64((__u64)(uintptr_t)fr->label ^
-				 mix64((__u64)(uintptr_t)fr->module) ^
-				 (__u64)(uintptr_t)fr->file);
-		long m, fn;
-		PLocation *l = &locs[nloc];
-
-		if (frame_pass(fr, main_comm) != i / p->nr_frames)
-			continue;
-		m = hidx_find(&x.map_idx, hm, map_eq, &x, fr);
-		fn = hidx_find(&x.func_idx, hf, func_eq, &x, fr);
-		if (m < 0) {
-			PMapping *mp = &x.maps[x.nmaps];
-
-			perftools__profiles__mapping__init(mp);
-			mp->id = x.nmaps + 1;
-			mp->memory_start = fr->mod_start;
-			mp->memory_limit = fr->mod_end;
-			mp->file_offset = fr->mod_pgoff;
-			mp->filename = str_id(&x.st, fr->module);
-			mp->has_functions = true;
-			mp->has_filenames = fr->file != NULL;
-			mp->has_line_numbers = fr->line > 0;
-			x.map_fr[x.nmaps] = fr;
-			if (mp->filename < 0 ||
-			    hidx_insert(&x.map_idx, hm, (__u32)x.nmaps))
-				goto out;
-			m = (long)x.nmaps++;
-		}
-		if (fn < 0) {
-			PFunction *f = &x.funcs[x.nfuncs];
-
-			perftools__profiles__function__init(f);
-			f->id = x.nfuncs + 1;
-			f->name = str_id(&x.st, fr->label);
-			f->system_name = f->name;
-			f->filename = str_id(&x.st, fr->file ? fr->file : "");
-			x.func_fr[x.nfuncs] = fr;
-			if (f->name < 0 || f->filename < 0 ||
-			    hidx_insert(&x.func_idx, hf, (__u32)x.nfuncs))
-				goto out;
-			fn = (long)x.nfuncs++;
-		}
-		perftools__profiles__location__init(l);
-		perftools__profiles__line__init(&lines[nloc]);
-		l->id = fr->id;
-		l->mapping_id = x.maps[m].id;
-		l->address = fr->addr;
-		lines[nloc].function_id = x.funcs[fn].id;
-		lines[nloc].line = fr->line;
-		linep[nloc] = &lines[nloc];
-		l->n_line = 1;
-		l->line = &linep[nloc];
-		locp[nloc] = l;
-		nloc++;
-	}
-	mapp = calloc(x.nmaps + 1, sizeof(*mapp));
-	funcp = calloc(x.nfuncs + 1, sizeof(*funcp));
-	if (!mapp || !funcp)
-		goto out;
-	for (i = 0; i < x.nmaps; i++)
-		mapp[i] = &x.maps[i];
-	for (i = 0; i < x.nfuncs; i++)
-		funcp[i] = &x.funcs[i];
-
-	/* samples: one per stack */
-	{
-		size_t nids = 0, k;
-		uint64_t *ids;
-
-		for (i = 0; i < p->nr_stacks; i++)
-			nids += p->stacks[i].nr;
-		samples = calloc(p->nr_stacks + 1, sizeof(*samples));
-		sp = calloc(p->nr_stacks + 1, sizeof(*sp));
-		labels = calloc(3 * p->nr_stacks + 1, sizeof(*labels));
-		lp = calloc(3 * p->nr_stacks + 1, sizeof(*lp));
-		locids = calloc(nids + 1, sizeof(*locids));
-		values = calloc(2 * p->nr_stacks + 1, sizeof(*values));
-		if (!samples || !sp || !labels || !lp || !locids || !values)
-			goto out;
-		ids = locids;
-		for (i = 0; i < p->nr_stacks; i++) {
-			const struct prof_stack *s = &p->stacks[i];
-			PSample *smp = &samples[i];
-			PLabel *lb = &labels[3 * i];
-
-			perftools__profiles__sample__init(smp);
-			for (k = 0; k < s->nr; k++)
-				ids[k] = s->frames[k];
-			smp->location_id = ids;
-			smp->n_location_id = s->nr;
-			ids += s->nr;
-			values[2 * i] = (int64_t)s->count;
-			values[2 * i + 1] = (int64_t)s->period;
-			smp->value = &values[2 * i];
-			smp->n_value = 2;
-			for (k = 0; k < 3; k++) {
-				perftools__profiles__label__init(&lb[k]);
-				lp[3 * i + k] = &lb[k];
-			}
-			lb[0].key = s_comm;
-			lb[0].str = str_id(&x.st, s->comm);
-			if (lb[0].str < 0)
-				goto out;
-			lb[1].key = s_pid;
-			lb[1].num = s->pid;
-			lb[2].key = s_tid;
-			lb[2].num = s->tid;
-			smp->label = &lp[3 * i];
-			smp->n_label = 3;
-			sp[i] = smp;
-		}
-	}
 
 	prof.n_sample_type = 2;
 	prof.sample_type = vtp;
 	prof.n_sample = p->nr_stacks;
-	prof.sample = sp;
+	prof.sample = x.sp;
 	prof.n_mapping = x.nmaps;
-	prof.mapping = mapp;
-	prof.n_location = nloc;
-	prof.location = locp;
+	prof.mapping = x.mapp;
+	prof.n_location = x.nloc;
+	prof.location = x.locp;
 	prof.n_function = x.nfuncs;
-	prof.function = funcp;
+	prof.function = x.funcp;
 	prof.n_string_table = x.st.n;
 	prof.string_table = (char **)(uintptr_t)x.st.v;
 	prof.time_nanos = (int64_t)p->start_real_ns;
@@ -364,18 +445,6 @@ int prof_pprof_encode(const struct prof *p, void **buf, size_t *len)
 	err = gzip_buf(packed, packed_len, buf, len);
 out:
 	free(packed);
-	free(samples);
-	free(sp);
-	free(labels);
-	free(lp);
-	free(locids);
-	free(values);
-	free(locs);
-	free(locp);
-	free(lines);
-	free(linep);
-	free(mapp);
-	free(funcp);
 	pp_free(&x);
 	return err;
 }

@@ -663,6 +663,86 @@ static int drain(struct prof *p, struct pmuctx_syms *y,
 	return 0;
 }
 
+/* remember that @pid has memory maps (has_maps()): 0 or -ENOMEM */
+static int note_maps_pid(struct prof_priv *q, __s32 pid)
+{
+	__s32 *v;
+
+	if (has_maps(q, pid))
+		return 0;
+	v = realloc(q->maps_pids, (q->nr_maps_pids + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	q->maps_pids = v;
+	v[q->nr_maps_pids] = pid;
+	if (hidx_insert(&q->maps_idx, mix64((__u64)(__u32)pid ^ 0x99),
+			(__u32)q->nr_maps_pids))
+		return -ENOMEM;
+	q->nr_maps_pids++;
+	return 0;
+}
+
+/* the names and parents of the tasks, from COMM, EXEC and FORK: 0 or -ENOMEM */
+static int track_task(struct prof *p, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_common *c = (const void *)(h + 1);
+	struct prof_priv *q = p->priv;
+
+	switch (h->type) {
+	case PMUCTX_REC_COMM:
+		return set_comm(p, c->tid,
+				((const struct pmuctx_rec_comm *)h)->comm);
+	case PMUCTX_REC_EXEC:
+		return set_comm(p, c->tid,
+				((const struct pmuctx_rec_exec *)h)->comm);
+	case PMUCTX_REC_FORK: {
+		const struct pmuctx_rec_fork *f = (const void *)h;
+		const struct tid_comm *t = comm_slot(q, c->tid, false);
+		int e = 0;
+
+		if (t && t->comm && !comm_slot(q, f->child_tid, false))
+			e = set_comm(p, f->child_tid, t->comm);
+		if (!e && f->child_pid != c->pid)
+			e = set_parent(q, f->child_pid, c->pid);
+		return e;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* one record of the input, in time order: 0, or an error (no memory) */
+static int add_record(struct prof *p, struct pmuctx_syms *y,
+		      struct pmuctx_stitch *s,
+		      const struct pmuctx_rec_header *h)
+{
+	int e = track_task(p, h);
+
+	if (e)
+		return e;
+	if (h->type != PMUCTX_REC_SAMPLE &&
+	    h->type != PMUCTX_REC_USER_CALLCHAIN &&
+	    h->type != PMUCTX_REC_EXIT)
+		return 0;
+	e = pmuctx_stitch_add(s, h, h->size);
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0)
+		return 0;	/* checked when the file was read */
+	return drain(p, y, s);
+}
+
+/* the profile's description, from the recording's */
+static void prof_init(struct prof *p, const struct prof_input *in)
+{
+	p->priv->keep_samples = in->keep_samples;
+	p->sample_freq = in->sample_freq;
+	p->event = in->event;
+	p->period_events = in->period_events;
+	p->start_real_ns = in->start_real_ns;
+	p->duration_ns = in->duration_ns;
+}
+
 int prof_build(const struct prof_input *in, struct prof **out, char *err,
 	       size_t errlen)
 {
@@ -673,7 +753,6 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 	);
 	struct pmuctx_stitch *s = NULL;
 	struct pmuctx_syms *y = NULL;
-	struct prof_priv *q;
 	struct prof *p;
 	size_t i;
 	int e;
@@ -684,13 +763,7 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 		snprintf(err, errlen, "out of memory");
 		return e;
 	}
-	q = p->priv;
-	q->keep_samples = in->keep_samples;
-	p->sample_freq = in->sample_freq;
-	p->event = in->event;
-	p->period_events = in->period_events;
-	p->start_real_ns = in->start_real_ns;
-	p->duration_ns = in->duration_ns;
+	prof_init(p, in);
 	e = pmuctx_stitch_new(&s, NULL);
 	if (!e)
 		e = pmuctx_syms_new(&y, &so);
@@ -698,69 +771,16 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 		goto lib_fail;
 	for (i = 0; i < in->nr_maps; i++) {
 		const struct prof_maps *m = &in->maps[i];
-		__s32 pid = m->pid;
 
 		e = pmuctx_syms_add_maps(y, m->pid, m->time, m->text, m->len);
 		if (e)
 			goto lib_fail;
-		if (!has_maps(q, pid)) {
-			__s32 *v = realloc(q->maps_pids, (q->nr_maps_pids + 1) *
-					   sizeof(*v));
-
-			if (!v) {
-				e = -ENOMEM;
-				goto nomem;
-			}
-			q->maps_pids = v;
-			v[q->nr_maps_pids] = pid;
-			if (hidx_insert(&q->maps_idx,
-					mix64((__u64)(__u32)pid ^ 0x99),
-					(__u32)q->nr_maps_pids)) {
-				e = -ENOMEM;
-				goto nomem;
-			}
-			q->nr_maps_pids++;
-		}
-	}
-	for (i = 0; i < in->nr_recs; i++) {
-		const struct pmuctx_rec_header *h = in->recs[i];
-		const struct pmuctx_rec_common *c = (const void *)(h + 1);
-
-		switch (h->type) {
-		case PMUCTX_REC_COMM:
-			e = set_comm(p, c->tid,
-				     ((const struct pmuctx_rec_comm *)h)->comm);
-			break;
-		case PMUCTX_REC_EXEC:
-			e = set_comm(p, c->tid,
-				     ((const struct pmuctx_rec_exec *)h)->comm);
-			break;
-		case PMUCTX_REC_FORK: {
-			const struct pmuctx_rec_fork *f = (const void *)h;
-			const struct tid_comm *t = comm_slot(q, c->tid, false);
-
-			e = 0;
-			if (t && t->comm && !comm_slot(q, f->child_tid, false))
-				e = set_comm(p, f->child_tid, t->comm);
-			if (!e && f->child_pid != c->pid)
-				e = set_parent(q, f->child_pid, c->pid);
-			break;
-		}
-		default:
-			e = 0;
-		}
+		e = note_maps_pid(p->priv, m->pid);
 		if (e)
 			goto nomem;
-		if (h->type != PMUCTX_REC_SAMPLE &&
-		    h->type != PMUCTX_REC_USER_CALLCHAIN &&
-		    h->type != PMUCTX_REC_EXIT)
-			continue;
-		e = pmuctx_stitch_add(s, h, h->size);
-		if (e == -ENOMEM)
-			goto nomem;
-		if (e < 0)
-			continue;	/* checked when the file was read */
-		e = drain(p, y, s);
+	}
+	for (i = 0; i < in->nr_recs; i++) {
+		e = add_record(p, y, s, in->recs[i]);
 		if (e)
 			goto nomem;
 	}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuctx record: the options and the state of a recording, shared by the
+ * files of tools/record/ and tools/cmd-record.c (the command: its manual
+ * and record_run(), which calls them in order):
+ *
+ *	options.c	the options, --trigger and the event list
+ *	session.c	the session and its ring buffers
+ *	writer.c	the file: its header, the records, the summary
+ *	windows.c	--overwrite windows and the SIGUSR2 protocol
+ *	loop.c		the command, the signals, poll() until the end
+ */
+#ifndef PMUCTX_TOOLS_RECORD_H
+#define PMUCTX_TOOLS_RECORD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "builtin.h"
+#include "opts.h"
+
+#define CMD "record"
+#define DEFAULT_OUTPUT	"pmuctx.data"
+#define DEFAULT_BUFFER	(512U << 10)	/* per CPU */
+#define DEFAULT_EVENTS	"task-clock,context-switches,cpu-migrations,page-faults"
+#define DEFAULT_RECORDS	(PMUCTX_REC_MASK_FORK | PMUCTX_REC_MASK_EXEC | \
+			 PMUCTX_REC_MASK_EXIT | PMUCTX_REC_MASK_COMM)
+#define DEFAULT_FREQ	999
+#define DEFAULT_MAX_STACK 64
+
+enum call_graph { CG_NONE, CG_FP, CG_DEFER };
+
+struct record_opts {
+	const char *output;
+	bool overwrite;
+	uint64_t buffer_size;
+	__u32 records;
+	bool have_records;
+	bool switch_events;
+	const char *trigger;
+	struct target_opts t;	/* -e, --no-inherit, -a, -p, --duration */
+	bool quiet;
+	__u32 freq;
+	enum call_graph call_graph;
+	__u32 max_stack;
+	__u32 sample_event;
+};
+
+/* the events of the session: -e's, and --trigger's among them */
+struct record_events {
+	int ids[PMUCTX_MAX_EVENTS];
+	int nr;
+	int trig_idx;		/* index of the trigger's event, or -1 */
+	uint64_t threshold;	/* of the trigger */
+};
+
+struct recent_req {
+	pid_t pid;
+	int nonce;
+	int reply;
+};
+
+struct recorder {
+	const struct record_opts *o;
+	struct record_events ev;
+	struct pmuctx *h;
+	struct pmuctx_info info;
+	struct pmuctx_ring *ring;
+	struct pmf_writer *w;
+	unsigned int nr_cpus;
+	__u32 pages;			/* per CPU buffer */
+	long page_size;
+	bool rounded;			/* --buffer-size was not pages */
+	__u64 *prev_lost;		/* per CPU, at the previous window */
+	struct pmf_cpu_stats *stats;	/* per CPU, scratch */
+	bool tty;
+	uint64_t last_progress;
+	bool progress_shown;
+	bool failed;			/* writing the file failed */
+	bool ring_errors;
+	struct recent_req recent[16];
+	unsigned int nr_recent;
+	struct maps_cap *mc;		/* sampling: memory maps */
+	__u64 samples;			/* SAMPLE records written */
+
+	/* the command (pmuctx record -- CMD), or the process of -p */
+	char *cmdline;			/* for the file's header */
+	struct child ch;
+	pid_t child;			/* 0 without a command */
+	bool child_done;		/* reaped: @status is its */
+	int status;
+	int exec_err;
+	int sfd;			/* signalfd */
+	int pidfd;			/* -p's process, or -1 */
+	uint64_t deadline;		/* --duration, 0 without */
+};
+
+#endif
