@@ -22,9 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/capability.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #include "internal.h"
 
@@ -354,31 +352,12 @@ PMUCTX_API int pmuctx_record_check(const void *buf, size_t len)
 	return ret;
 }
 
-/* ---- facts for messages ------------------------------------------------- */
-
-static long long read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f;
-
-	if (!path)
-		return -1;
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
+/* ---- facts for error records --------------------------------------------- */
 
 PMUCTX_INTERNAL void pmuctx__ring_facts(struct pmuctx *h,
 					struct pmuctx__ring_facts *f,
 					__u32 pages, __u32 mode)
 {
-	struct rlimit rl;
-	cap_flag_value_t v;
-	cap_t caps;
 	long ps = sysconf(_SC_PAGESIZE);
 
 	memset(f, 0, sizeof(*f));
@@ -389,19 +368,6 @@ PMUCTX_INTERNAL void pmuctx__ring_facts(struct pmuctx *h,
 		f->nr_cpus = h->info.nr_cpus;
 		f->feat_known = true;
 		f->feat_ring = !!(h->info.features & PMUCTX_FEAT_RING);
-	}
-	f->max_pages = read_ll(pmuctx__sys.max_ring_pages_path);
-	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
-		f->memlock_known = true;
-		f->memlock_cur = rl.rlim_cur;
-		f->memlock_max = rl.rlim_max;
-	}
-	caps = cap_get_proc();
-	if (caps) {
-		f->caps_known = true;
-		f->ipc_lock = !cap_get_flag(caps, CAP_IPC_LOCK, CAP_EFFECTIVE,
-					    &v) && v == CAP_SET;
-		cap_free(caps);
 	}
 }
 
