@@ -11,7 +11,7 @@ static int fail(struct pmuctx *h, int err, const char *what)
 {
 	char msg[1024];
 
-	pmuctx_errmsg(h, err, msg, sizeof(msg));	/* what failed, why, fix */
+	pmuctx_errmsg(h, err, msg, sizeof(msg));	/* what failed and why */
 	fprintf(stderr, "lib-stat: %s: %s\n", what, msg);
 	pmuctx_close(h);
 	return 1;

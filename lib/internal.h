@@ -47,18 +47,12 @@ struct pmuctx__sys {
 	int (*open)(const char *path, int flags);
 	/* return 0 (or the ioctl's value) or -errno */
 	int (*ioctl)(int fd, unsigned long req, void *arg);
-	/* where kernel.perf_event_paranoid is read from */
-	const char *paranoid_path;
-	/* where /proc/PID lives (to learn a target's owner) */
-	const char *proc_root;
 	/* ring buffers: store the address in *out, return 0 or -errno */
 	int (*mmap)(void **out, size_t len, int prot, int flags, int fd,
 		    off_t off);
 	int (*munmap)(void *addr, size_t len);		/* 0 or -errno */
 	ssize_t (*write)(int fd, const void *buf, size_t len); /* or -errno */
 	int (*poll)(struct pollfd *fds, nfds_t n, int timeout); /* or -errno */
-	/* the module parameter that caps ring_pages (error messages) */
-	const char *max_ring_pages_path;
 };
 PMUCTX_INTERNAL extern struct pmuctx__sys pmuctx__sys;
 PMUCTX_INTERNAL int pmuctx__sys_open(const char *path, int flags);
@@ -72,61 +66,32 @@ PMUCTX_INTERNAL int pmuctx__sys_poll(struct pollfd *fds, nfds_t n,
 
 /* ---- error records ---------------------------------------------------- */
 
-enum pmuctx__op {
-	PMUCTX_OP_NONE = 0,
-	PMUCTX_OP_ARG,		/* bad argument to a library call */
-	PMUCTX_OP_OPTS,		/* opts struct failed validation */
-	PMUCTX_OP_OPEN,		/* open() of the device */
-	PMUCTX_OP_PROBE,	/* INFO ioctl at open time */
-	PMUCTX_OP_INFO,
-	PMUCTX_OP_EVENT,	/* event name parsing */
-	PMUCTX_OP_CGROUP,	/* opening the cgroup directory */
-	PMUCTX_OP_SESSION,	/* SESSION_CREATE ioctl */
-	PMUCTX_OP_ENABLE,
-	PMUCTX_OP_DISABLE,
-	PMUCTX_OP_RESET,
-	PMUCTX_OP_READ,
-	PMUCTX_OP_ALLOC,
-	PMUCTX_OP_RING_MAP,	/* mmap of the ring buffers */
-	PMUCTX_OP_RING_DATA,	/* corrupt data in a mapped ring */
-	PMUCTX_OP_RECORD,	/* pmuctx_record_check() on a buffer */
-	PMUCTX_OP_SNAPSHOT,
-	PMUCTX_OP_RESUME,
-	PMUCTX_OP_CONSUME,
-	PMUCTX_OP_WRITE,	/* write(2) of a USER record */
-	PMUCTX_OP_POLL,
-};
-
 #define PMUCTX__NAME_LEN	64
 
-/* What the process may do, gathered when a permission error happens. */
-struct pmuctx__perm_facts {
-	bool caps_known;
-	bool perfmon_eff, perfmon_prm;
-	bool sysadmin_eff, sysadmin_prm;
-	bool ptrace_eff, ptrace_prm;
-
-	uid_t euid;
-	char user[PMUCTX__NAME_LEN];	/* "" if unknown */
-
-	bool dev_known;			/* stat() of the device worked */
-	bool dev_is_chr;
-	mode_t dev_mode;
-	uid_t dev_uid;
-	gid_t dev_gid;
-	char dev_owner[PMUCTX__NAME_LEN];
-	char dev_group[PMUCTX__NAME_LEN];
-
-	bool group_exists;		/* group "pmuctx" in the group db */
-	bool in_group;			/* process has it (egid/supplementary) */
-	bool listed_in_group;		/* group db lists the user */
-
-	bool paranoid_known;
-	int paranoid;			/* kernel.perf_event_paranoid */
-
-	bool target_known;		/* owner of the target pid */
-	uid_t target_uid;
-	char target_user[PMUCTX__NAME_LEN];
+/* the public enum pmuctx_err_op under the library's short names */
+enum pmuctx__op {
+	PMUCTX_OP_NONE = PMUCTX_ERR_OP_NONE,
+	PMUCTX_OP_ARG = PMUCTX_ERR_OP_ARG,
+	PMUCTX_OP_OPTS = PMUCTX_ERR_OP_OPTS,
+	PMUCTX_OP_OPEN = PMUCTX_ERR_OP_OPEN,
+	PMUCTX_OP_PROBE = PMUCTX_ERR_OP_PROBE,
+	PMUCTX_OP_INFO = PMUCTX_ERR_OP_INFO,
+	PMUCTX_OP_EVENT = PMUCTX_ERR_OP_EVENT,
+	PMUCTX_OP_CGROUP = PMUCTX_ERR_OP_CGROUP,
+	PMUCTX_OP_SESSION = PMUCTX_ERR_OP_SESSION,
+	PMUCTX_OP_ENABLE = PMUCTX_ERR_OP_ENABLE,
+	PMUCTX_OP_DISABLE = PMUCTX_ERR_OP_DISABLE,
+	PMUCTX_OP_RESET = PMUCTX_ERR_OP_RESET,
+	PMUCTX_OP_READ = PMUCTX_ERR_OP_READ,
+	PMUCTX_OP_ALLOC = PMUCTX_ERR_OP_ALLOC,
+	PMUCTX_OP_RING_MAP = PMUCTX_ERR_OP_RING_MAP,
+	PMUCTX_OP_RING_DATA = PMUCTX_ERR_OP_RING_DATA,
+	PMUCTX_OP_RECORD = PMUCTX_ERR_OP_RECORD,
+	PMUCTX_OP_SNAPSHOT = PMUCTX_ERR_OP_SNAPSHOT,
+	PMUCTX_OP_RESUME = PMUCTX_ERR_OP_RESUME,
+	PMUCTX_OP_CONSUME = PMUCTX_ERR_OP_CONSUME,
+	PMUCTX_OP_WRITE = PMUCTX_ERR_OP_WRITE,
+	PMUCTX_OP_POLL = PMUCTX_ERR_OP_POLL,
 };
 
 struct pmuctx__err {
@@ -152,28 +117,17 @@ struct pmuctx__err {
 	int module_abi;			/* -1 unknown */
 	char module_version[PMUCTX_VERSION_LEN];
 
-	bool have_facts;
-	struct pmuctx__perm_facts facts;
-
 	/* ring buffers (session create, map) */
 	struct pmuctx__ring_facts {
 		__u32 pages;		/* ring_pages requested; 0: no ring */
 		__u32 mode;
 		__u32 nr_cpus;		/* 0 unknown */
 		__u32 page_size;
-		long long max_pages;	/* module parameter, -1 unknown */
-		bool memlock_known;
-		unsigned long long memlock_cur;	/* bytes; RLIM_INFINITY */
-		unsigned long long memlock_max;
-		bool caps_known;
-		bool ipc_lock;		/* CAP_IPC_LOCK effective */
 		bool feat_known;	/* the module's INFO was read */
 		bool feat_ring;		/* ... and has PMUCTX_FEAT_RING */
 	} ring;
 };
 
-PMUCTX_INTERNAL void pmuctx__gather_facts(struct pmuctx__perm_facts *f,
-					  const char *dev_path, pid_t target);
 PMUCTX_INTERNAL int pmuctx__format_err(const struct pmuctx__err *e, int err,
 				       char *buf, size_t len);
 /* the calling thread's last error record */
@@ -219,7 +173,7 @@ struct pmuctx {
 
 /* ---- ring buffers ----------------------------------------------------- */
 
-/* fill @f for a ring of @pages pages per CPU (messages) */
+/* fill @f for a ring of @pages pages per CPU (error records) */
 PMUCTX_INTERNAL void pmuctx__ring_facts(struct pmuctx *h,
 					struct pmuctx__ring_facts *f,
 					__u32 pages, __u32 mode);

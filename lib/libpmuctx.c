@@ -23,13 +23,10 @@
 PMUCTX_INTERNAL struct pmuctx__sys pmuctx__sys = {
 	.open = pmuctx__sys_open,
 	.ioctl = pmuctx__sys_ioctl,
-	.paranoid_path = "/proc/sys/kernel/perf_event_paranoid",
-	.proc_root = "/proc",
 	.mmap = pmuctx__sys_mmap,
 	.munmap = pmuctx__sys_munmap,
 	.write = pmuctx__sys_write,
 	.poll = pmuctx__sys_poll,
-	.max_ring_pages_path = "/sys/module/pmuctx/parameters/max_ring_pages",
 };
 
 PMUCTX_API const char *pmuctx_version(void)
@@ -151,10 +148,6 @@ PMUCTX_API int pmuctx_open(struct pmuctx **out,
 							  fd);
 
 		snprintf(e->path, sizeof(e->path), "%s", path);
-		if (fd == -EACCES || fd == -EPERM) {
-			pmuctx__gather_facts(&e->facts, path, 0);
-			e->have_facts = true;
-		}
 		pmuctx_close(h);
 		return fd;
 	}
@@ -330,15 +323,159 @@ static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
 	return 0;
 }
 
+/* the session's event ids into @ids: their number, or -errno (recorded) */
+static int session_events(struct pmuctx *h,
+			  const struct pmuctx_session_opts *opts, int *ids)
+{
+	const char *events = OPTS_GET(opts, events, NULL);
+	const int *event_ids = OPTS_GET(opts, event_ids, NULL);
+	size_t nr_ids = OPTS_GET(opts, nr_event_ids, 0), i;
+	int n;
+
+	if (events && event_ids)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: give either .events (names) or "
+			".event_ids, not both");
+	if (events) {
+		n = pmuctx_event_list_parse(events, ids, PMUCTX_MAX_EVENTS);
+		if (n < 0)
+			pmuctx__err_commit(h);
+		return n;
+	}
+	if (event_ids) {
+		if (nr_ids < 1 || nr_ids > PMUCTX_MAX_EVENTS)
+			return pmuctx__err_set(h, PMUCTX_OP_OPTS,
+				nr_ids ? E2BIG : EINVAL,
+				"pmuctx_session_opts: nr_event_ids is %zu; a "
+				"session counts 1 to %d events", nr_ids,
+				PMUCTX_MAX_EVENTS);
+		for (i = 0; i < nr_ids; i++)
+			ids[i] = event_ids[i];
+		return (int)nr_ids;
+	}
+	if (nr_ids)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: nr_event_ids is %zu but "
+			"event_ids is NULL", nr_ids);
+	memcpy(ids, default_events, sizeof(default_events));
+	return (int)ARRAY_SIZE(default_events);
+}
+
+/*
+ * The cgroup fd of the session in *cg_fd: -1 for other targets, the
+ * caller's .cgroup_fd, or a directory opened here from .cgroup_path (also
+ * in *own_fd, to close; else -1).  0, or -errno (recorded).
+ */
+static int session_cgroup(struct pmuctx *h,
+			  const struct pmuctx_session_opts *opts, int target,
+			  int *cg_fd, int *own_fd)
+{
+	const char *cg_path = OPTS_GET(opts, cgroup_path, NULL);
+	int fd;
+
+	*cg_fd = -1;
+	*own_fd = -1;
+	if (target != PMUCTX_TARGET_CGROUP) {
+		if (cg_path || OPTS_GET(opts, cgroup_fd, 0) > 0)
+			return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+				"pmuctx_session_opts: .cgroup_path/.cgroup_fd "
+				"given but .target is not "
+				"PMUCTX_TARGET_CGROUP");
+		return 0;
+	}
+	if (!cg_path) {
+		*cg_fd = OPTS_GET(opts, cgroup_fd, 0);
+		if (*cg_fd <= 0)
+			return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+				"pmuctx_session_opts: a cgroup target needs "
+				".cgroup_path or .cgroup_fd (> 0)");
+		return 0;
+	}
+	fd = open(cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+		struct pmuctx__err *e = pmuctx__err_begin(h, PMUCTX_OP_CGROUP,
+							  err);
+
+		snprintf(e->path, sizeof(e->path), "%s", cg_path);
+		pmuctx__err_commit(h);
+		return err;
+	}
+	*cg_fd = *own_fd = fd;
+	return 0;
+}
+
+static void session_attr(struct pmuctx_session_attr *attr,
+			 const struct pmuctx_session_opts *opts, int target,
+			 int cg_fd, const int *ids, int n)
+{
+	int i;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->flags = OPTS_GET(opts, flags, 0);
+	attr->target = (__u32)target;
+	attr->pid = OPTS_GET(opts, pid, 0);
+	attr->cgroup_fd = cg_fd;
+	attr->nr_events = (__u32)n;
+	for (i = 0; i < n; i++)
+		attr->events[i] = (__u32)ids[i];
+	attr->backend = (__u32)OPTS_GET(opts, backend, PMUCTX_BACKEND_NONE);
+	attr->data_size = OPTS_GET(opts, data_size, 0);
+	attr->max_exited = OPTS_GET(opts, max_exited, 0);
+	attr->ring_pages = OPTS_GET(opts, ring_pages, 0);
+	attr->ring_mode = OPTS_GET(opts, ring_mode, 0);
+	attr->ring_records = OPTS_GET(opts, ring_records, 0);
+	attr->wakeup_bytes = OPTS_GET(opts, wakeup_bytes, 0);
+	attr->trigger_event = OPTS_GET(opts, trigger_event, 0);
+	attr->trigger_threshold = OPTS_GET(opts, trigger_threshold, 0);
+	attr->sample_freq = OPTS_GET(opts, sample_freq, 0);
+	attr->sample_flags = OPTS_GET(opts, sample_flags, 0);
+	attr->sample_max_stack = OPTS_GET(opts, sample_max_stack, 0);
+	attr->sample_event = OPTS_GET(opts, sample_event, 0);
+}
+
+/* record a refused SESSION_CREATE; returns @err */
+static int session_fail(struct pmuctx *h, int err,
+			const struct pmuctx_session_attr *attr,
+			const char *cg_path, const int *ids)
+{
+	struct pmuctx__err *e = pmuctx__err_begin(h, PMUCTX_OP_SESSION, err);
+
+	e->target = attr->target;
+	e->pid = attr->pid;
+	e->sflags = attr->flags;
+	e->nr_events = attr->nr_events;
+	memcpy(e->events, ids, sizeof(int) * attr->nr_events);
+	e->path[0] = '\0';
+	if (attr->target == PMUCTX_TARGET_CGROUP && cg_path)
+		snprintf(e->path, sizeof(e->path), "%s", cg_path);
+	if (err == -E2BIG) {
+		e->struct_name = "pmuctx_session_attr";
+		e->lib_size = sizeof(*attr);
+		e->kernel_size = attr->size;
+	} else if (err == -EOPNOTSUPP && attr->sample_event &&
+		   pmuctx_event_is_hw((int)attr->sample_event) == 1) {
+		/* the sampling event is the one refused */
+		e->culprits[0] = (int)attr->sample_event;
+		e->nr_culprits = 1;
+	} else if (err == -EOPNOTSUPP && (!attr->ring_pages ||
+		   (h->probed && (h->info.features & PMUCTX_FEAT_RING)))) {
+		find_culprits(h, e, attr);
+	}
+	if (attr->ring_pages)
+		pmuctx__ring_facts(h, &e->ring, attr->ring_pages,
+				   attr->ring_mode);
+	pmuctx__err_commit(h);
+	return err;
+}
+
 PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 				     const struct pmuctx_session_opts *opts)
 {
 	struct pmuctx_session_attr attr;
 	int ids[PMUCTX_MAX_EVENTS];
-	const char *events, *cg_path;
-	const int *event_ids;
-	size_t nr_ids, i;
-	int n, target, cg_fd = -1, own_fd = -1, err;
+	int n, target, cg_fd, own_fd, err;
 
 	if (!h)
 		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
@@ -351,139 +488,29 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 	target = OPTS_GET(opts, target, 0);
 	if (!target)
 		target = PMUCTX_TARGET_PID;
-	events = OPTS_GET(opts, events, NULL);
-	event_ids = OPTS_GET(opts, event_ids, NULL);
-	nr_ids = OPTS_GET(opts, nr_event_ids, 0);
-	cg_path = OPTS_GET(opts, cgroup_path, NULL);
+	n = session_events(h, opts, ids);
+	if (n < 0)
+		return n;
+	err = session_cgroup(h, opts, target, &cg_fd, &own_fd);
+	if (err)
+		return err;
 
-	if (events && event_ids)
-		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
-			"pmuctx_session_opts: give either .events (names) or "
-			".event_ids, not both");
-	if (events) {
-		n = pmuctx_event_list_parse(events, ids, PMUCTX_MAX_EVENTS);
-		if (n < 0) {
-			pmuctx__err_commit(h);
-			return n;
-		}
-	} else if (event_ids) {
-		if (nr_ids < 1 || nr_ids > PMUCTX_MAX_EVENTS)
-			return pmuctx__err_set(h, PMUCTX_OP_OPTS,
-				nr_ids ? E2BIG : EINVAL,
-				"pmuctx_session_opts: nr_event_ids is %zu; a "
-				"session counts 1 to %d events", nr_ids,
-				PMUCTX_MAX_EVENTS);
-		for (i = 0; i < nr_ids; i++)
-			ids[i] = event_ids[i];
-		n = (int)nr_ids;
-	} else if (nr_ids) {
-		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
-			"pmuctx_session_opts: nr_event_ids is %zu but "
-			"event_ids is NULL", nr_ids);
-	} else {
-		n = (int)ARRAY_SIZE(default_events);
-		memcpy(ids, default_events, sizeof(default_events));
-	}
-
-	if (target == PMUCTX_TARGET_CGROUP) {
-		if (cg_path) {
-			own_fd = open(cg_path, O_RDONLY | O_DIRECTORY |
-				      O_CLOEXEC);
-			if (own_fd < 0) {
-				struct pmuctx__err *e;
-
-				err = -errno;
-				e = pmuctx__err_begin(h, PMUCTX_OP_CGROUP,
-						      err);
-				snprintf(e->path, sizeof(e->path), "%s",
-					 cg_path);
-				pmuctx__err_commit(h);
-				return err;
-			}
-			cg_fd = own_fd;
-		} else {
-			cg_fd = OPTS_GET(opts, cgroup_fd, 0);
-			if (cg_fd <= 0)
-				return pmuctx__err_set(h, PMUCTX_OP_OPTS,
-					EINVAL, "pmuctx_session_opts: a "
-					"cgroup target needs .cgroup_path or "
-					".cgroup_fd (> 0)");
-		}
-	} else if (cg_path || OPTS_GET(opts, cgroup_fd, 0) > 0) {
-		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
-			"pmuctx_session_opts: .cgroup_path/.cgroup_fd given "
-			"but .target is not PMUCTX_TARGET_CGROUP");
-	}
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.flags = OPTS_GET(opts, flags, 0);
-	attr.target = (__u32)target;
-	attr.pid = OPTS_GET(opts, pid, 0);
-	attr.cgroup_fd = cg_fd;
-	attr.nr_events = (__u32)n;
-	for (i = 0; i < (size_t)n; i++)
-		attr.events[i] = (__u32)ids[i];
-	attr.backend = (__u32)OPTS_GET(opts, backend, PMUCTX_BACKEND_NONE);
-	attr.data_size = OPTS_GET(opts, data_size, 0);
-	attr.max_exited = OPTS_GET(opts, max_exited, 0);
-	attr.ring_pages = OPTS_GET(opts, ring_pages, 0);
-	attr.ring_mode = OPTS_GET(opts, ring_mode, 0);
-	attr.ring_records = OPTS_GET(opts, ring_records, 0);
-	attr.wakeup_bytes = OPTS_GET(opts, wakeup_bytes, 0);
-	attr.trigger_event = OPTS_GET(opts, trigger_event, 0);
-	attr.trigger_threshold = OPTS_GET(opts, trigger_threshold, 0);
-	attr.sample_freq = OPTS_GET(opts, sample_freq, 0);
-	attr.sample_flags = OPTS_GET(opts, sample_flags, 0);
-	attr.sample_max_stack = OPTS_GET(opts, sample_max_stack, 0);
-	attr.sample_event = OPTS_GET(opts, sample_event, 0);
+	session_attr(&attr, opts, target, cg_fd, ids, n);
 	err = check_ring_opts(h, &attr);
-	if (err) {
+	if (!err) {
+		err = pmuctx__sys.ioctl(h->fd, PMUCTX_IOC_SESSION_CREATE,
+					&attr);
 		if (own_fd >= 0)
 			close(own_fd);
-		return err;
+		own_fd = -1;
+		if (err < 0)
+			return session_fail(h, err, &attr,
+				OPTS_GET(opts, cgroup_path, NULL), ids);
 	}
-
-	err = pmuctx__sys.ioctl(h->fd, PMUCTX_IOC_SESSION_CREATE, &attr);
 	if (own_fd >= 0)
 		close(own_fd);
-	if (err < 0) {
-		struct pmuctx__err *e = pmuctx__err_begin(h, PMUCTX_OP_SESSION,
-							  err);
-
-		e->target = (__u32)target;
-		e->pid = OPTS_GET(opts, pid, 0);
-		e->sflags = OPTS_GET(opts, flags, 0);
-		e->nr_events = (unsigned int)n;
-		memcpy(e->events, ids, sizeof(int) * (size_t)n);
-		e->path[0] = '\0';
-		if (target == PMUCTX_TARGET_CGROUP && cg_path)
-			snprintf(e->path, sizeof(e->path), "%s", cg_path);
-		if (err == -EPERM || err == -EACCES) {
-			pmuctx__gather_facts(&e->facts, h->path,
-				target == PMUCTX_TARGET_PID ? e->pid : 0);
-			e->have_facts = true;
-		} else if (err == -E2BIG) {
-			e->struct_name = "pmuctx_session_attr";
-			e->lib_size = sizeof(attr);
-			e->kernel_size = attr.size;
-		} else if (err == -EOPNOTSUPP && attr.sample_event &&
-			   pmuctx_event_is_hw((int)attr.sample_event) == 1) {
-			/* the sampling event is the one refused */
-			e->culprits[0] = (int)attr.sample_event;
-			e->nr_culprits = 1;
-		} else if (err == -EOPNOTSUPP && (!attr.ring_pages ||
-			   (h->probed &&
-			    (h->info.features & PMUCTX_FEAT_RING)))) {
-			find_culprits(h, e, &attr);
-		}
-		if (attr.ring_pages) {
-			pmuctx__ring_facts(h, &e->ring, attr.ring_pages,
-					   attr.ring_mode);
-		}
-		pmuctx__err_commit(h);
+	if (err < 0)
 		return err;
-	}
 
 	h->ring_pages = attr.ring_pages;
 	h->ring_mode = attr.ring_mode;

@@ -15,9 +15,9 @@
  *    an older header passes a smaller sz and keeps working; a caller built
  *    against a newer header passes a larger sz, which works as long as all
  *    fields this library does not know about are zero (otherwise -EINVAL).
- *  - Every failure records a detailed, human-readable explanation that
- *    pmuctx_errmsg() turns into a message for a person (what went wrong and
- *    how to fix it).
+ *  - Every failure records what the call was doing; pmuctx_errmsg() turns
+ *    it into a one-line message for a person, pmuctx_errinfo() gives the
+ *    facts to a program that explains it further.
  *
  * The kernel ABI types (struct pmuctx_info, struct pmuctx_task_values,
  * enum pmuctx_event_id, PMUCTX_SESSION_*, ...) come from <linux/pmuctx.h>.
@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define LIBPMUCTX_MAJOR_VERSION	0
-#define LIBPMUCTX_MINOR_VERSION	4
+#define LIBPMUCTX_MINOR_VERSION	5
 #define LIBPMUCTX_PATCH_VERSION	0
 
 /*
@@ -176,27 +176,132 @@ PMUCTX_API const char *pmuctx_feature_name(unsigned int bit);
 PMUCTX_API const char *pmuctx_strerror(int err);
 
 /**
- * pmuctx_errmsg() - detailed, actionable explanation of a failure
+ * pmuctx_errmsg() - one-line explanation of a failure
  * @h:   the handle the failing call used, or NULL (for pmuctx_open() and
  *       the event-name functions, or to use this thread's last failure)
  * @err: the negative errno the failing call returned
  * @buf: output buffer, may be NULL if @len is 0
  * @len: size of @buf
  *
- * Every failing library call records what it was doing (device path,
- * session target, events, sizes, privileges of the process, the device
- * node's mode, kernel.perf_event_paranoid, ...) in @h (if it had one) and
- * in a thread-local "last error".  If that record matches @err it is used,
- * otherwise a generic message for @err is produced.  The message can span
- * several lines: the first line says what failed, the following lines
- * (indented by two spaces) say why and how to fix it.  It has no trailing
- * newline.
+ * Every failing library call records what it was doing (the device or
+ * cgroup path, the session target, the events, struct sizes, ...) in @h
+ * (if it had one) and in a thread-local "last error".  If that record
+ * matches @err, the message says what failed, the errno's meaning and
+ * those facts, e.g. "cannot open /dev/pmuctx: Permission denied (need
+ * group pmuctx membership or CAP_PERFMON)"; otherwise it is a generic
+ * message for @err.  The message is one line, without a newline.  The
+ * library does not diagnose the system (capabilities, users and groups,
+ * sysctls): a program that wants to explain the failure in depth reads
+ * the record with pmuctx_errinfo() and gathers those facts itself, as the
+ * pmuctx command does.
  *
  * Return: the length of the full message (excluding the NUL), like
  * snprintf(); the message is truncated (and NUL-terminated) if @len is too
  * small.  -EINVAL if @buf is NULL and @len is not 0.
  */
 PMUCTX_API int pmuctx_errmsg(struct pmuctx *h, int err, char *buf, size_t len);
+
+/* what a failed call was doing (struct pmuctx_errinfo's op) */
+enum pmuctx_err_op {
+	PMUCTX_ERR_OP_NONE = 0,		/* no record */
+	PMUCTX_ERR_OP_ARG,		/* bad argument to a library call */
+	PMUCTX_ERR_OP_OPTS,		/* an opts struct failed validation */
+	PMUCTX_ERR_OP_OPEN,		/* open() of the device */
+	PMUCTX_ERR_OP_PROBE,		/* the INFO request at open time */
+	PMUCTX_ERR_OP_INFO,		/* pmuctx_info() */
+	PMUCTX_ERR_OP_EVENT,		/* an event name */
+	PMUCTX_ERR_OP_CGROUP,		/* opening the cgroup directory */
+	PMUCTX_ERR_OP_SESSION,		/* the SESSION_CREATE request */
+	PMUCTX_ERR_OP_ENABLE,
+	PMUCTX_ERR_OP_DISABLE,
+	PMUCTX_ERR_OP_RESET,
+	PMUCTX_ERR_OP_READ,
+	PMUCTX_ERR_OP_ALLOC,		/* out of memory in the library */
+	PMUCTX_ERR_OP_RING_MAP,		/* mmap() of the ring buffers */
+	PMUCTX_ERR_OP_RING_DATA,	/* corrupt data in a mapped ring */
+	PMUCTX_ERR_OP_RECORD,		/* pmuctx_record_check() */
+	PMUCTX_ERR_OP_SNAPSHOT,
+	PMUCTX_ERR_OP_RESUME,
+	PMUCTX_ERR_OP_CONSUME,
+	PMUCTX_ERR_OP_WRITE,		/* write() of a USER record */
+	PMUCTX_ERR_OP_POLL,
+};
+
+/**
+ * struct pmuctx_errinfo - the record of a failure (pmuctx_errinfo())
+ * @sz:             sizeof(struct pmuctx_errinfo), set by the caller
+ * @err:            the positive errno the record is about
+ * @op:             enum pmuctx_err_op: what the call was doing
+ * @path:           device path (OPEN, PROBE, ...), cgroup path (CGROUP,
+ *                  SESSION with a cgroup path) or ""
+ * @detail:         the library's free-text detail, or ""
+ * @target:         SESSION: PMUCTX_TARGET_*
+ * @pid:            SESSION: the pid or tid (0: the calling process)
+ * @session_flags:  SESSION: PMUCTX_SESSION_* flags
+ * @nr_events:      SESSION: number of @events
+ * @events:         SESSION: the event ids requested
+ * @nr_culprits:    SESSION, EOPNOTSUPP: number of @culprits (0: unknown)
+ * @culprits:       the events the module refused on their own
+ * @hw_pmu:         the module's PMUCTX_FEAT_HW_PMU: 1, 0, or -1 unknown
+ * @ring_feature:   the module's PMUCTX_FEAT_RING: 1, 0, or -1 unknown
+ * @module_abi:     the module's ABI version, -1 unknown
+ * @module_version: the module's version string, "" unknown
+ * @struct_name:    E2BIG: the struct the module refused, or NULL
+ * @lib_size:       E2BIG: the library's size of @struct_name
+ * @kernel_size:    E2BIG: the size the module knows (0 unknown)
+ * @ring_pages:     ring buffer pages per CPU requested (0: no ring)
+ * @ring_mode:      PMUCTX_RING_NORMAL or PMUCTX_RING_OVERWRITE
+ * @nr_cpus:        the module's CPU count (ring geometry), 0 unknown
+ * @page_size:      the page size of the ring buffers
+ *
+ * The strings belong to the record: they stay valid until the next
+ * failure recorded in the same handle or thread, or pmuctx_close().
+ */
+struct pmuctx_errinfo {
+	size_t sz;
+	int err;
+	int op;
+	const char *path;
+	const char *detail;
+	__u32 target;
+	__s32 pid;
+	__u32 session_flags;
+	__u32 nr_events;
+	__s32 events[PMUCTX_MAX_EVENTS];
+	__u32 nr_culprits;
+	__s32 culprits[PMUCTX_MAX_EVENTS];
+	int hw_pmu;
+	int ring_feature;
+	int module_abi;
+	const char *module_version;
+	const char *struct_name;
+	__u32 lib_size;
+	__u32 kernel_size;
+	__u32 ring_pages;
+	__u32 ring_mode;
+	__u32 nr_cpus;
+	__u32 page_size;
+	size_t :0;
+};
+#define pmuctx_errinfo__last_field page_size
+
+/**
+ * pmuctx_errinfo() - the recorded facts of a failure
+ * @h:    as for pmuctx_errmsg()
+ * @err:  the negative errno the failing call returned
+ * @info: filled up to @info->sz bytes (set .sz = sizeof(*info)); bytes
+ *        past what this library knows are zeroed
+ *
+ * For programs that explain failures beyond pmuctx_errmsg()'s one line:
+ * the facts the library recorded, without interpretation.  Added in
+ * libpmuctx 0.5 (LIBPMUCTX_0.5).
+ *
+ * Return: 0 if a record matches @err; -ENOENT if none does (@info then has
+ * @err, op PMUCTX_ERR_OP_NONE and the "unknown" values); -EINVAL if @info
+ * is NULL or @info->sz is smaller than sizeof(size_t).
+ */
+PMUCTX_API int pmuctx_errinfo(struct pmuctx *h, int err,
+			      struct pmuctx_errinfo *info);
 
 /* --------------------------------------------------------------------- */
 /* Events                                                                 */

@@ -22,9 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/capability.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #include "internal.h"
 
@@ -149,100 +147,105 @@ static const char *type_str(__u32 type, char *buf, size_t len)
 }
 
 /*
- * The rules every record follows (<linux/pmuctx.h>).  @buf need not be
- * aligned; the fields are copied out before use.
+ * The header of the record at @p, read once into *@h: its size must be a
+ * multiple of 8 between the header and the @len bytes left.
  */
-PMUCTX_INTERNAL int pmuctx__record_check(const void *buf, size_t len,
-					 char *why, size_t why_len)
+static int check_header(const unsigned char *p, size_t len,
+			struct pmuctx_rec_header *h, char *tn, size_t tn_len,
+			char *why, size_t why_len)
 {
-	const unsigned char *p = buf;
-	struct pmuctx_rec_header h;
-	size_t min = COMMON_END;
-	__u32 nr = 0, ulen;
-	char tn[32];
-
 	if (len < HDR_SIZE) {
 		snprintf(why, why_len, "%zu byte(s) left, less than a record "
 			 "header (%zu bytes)", len, HDR_SIZE);
 		return -EBADMSG;
 	}
-	memcpy(&h, p, sizeof(h));
-	type_str(h.type, tn, sizeof(tn));
-	if (h.size < HDR_SIZE) {
+	memcpy(h, p, sizeof(*h));
+	type_str(h->type, tn, tn_len);
+	if (h->size < HDR_SIZE) {
 		snprintf(why, why_len, "%s record with size %u, below the "
-			 "%zu-byte header", tn, h.size, HDR_SIZE);
+			 "%zu-byte header", tn, h->size, HDR_SIZE);
 		return -EBADMSG;
 	}
-	if (h.size % 8) {
+	if (h->size % 8) {
 		snprintf(why, why_len, "%s record with size %u, not a "
-			 "multiple of 8", tn, h.size);
+			 "multiple of 8", tn, h->size);
 		return -EBADMSG;
 	}
-	if (h.size > len) {
+	if (h->size > len) {
 		snprintf(why, why_len, "%s record with size %u, larger than "
-			 "the %zu byte(s) of data left", tn, h.size, len);
+			 "the %zu byte(s) of data left", tn, h->size, len);
 		return -EBADMSG;
 	}
-	switch (h.type) {
-	case PMUCTX_REC_PAD:
-		return h.size;
+	return 0;
+}
+
+/*
+ * The size of the fixed part of a record of @h's type, and in *@nr its
+ * count of trailing 8-byte entries (values, frames), read once from @p if
+ * the record holds the field.  Unknown and reserved types: header + common.
+ */
+static size_t fixed_part(const unsigned char *p,
+			 const struct pmuctx_rec_header *h, __u32 *nr)
+{
+	size_t min;
+
+	*nr = 0;
+	switch (h->type) {
 	case PMUCTX_REC_LOST:
-		min = sizeof(struct pmuctx_rec_lost);
-		break;
+		return sizeof(struct pmuctx_rec_lost);
 	case PMUCTX_REC_SWITCH:
 		min = sizeof(struct pmuctx_rec_switch);
-		if (h.size >= min)
-			memcpy(&nr, p + offsetof(struct pmuctx_rec_switch, nr),
-			       sizeof(nr));
-		break;
+		if (h->size >= min)
+			memcpy(nr, p + offsetof(struct pmuctx_rec_switch, nr),
+			       sizeof(*nr));
+		return min;
 	case PMUCTX_REC_FORK:
-		min = sizeof(struct pmuctx_rec_fork);
-		break;
+		return sizeof(struct pmuctx_rec_fork);
 	case PMUCTX_REC_EXEC:
-		min = sizeof(struct pmuctx_rec_exec);
-		break;
+		return sizeof(struct pmuctx_rec_exec);
 	case PMUCTX_REC_EXIT:
 		min = sizeof(struct pmuctx_rec_exit);
-		if (h.size >= min)
-			memcpy(&nr, p + offsetof(struct pmuctx_rec_exit, nr),
-			       sizeof(nr));
-		break;
+		if (h->size >= min)
+			memcpy(nr, p + offsetof(struct pmuctx_rec_exit, nr),
+			       sizeof(*nr));
+		return min;
 	case PMUCTX_REC_COMM:
-		min = sizeof(struct pmuctx_rec_comm);
-		break;
+		return sizeof(struct pmuctx_rec_comm);
 	case PMUCTX_REC_USER:
-		min = sizeof(struct pmuctx_rec_user);
-		break;
+		return sizeof(struct pmuctx_rec_user);
 	case PMUCTX_REC_MMAP:
-		min = sizeof(struct pmuctx_rec_mmap);
-		break;
+		return sizeof(struct pmuctx_rec_mmap);
 	case PMUCTX_REC_SAMPLE:
 		min = sizeof(struct pmuctx_rec_sample);
-		if (h.size >= min) {
+		if (h->size >= min) {
 			__u16 nk, nu;
 
 			memcpy(&nk, p + offsetof(struct pmuctx_rec_sample,
 						 nr_kernel), sizeof(nk));
 			memcpy(&nu, p + offsetof(struct pmuctx_rec_sample,
 						 nr_user), sizeof(nu));
-			nr = (__u32)nk + nu;
+			*nr = (__u32)nk + nu;
 		}
-		break;
+		return min;
 	case PMUCTX_REC_USER_CALLCHAIN:
 		min = sizeof(struct pmuctx_rec_user_callchain);
-		if (h.size >= min)
-			memcpy(&nr, p + offsetof(struct pmuctx_rec_user_callchain,
-						 nr), sizeof(nr));
-		break;
+		if (h->size >= min)
+			memcpy(nr, p + offsetof(struct pmuctx_rec_user_callchain,
+						nr), sizeof(*nr));
+		return min;
 	default:
-		break;	/* unknown or reserved: header + common */
+		return COMMON_END;
 	}
-	if (h.size < min) {
-		snprintf(why, why_len, "%s record with size %u, shorter than "
-			 "the %zu bytes of its fixed part", tn, h.size, min);
-		return -EBADMSG;
-	}
-	switch (h.type) {
+}
+
+/* the variable part of a record whose fixed part (@min bytes) is there */
+static int check_body(const unsigned char *p,
+		      const struct pmuctx_rec_header *h, size_t min, __u32 nr,
+		      const char *tn, char *why, size_t why_len)
+{
+	__u32 ulen;
+
+	switch (h->type) {
 	case PMUCTX_REC_SWITCH:
 	case PMUCTX_REC_EXIT:
 		if (nr > PMUCTX_MAX_EVENTS) {
@@ -251,10 +254,10 @@ PMUCTX_INTERNAL int pmuctx__record_check(const void *buf, size_t len,
 				 PMUCTX_MAX_EVENTS);
 			return -EBADMSG;
 		}
-		if (min + (size_t)nr * 8 > h.size) {
+		if (min + (size_t)nr * 8 > h->size) {
 			snprintf(why, why_len, "%s record with nr %u needs "
 				 "%zu bytes, its size is %u", tn, nr,
-				 min + (size_t)nr * 8, h.size);
+				 min + (size_t)nr * 8, h->size);
 			return -EBADMSG;
 		}
 		break;
@@ -262,35 +265,35 @@ PMUCTX_INTERNAL int pmuctx__record_check(const void *buf, size_t len,
 	case PMUCTX_REC_USER_CALLCHAIN:
 		/* callchains: at most PMUCTX_MAX_STACK frames per part */
 		if (nr > 2 * PMUCTX_MAX_STACK ||
-		    min + (size_t)nr * 8 > h.size) {
+		    min + (size_t)nr * 8 > h->size) {
 			snprintf(why, why_len, "%s record with %u frames in %u "
 				 "bytes (%zu-byte fixed part, at most %d frames "
-				 "per callchain)", tn, nr, h.size, min,
+				 "per callchain)", tn, nr, h->size, min,
 				 PMUCTX_MAX_STACK);
 			return -EBADMSG;
 		}
 		break;
 	case PMUCTX_REC_EXEC:
-		if (h.size > min && !memchr(p + min, 0, h.size - min)) {
+		if (h->size > min && !memchr(p + min, 0, h->size - min)) {
 			snprintf(why, why_len, "%s record of %u bytes whose "
-				 "filename is not NUL-terminated", tn, h.size);
+				 "filename is not NUL-terminated", tn, h->size);
 			return -EBADMSG;
 		}
 		break;
 	case PMUCTX_REC_MMAP:
-		if (h.size == min || !memchr(p + min, 0, h.size - min)) {
+		if (h->size == min || !memchr(p + min, 0, h->size - min)) {
 			snprintf(why, why_len, "%s record of %u bytes whose "
-				 "path is not NUL-terminated", tn, h.size);
+				 "path is not NUL-terminated", tn, h->size);
 			return -EBADMSG;
 		}
 		break;
 	case PMUCTX_REC_USER:
 		memcpy(&ulen, p + offsetof(struct pmuctx_rec_user, len),
 		       sizeof(ulen));
-		if (ulen > PMUCTX_USER_MAX || min + ulen > h.size) {
+		if (ulen > PMUCTX_USER_MAX || min + ulen > h->size) {
 			snprintf(why, why_len, "%s record with len %u in %u "
 				 "bytes (at most %d bytes of data, after a "
-				 "%zu-byte fixed part)", tn, ulen, h.size,
+				 "%zu-byte fixed part)", tn, ulen, h->size,
 				 PMUCTX_USER_MAX, min);
 			return -EBADMSG;
 		}
@@ -298,6 +301,39 @@ PMUCTX_INTERNAL int pmuctx__record_check(const void *buf, size_t len,
 	default:
 		break;
 	}
+	return 0;
+}
+
+/*
+ * The rules every record follows (<linux/pmuctx.h>).  @buf need not be
+ * aligned; the fields are copied out before use, each read once: the
+ * header, then the count of the fixed part, then the body.
+ */
+PMUCTX_INTERNAL int pmuctx__record_check(const void *buf, size_t len,
+					 char *why, size_t why_len)
+{
+	const unsigned char *p = buf;
+	struct pmuctx_rec_header h;
+	size_t min;
+	__u32 nr;
+	char tn[32];
+	int err;
+
+	err = check_header(p, len, &h, tn, sizeof(tn), why, why_len);
+	if (err)
+		return err;
+	if (h.type == PMUCTX_REC_PAD)
+		return h.size;
+	min = fixed_part(p, &h, &nr);
+	if (h.size < min) {
+		snprintf(why, why_len, "%s record with size %u, shorter than "
+			 "the %zu bytes of its fixed part", tn, h.size, min);
+		return -EBADMSG;
+	}
+	err = check_body(p, &h, min, nr, tn, why, why_len);
+	if (err)
+		return err;
+
 	return h.size;
 }
 
@@ -316,31 +352,12 @@ PMUCTX_API int pmuctx_record_check(const void *buf, size_t len)
 	return ret;
 }
 
-/* ---- facts for messages ------------------------------------------------- */
-
-static long long read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f;
-
-	if (!path)
-		return -1;
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
+/* ---- facts for error records --------------------------------------------- */
 
 PMUCTX_INTERNAL void pmuctx__ring_facts(struct pmuctx *h,
 					struct pmuctx__ring_facts *f,
 					__u32 pages, __u32 mode)
 {
-	struct rlimit rl;
-	cap_flag_value_t v;
-	cap_t caps;
 	long ps = sysconf(_SC_PAGESIZE);
 
 	memset(f, 0, sizeof(*f));
@@ -351,19 +368,6 @@ PMUCTX_INTERNAL void pmuctx__ring_facts(struct pmuctx *h,
 		f->nr_cpus = h->info.nr_cpus;
 		f->feat_known = true;
 		f->feat_ring = !!(h->info.features & PMUCTX_FEAT_RING);
-	}
-	f->max_pages = read_ll(pmuctx__sys.max_ring_pages_path);
-	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
-		f->memlock_known = true;
-		f->memlock_cur = rl.rlim_cur;
-		f->memlock_max = rl.rlim_max;
-	}
-	caps = cap_get_proc();
-	if (caps) {
-		f->caps_known = true;
-		f->ipc_lock = !cap_get_flag(caps, CAP_IPC_LOCK, CAP_EFFECTIVE,
-					    &v) && v == CAP_SET;
-		cap_free(caps);
 	}
 }
 

@@ -23,7 +23,7 @@ packages=(
 	busybox-static		# the VM's userland
 	dkms			# module build/install (README, tests/dkms.sh)
 	kmod			# modprobe, depmod, modinfo
-	libcap-dev		# lib/tools: capabilities
+	libcap-dev		# tools: capabilities (diagnose.c)
 	sparse			# make sparse
 	cpio			# the VM's initramfs
 	linux-source-6.1	# checkpatch.pl (make style)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "builtin.h"
+#include "diagnose.h"
 
 void print_cmd_help(const struct cmd *c, FILE *f)
 {
@@ -49,11 +50,12 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* the library's record of the failure, explained (diagnose.c) */
 static void print_msg(const char *cmd, struct pmuctx *h, int err)
 {
 	char buf[4096];
 
-	pmuctx_errmsg(h, err, buf, sizeof(buf));
+	diagnose(h, err, buf, sizeof(buf));
 	fprintf(stderr, "pmuctx %s: %s\n", cmd, buf);
 }
 

@@ -41,6 +41,7 @@
 
 #include <pmuctx.h>
 
+#include "diagnose.h"
 #include "tap.h"
 
 static long page;
@@ -1204,7 +1205,7 @@ static void test_bad_attr(void)
 	if (fd >= 0)
 		close(fd);
 
-	/* the library's message names the parameter */
+	/* the pmuctx command's diagnosis names the parameter */
 	{
 		struct sopts o = { .pages = 1U << 20 };
 		LIBPMUCTX_OPTS(pmuctx_session_opts, so, .ring_pages = o.pages);
@@ -1214,11 +1215,11 @@ static void test_bad_attr(void)
 		err = pmuctx_open(&h, NULL);
 		if (!err)
 			err = pmuctx_session_create(h, &so);
-		pmuctx_errmsg(h, err, msg, sizeof(msg));
+		diagnose(h, err, msg, sizeof(msg));
 		result(err == -ENOMEM && strstr(msg, "/sys/module/pmuctx/"
 						"parameters/max_ring_pages") &&
 		       strstr(msg, "max_ring_pages is "),
-		       "libpmuctx: ENOMEM names max_ring_pages and its value");
+		       "diagnosis: ENOMEM names max_ring_pages and its value");
 		if (err != -ENOMEM || !strstr(msg, "max_ring_pages is "))
 			diag("%s", msg);
 		pmuctx_close(h);
@@ -1259,7 +1260,7 @@ static void test_memlock(void)
 		err = pmuctx_open(&h, NULL);
 		if (!err)
 			err = pmuctx_session_create(h, &so);
-		pmuctx_errmsg(h, err, msg, sizeof(msg));
+		diagnose(h, err, msg, sizeof(msg));
 		if (write(p[1], msg, strlen(msg)) < 0)
 			code = 12;
 		pmuctx_close(h);

@@ -76,6 +76,7 @@ void test_abi(void);
 void test_events(void);
 void test_opts(void);
 void test_errors(void);
+void test_diagnose(void);
 void test_lib(void);
 void test_format(void);
 void test_cli(void);

@@ -22,6 +22,7 @@
 #include <pmuctx.h>
 
 #include "../../lib/internal.h"
+#include "diagnose.h"
 #include "fake_kernel.h"
 #include "test.h"
 
@@ -385,6 +386,9 @@ static void test_map(void)
 	err = pmuctx_ring_map(h, &r);
 	CHECK(err == -EPERM && !r, "mmap EPERM is returned");
 	pmuctx_errmsg(h, err, msg, sizeof(msg));
+	CHECK(!strchr(msg, '\n') && strstr(msg, "cannot map the ring buffers: "
+	      "Operation not permitted: mmap of "), "EPERM: the library's line");
+	diagnose(h, err, msg, sizeof(msg));
 	CHECK_HAS(msg, "cannot map the ring buffers", "EPERM: first line");
 	if (geteuid() != 0) {
 		CHECK_HAS(msg, "RLIMIT_MEMLOCK (ulimit -l) is",
@@ -393,7 +397,7 @@ static void test_map(void)
 	}
 	fr.mmap_err = -EINVAL;
 	err = pmuctx_ring_map(h, &r);
-	pmuctx_errmsg(h, err, msg, sizeof(msg));
+	diagnose(h, err, msg, sizeof(msg));
 	CHECK_HAS(msg, "nr_cpus x (1 + ring_pages) pages",
 		  "EINVAL: says what the module expects");
 	fr.mmap_err = 0;
@@ -552,7 +556,7 @@ static void test_session_errors(void)
 		close(fd);
 	}
 	fring_install(4, PMUCTX_RING_NORMAL);
-	pmuctx__sys.max_ring_pages_path = path;
+	diag_paths.max_ring_pages = path;
 	{
 		LIBPMUCTX_OPTS(pmuctx_open_opts, o, .path = FAKE_PATH);
 		LIBPMUCTX_OPTS(pmuctx_session_opts, so, .ring_pages = 1024);
@@ -561,7 +565,7 @@ static void test_session_errors(void)
 		fr.create_err = -ENOMEM;
 		err = pmuctx_session_create(h, &so);
 	}
-	pmuctx_errmsg(h, err, msg, sizeof(msg));
+	diagnose(h, err, msg, sizeof(msg));
 	CHECK_EQ(err, -ENOMEM, "ENOMEM is returned");
 	CHECK_HAS(msg, "1024 data pages", "ENOMEM: the request");
 	CHECK_HAS(msg, "max_ring_pages is 256", "ENOMEM: the limit");
@@ -576,7 +580,7 @@ static void test_session_errors(void)
 		fr.create_err = -EPERM;
 		err = pmuctx_session_create(h, &so);
 	}
-	pmuctx_errmsg(h, err, msg, sizeof(msg));
+	diagnose(h, err, msg, sizeof(msg));
 	CHECK_EQ(err, -EPERM, "EPERM is returned");
 	if (geteuid() != 0) {
 		CHECK_HAS(msg, "RLIMIT_MEMLOCK (ulimit -l) is",
@@ -588,30 +592,31 @@ static void test_session_errors(void)
 	}
 	/* the formatting with made-up facts (as non-root, or root) */
 	{
-		struct pmuctx__err e;
+		struct pmuctx_errinfo e = {
+			.sz = sizeof(e), .err = EPERM,
+			.op = PMUCTX_ERR_OP_SESSION,
+			.target = PMUCTX_TARGET_PID, .path = "", .detail = "",
+			.module_version = "", .hw_pmu = -1, .ring_feature = -1,
+			.module_abi = -1, .ring_pages = 64, .nr_cpus = 2,
+			.page_size = 4096,
+		};
+		struct diag_facts f = {
+			.ring = {
+				.max_pages = -1, .caps_known = true,
+				.memlock_known = true, .memlock_cur = 65536,
+				.memlock_max = 65536,
+			},
+		};
 
-		memset(&e, 0, sizeof(e));
-		e.err = EPERM;
-		e.op = PMUCTX_OP_SESSION;
-		e.target = PMUCTX_TARGET_PID;
-		e.hw_pmu = -1;
-		e.module_abi = -1;
-		e.ring.pages = 64;
-		e.ring.nr_cpus = 2;
-		e.ring.page_size = 4096;
-		e.ring.caps_known = true;
-		e.ring.memlock_known = true;
-		e.ring.memlock_cur = 65536;
-		e.ring.memlock_max = 65536;
-		pmuctx__format_err(&e, EPERM, msg, sizeof(msg));
+		diag_format(&e, &f, msg, sizeof(msg));
 		CHECK_HAS(msg, "RLIMIT_MEMLOCK (ulimit -l) is 64 KiB now",
 			  "EPERM facts: current limit in KiB");
 		CHECK_HAS(msg, "2 CPUs x (1 + 64) pages = 520 KiB",
 			  "EPERM facts: the request");
 		CHECK_HAS(msg, "ulimit -l 520", "EPERM facts: the value to set");
 		CHECK_HAS(msg, "less than the request", "EPERM facts: verdict");
-		e.ring.ipc_lock = true;
-		pmuctx__format_err(&e, EPERM, msg, sizeof(msg));
+		f.ring.ipc_lock = true;
+		diag_format(&e, &f, msg, sizeof(msg));
 		CHECK_LACKS(msg, "RLIMIT_MEMLOCK", "with CAP_IPC_LOCK the "
 			    "limit is not blamed");
 	}
@@ -623,12 +628,12 @@ static void test_session_errors(void)
 		fr.create_err = -EOPNOTSUPP;
 		err = pmuctx_session_create(h, &so);
 	}
-	pmuctx_errmsg(h, err, msg, sizeof(msg));
+	diagnose(h, err, msg, sizeof(msg));
 	CHECK_HAS(msg, "has no ring buffers", "EOPNOTSUPP: module lacks "
 		  "rings (no ring feature in INFO)");
 	CHECK_HAS(msg, "update the module", "EOPNOTSUPP: what to do");
 	pmuctx_close(h);
-	pmuctx__sys.max_ring_pages_path =
+	diag_paths.max_ring_pages =
 		"/sys/module/pmuctx/parameters/max_ring_pages";
 	unlink(path);
 	fring_remove();
@@ -1306,6 +1311,9 @@ static void test_write_poll(void)
 	err = pmuctx_ring_write(h, "x", 1);
 	CHECK_EQ(err, -ENOSPC, "ENOSPC is returned");
 	pmuctx_errmsg(h, err, msg, sizeof(msg));
+	CHECK_HAS(msg, "cannot write a USER record: No space left",
+		  "ENOSPC: the library's line");
+	diagnose(h, err, msg, sizeof(msg));
 	CHECK_HAS(msg, "counted in lost", "ENOSPC message");
 	fr.poll_ret = 1;
 	fr.poll_revents = POLLIN;

@@ -3,8 +3,8 @@
  * Runner of the library and tool unit tests: unit-tests (harness.c prints
  * the results).
  *
- *   ./unit-tests [GROUP...]	groups: abi events opts errors lib format
- *				cli cmdopts exports
+ *   ./unit-tests [GROUP...]	groups: abi events opts errors diagnose lib
+ *				format cli cmdopts exports
  */
 #include "test.h"
 
@@ -13,6 +13,7 @@ static const struct t_group groups[] = {
 	{ "events", test_events },
 	{ "opts", test_opts },
 	{ "errors", test_errors },
+	{ "diagnose", test_diagnose },
 	{ "lib", test_lib },
 	{ "format", test_format },
 	{ "cli", test_cli },
