@@ -591,6 +591,36 @@ static bool sample_period_ns(const struct pmf_info *in)
 	return u && !strcmp(u, "ns");
 }
 
+/*
+ * THROTTLE (docs/FILE-FORMAT.md): the global budget's refusals, or the
+ * sampler slowing down or relaxing on one CPU.  A record of an older
+ * module stops before @dropped.
+ */
+static void throttle_of(const struct pmuctx_rec_header *h,
+			struct pmuctx_rec_throttle *t)
+{
+	memset(t, 0, sizeof(*t));
+	memcpy(t, h, h->size < sizeof(*t) ? h->size : sizeof(*t));
+}
+
+static void text_throttle(FILE *f, const struct pmuctx_rec_header *h)
+{
+	struct pmuctx_rec_throttle t;
+
+	throttle_of(h, &t);
+	if (h->misc & PMUCTX_THROTTLE_BUDGET)
+		fprintf(f, " budget: %llu sample(s) not taken, the CPU's "
+			"budget allows one per %llu ns (sample cost %llu ns)",
+			(unsigned long long)t.dropped,
+			(unsigned long long)t.period_ns,
+			(unsigned long long)t.avg_ns);
+	else
+		fprintf(f, " %s: period %llu ns (sample cost %llu ns)",
+			h->misc & PMUCTX_THROTTLE_ON ? "slowed down" :
+			"relaxed", (unsigned long long)t.period_ns,
+			(unsigned long long)t.avg_ns);
+}
+
 static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 {
 	const struct pmuctx_rec_common *c = common(h);
@@ -684,6 +714,9 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 			(unsigned long long)uc->cookie, uc->nr);
 		break;
 	}
+	case PMUCTX_REC_THROTTLE:
+		text_throttle(f, h);
+		break;
 	default:
 		fprintf(f, " type %u, %u bytes", h->type, h->size);
 	}
@@ -915,6 +948,18 @@ static void json_record_body(struct report *R, struct json *j,
 
 		json_kv_u64(j, "cookie", uc->cookie);
 		json_u64_array(j, "ips", uc->ips, uc->nr);
+		break;
+	}
+	case PMUCTX_REC_THROTTLE: {
+		struct pmuctx_rec_throttle t;
+
+		throttle_of(h, &t);
+		json_kv_string(j, "kind", h->misc & PMUCTX_THROTTLE_BUDGET ?
+			       "budget" : h->misc & PMUCTX_THROTTLE_ON ?
+			       "throttle" : "unthrottle");
+		json_kv_u64(j, "period_ns", t.period_ns);
+		json_kv_u64(j, "avg_ns", t.avg_ns);
+		json_kv_u64(j, "dropped", t.dropped);
 		break;
 	}
 	default:

@@ -84,6 +84,8 @@ struct recorder {
 	unsigned int nr_recent;
 	struct maps_cap *mc;		/* sampling: memory maps */
 	__u64 samples;			/* SAMPLE records written */
+	__u64 budget_dropped;		/* samples the global budget refused */
+	__u64 throttled;		/* THROTTLE records of the sampler's own */
 
 	/* the command (pmuctx record -- CMD), or the process of -p */
 	char *cmdline;			/* for the file's header */

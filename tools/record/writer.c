@@ -113,6 +113,23 @@ void record_fill_stats(struct recorder *R)
 	}
 }
 
+/*
+ * A THROTTLE record: the global budget's refusals (misc BUDGET, @dropped;
+ * a record of an older module has no @dropped), or the sampler slowing
+ * itself down on one CPU.
+ */
+static void count_throttle(struct recorder *R, const void *p, size_t size)
+{
+	struct pmuctx_rec_throttle t;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(&t, p, size < sizeof(t) ? size : sizeof(t));
+	if (t.hdr.misc & PMUCTX_THROTTLE_BUDGET)
+		R->budget_dropped += t.dropped;
+	else if (t.hdr.misc & PMUCTX_THROTTLE_ON)
+		R->throttled++;
+}
+
 /* read the open window of every CPU into the file */
 int record_copy_records(struct recorder *R)
 {
@@ -131,6 +148,8 @@ int record_copy_records(struct recorder *R)
 			return record_file_error(R);
 		if (rec.type == PMUCTX_REC_SAMPLE)
 			R->samples++;
+		else if (rec.type == PMUCTX_REC_THROTTLE)
+			count_throttle(R, rec.hdr, rec.size);
 		if (R->mc) {
 			maps_cap_record(R->mc, rec.hdr, now_ns());
 			if (pmf_writer_error(R->w)[0])
@@ -264,7 +283,16 @@ static void sample_summary(const struct recorder *R)
 		fprintf(stderr, " (%llu process(es) gone before theirs was "
 			"read: their user frames are unknown)",
 			(unsigned long long)gone);
-	fputc('\n', stderr);
+	fputc('\n', stderr);	if (R->budget_dropped)
+		fprintf(stderr, "pmuctx record: %llu samples not taken: the "
+			"global sample budget was spent (sample_budget and "
+			"sample_cpu_percent, all sessions together: pmuctx "
+			"info)\n", (unsigned long long)R->budget_dropped);
+	if (R->throttled)
+		fprintf(stderr, "pmuctx record: the sampler slowed down %llu "
+			"time(s): an interrupt took over a quarter of the "
+			"period (THROTTLE records; periods stay exact)\n",
+			(unsigned long long)R->throttled);
 }
 
 void record_close_file(struct recorder *R, int exit_status)

@@ -299,6 +299,30 @@ old=$(cat /proc/sys/kernel/perf_event_paranoid)
 oldk=$(cat /proc/sys/kernel/kptr_restrict)
 echo 1 > /proc/sys/kernel/perf_event_paranoid
 echo 1 > /proc/sys/kernel/kptr_restrict
+# ---- the global sample budget (sampling item 1) ------------------------------
+# 100 samples/s for the whole machine (50 per CPU) under a 999 Hz
+# recording: the summary says how many samples were not taken, and the
+# BUDGET records in the file add up to the same number.
+P=/sys/module/pmuctx/parameters
+oldb=$(cat "$P/sample_budget")
+echo 100 > "$P/sample_budget"
+check "$CLI" record -F 999 -o "$W/budget.pmu" -- \
+	sh -c "echo go | '$CHAIN' -500 0 >/dev/null" -- \
+	"pmuctx record -F 999 under a budget of 100 samples/s"
+echo "$oldb" > "$P/sample_budget"
+said=$(printf '%s\n' "$CHECK_OUT" |
+	sed -n 's/^pmuctx record: \([0-9]*\) samples not taken: the global sample budget was spent.*/\1/p')
+check "$CLI" report -i "$W/budget.pmu" --format json -- \
+	"report --format json of the budget recording"
+inrec=$(printf '%s\n' "$CHECK_OUT" |
+	grep -o '"kind":"budget","period_ns":[0-9]*,"avg_ns":[0-9]*,"dropped":[0-9]*' |
+	awk -F'"dropped":' '{ n += $2 } END { print n + 0 }')
+if [ -n "$said" ] && [ "$said" -gt 0 ] && [ "$said" = "$inrec" ]; then
+	ok "budget: record's summary and the BUDGET records agree ($said samples not taken)"
+else
+	not_ok "budget: record's summary and the BUDGET records agree (summary '$said', records $inrec)"
+fi
+
 U=/tmp/pmuctx-profile-u
 mkdir -p "$U"
 cp "$CHAIN" "$U/chain"
