@@ -61,6 +61,7 @@
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
+#include <linux/rhashtable.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
@@ -207,47 +208,135 @@ static struct pt_regs *pmuctx_user_regs(struct pt_regs *regs)
 
 /* ---- deferred user callchains ------------------------------------------- */
 
+/*
+ * Deliver the user callchain @ips (@n frames, @trunc) of cookie @cookie to
+ * @x's session, cut to its depth.  Task context, inside rcu_read_lock()
+ * (the ring is freed after a grace period).
+ */
+static void pmuctx_defer_write(struct pmuctx_entry *x, u64 cookie,
+			       const u64 *ips, unsigned int n, bool trunc)
+{
+	struct pmuctx_session *s = x->sess;
+	unsigned int max = s->sample_max_stack;
+
+	pmuctx_ring_user_callchain(s, cookie, ips, min(n, max),
+				   trunc || n > max);
+}
+
+/* Does @x's session still want the walk?  Inside rcu_read_lock(). */
+static bool pmuctx_defer_wants(struct pmuctx_entry *x)
+{
+	return !READ_ONCE(pmuctx_defer(x)->stale) && !READ_ONCE(x->dead) &&
+	       pmuctx_sess_live(x->sess);
+}
+
+/*
+ * The owner's work, the task returning to user space: walk the user stack
+ * once, as deep as the deepest session wants it, into this frame (no
+ * allocation), and write it to the owner's session and to every session
+ * that joined.  The joined entries are on the owner's list, each with a
+ * reference the join took: released here, whatever happens.
+ */
+static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
+					  struct pmuctx_entry *joined,
+					  u64 cookie, bool walk)
+{
+	unsigned int max = e->sess->sample_max_stack, n = 0;
+	struct pmuctx_entry *x, *next;
+	u64 ips[PMUCTX_MAX_STACK];
+	struct pt_regs *regs;
+	bool trunc = false, want;
+
+	/* who still wants it, and how deep */
+	rcu_read_lock();
+	want = pmuctx_defer_wants(e);
+	for (x = joined; x; x = pmuctx_defer(x)->join_next) {
+		if (!pmuctx_defer_wants(x))
+			continue;
+		want = true;
+		max = max(max, x->sess->sample_max_stack);
+	}
+	rcu_read_unlock();
+
+	regs = walk && want ? pmuctx_user_regs(NULL) : NULL;
+	if (regs)
+		n = pmuctx_user_walk(regs, ips, min_t(unsigned int, max,
+						      PMUCTX_MAX_STACK),
+				     false, &trunc);
+
+	for (x = joined; x; x = next) {
+		struct pmuctx_defer *dx = pmuctx_defer(x);
+
+		next = dx->join_next;
+		rcu_read_lock();
+		if (regs && pmuctx_defer_wants(x)) {
+			unsigned int nx = min(n, x->sess->sample_max_stack);
+
+			pmuctx_defer_write(x, cookie, ips, n, trunc);
+			/*
+			 * Its MMAP records by a work of its own, next (IRQs
+			 * off: a sample's pmuctx_maps_queue() could race).
+			 */
+			if (pmuctx_maps_wanted(x, ips, nx)) {
+				unsigned long flags;
+
+				local_irq_save(flags);
+				pmuctx_maps_queue(x);
+				local_irq_restore(flags);
+			}
+		}
+		rcu_read_unlock();
+		dx->join_next = NULL;
+		WRITE_ONCE(dx->stale, false);
+		WRITE_ONCE(dx->pending, false);
+		pmuctx_entry_put(x);
+	}
+	if (!regs)
+		return;
+	rcu_read_lock();
+	want = pmuctx_defer_wants(e);
+	if (want)
+		pmuctx_defer_write(e, cookie, ips, n, trunc);
+	rcu_read_unlock();
+	/* an address no MMAP record described yet */
+	if (want && pmuctx_maps_wanted(e, ips,
+				       min(n, e->sess->sample_max_stack)))
+		pmuctx_maps_scan(e);
+}
+
 static void pmuctx_defer_fn(struct callback_head *cb)
 {
 	struct pmuctx_defer *d = container_of(cb, struct pmuctx_defer, work);
-	struct pmuctx_entry *e = d->e;
-	struct pmuctx_session *s = e->sess;
+	struct pmuctx_entry *e = d->e, *joined;
 	u64 cookie = READ_ONCE(d->cookie);
-	unsigned int max = s->sample_max_stack, n = 0;
-	struct pt_regs *regs;
-	bool trunc = false;
-	u64 *ips = NULL;
 
+	/*
+	 * From here on no sample joins this unwind (they queue their own).
+	 * Joins happen in the sampling interrupt of this task, on the CPU
+	 * it runs on: one sees this store or came before it, and then it is
+	 * on the list taken below.
+	 */
+	WRITE_ONCE(d->delivering, true);
+	barrier();
+	joined = d->joined;
+	d->joined = NULL;
 	/*
 	 * A task that will not return to user space writes nothing: run by
 	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that
 	 * is being killed (it runs task_work before dying).  Neither does one
-	 * that exec'd since the sample: its stack is another program's.  Nor
-	 * one whose entry a setuid exec dropped: a sample between the exec
+	 * that exec'd since the sample: its stack is another program's (the
+	 * exec probe marks every pending entry of the task stale).  Nor one
+	 * whose entry a setuid exec dropped: a sample between the exec
 	 * probe's stale check and the drop queues a fresh work, which would
-	 * walk the setuid program's stack (an ASLR leak).
+	 * walk the setuid program's stack (an ASLR leak).  The joined
+	 * sessions are released all the same.
 	 */
-	if (!(current->flags & PF_EXITING) && !fatal_signal_pending(current) &&
-	    !READ_ONCE(d->stale) && !READ_ONCE(e->dead) &&
-	    pmuctx_sess_live(s)) {
-		regs = pmuctx_user_regs(NULL);
-		ips = kmalloc_array(max, sizeof(*ips), GFP_KERNEL);
-		if (regs && ips)
-			n = pmuctx_user_walk(regs, ips, max, false, &trunc);
-		if (ips) {
-			rcu_read_lock();
-			/* The ring is freed after an RCU grace period. */
-			if (pmuctx_sess_live(s))
-				pmuctx_ring_user_callchain(s, cookie, ips, n,
-							   trunc);
-			rcu_read_unlock();
-			/* an address no MMAP record described yet */
-			if (pmuctx_maps_wanted(e, ips, n))
-				pmuctx_maps_scan(e);
-		}
-		kfree(ips);
-	}
+	pmuctx_defer_deliver(e, joined, cookie,
+			     !(current->flags & PF_EXITING) &&
+			     !fatal_signal_pending(current));
 	WRITE_ONCE(d->stale, false);
+	WRITE_ONCE(d->owner, false);
+	WRITE_ONCE(d->delivering, false);
 	WRITE_ONCE(d->pending, false);
 	pmuctx_entry_put(e);
 	/*
@@ -260,8 +349,42 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 }
 
 /*
+ * In the sampling interrupt (inside rcu_read_lock()): join an unwind of
+ * the current task that another session queued in this kernel entry and
+ * has not started, taking its cookie.  0 if there is none.
+ */
+static u64 pmuctx_defer_join(struct pmuctx_entry *e, struct pmuctx_defer *d)
+{
+	struct task_struct *t = current;
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *x;
+
+	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	rhl_for_each_entry_rcu(x, pos, list, node) {
+		struct pmuctx_defer *dx = x == e ? NULL : pmuctx_defer(x);
+		u64 cookie;
+
+		if (!dx || !READ_ONCE(dx->owner) || READ_ONCE(dx->delivering) ||
+		    !READ_ONCE(dx->pending) || READ_ONCE(dx->stale))
+			continue;
+		/* for the owner's work, which may run after a close() */
+		if (!refcount_inc_not_zero(&e->ref))
+			return 0;
+		cookie = READ_ONCE(dx->cookie);
+		d->join_next = dx->joined;
+		dx->joined = e;
+		WRITE_ONCE(d->cookie, cookie);
+		WRITE_ONCE(d->owner, false);
+		WRITE_ONCE(d->pending, true);
+		return cookie;
+	}
+	return 0;
+}
+
+/*
  * In the sampling interrupt: the cookie the task's next return to user
- * space will resolve, queuing the work if this is the first sample since
+ * space will resolve, joining another session's unwind of this kernel
+ * entry or queuing one if this is the first sample of any session since
  * the task entered the kernel.  0 if no work could be queued.
  */
 static u64 pmuctx_defer_cookie(struct pmuctx_session *s,
@@ -274,12 +397,18 @@ static u64 pmuctx_defer_cookie(struct pmuctx_session *s,
 		return 0;
 	if (READ_ONCE(d->pending))
 		return READ_ONCE(d->cookie);
+	cookie = pmuctx_defer_join(e, d);
+	if (cookie)
+		return cookie;
 	cookie = ((u64)(smp_processor_id() + 1) << 48) |
 		 (this_cpu_inc_return(pmuctx_cookie_seq) & GENMASK_ULL(47, 0));
 	WRITE_ONCE(d->cookie, cookie);
+	WRITE_ONCE(d->owner, true);
 	d->e = e;
-	if (!pmuctx_entry_task_work(e, &d->work, pmuctx_defer_fn, &d->pending))
+	if (!pmuctx_entry_task_work(e, &d->work, pmuctx_defer_fn, &d->pending)) {
+		WRITE_ONCE(d->owner, false);
 		return 0;
+	}
 	return cookie;
 }
 

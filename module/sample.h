@@ -18,14 +18,23 @@ struct pt_regs;
 /*
  * Deferred user callchain of an entry (sample.c), only in entries of
  * sampling sessions.  Written in the sampling interrupt and by the task
- * itself (task_work, exec probe).
+ * itself (task_work, exec probe).  One unwind per task and kernel entry
+ * serves every session: the first session to sample the entry queues the
+ * work (@owner); the others' first samples join it (@pending with the
+ * owner's @cookie, no work of their own), and the owner's work delivers
+ * the one walk to all of them.
  */
 struct pmuctx_defer {
 	struct callback_head	work;
 	struct pmuctx_entry	*e;		/* set when work is queued */
 	u64			cookie;
-	bool			pending;
+	bool			pending;	/* @cookie waits for a unwind */
+	bool			owner;		/* ... queued by this entry */
+	bool			delivering;	/* its work is walking: no join */
 	bool			stale;		/* exec since the sample */
+	/* owner: the entries that joined (each holds a reference) */
+	struct pmuctx_entry	*joined;
+	struct pmuctx_entry	*join_next;	/* joined: the next one */
 	u64			left_ns;	/* hrtimer period left at switch-out */
 	/*
 	 * hrtimer source: CPU time the task ran before a switch-out since the

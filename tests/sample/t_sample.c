@@ -123,6 +123,7 @@ struct stats {
 	uint64_t lost;		/* records the full buffers dropped */
 	long unresolved_cookies;	/* distinct cookies of @unresolved */
 	long budget_records;	/* THROTTLE records of the global budget */
+	uint64_t uc_bytes;	/* bytes of USER_CALLCHAIN records */
 	uint64_t budget_dropped;	/* samples they say were not taken */
 	long plain;		/* samples without USER_DEFERRED ... */
 	long plain_early;	/* ... of them before the last one with it */
@@ -235,6 +236,7 @@ static void drain(int fd, pid_t tid, struct stats *st)
 					goto next;
 
 				st->user_records++;
+				st->uc_bytes += h->size;
 				if (nuc < MAXC) {
 					uc_cookie[nuc] = u->cookie;
 					uc_cpu[nuc] = u->c.cpu;
@@ -763,6 +765,93 @@ static void budget_run(long budget, unsigned int freq, unsigned int flags,
 	       what, cover, made);
 }
 
+/*
+ * Deferred unwinds shared across sessions (sampling item 4): 8 deferred
+ * sessions on one task that spends most of its time in long read(2)s of
+ * /dev/zero.  Every session samples each of those kernel entries several
+ * times; the user stack is the same for all of them, so it is walked once
+ * per kernel entry and every session gets the same USER_CALLCHAIN (the
+ * same cookie).  Before, each session queued its own unwind: as many
+ * distinct cookies as user records.
+ */
+#define SHARE_NSESS 8
+static uint64_t share_cookie[SHARE_NSESS * 4096];
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void shared_unwind(int nsess, int bench)
+{
+	unsigned int flags = PMUCTX_SAMPLE_KERNEL_STACK |
+			     PMUCTX_SAMPLE_USER_STACK |
+			     PMUCTX_SAMPLE_DEFER_USER;
+	long records = 0, distinct = 0, unresolved = 0, samples = 0, i, k;
+	int fds[SHARE_NSESS], made = 0, ok_resolve = 0;
+	uint64_t bytes = 0;
+	struct stats d;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		static char big[8 << 20];
+		int z = open("/dev/zero", O_RDONLY);
+		uint64_t end = ns_of(CLOCK_MONOTONIC) + 1500000000ULL;
+
+		while (z >= 0 && ns_of(CLOCK_MONOTONIC) < end)
+			if (read(z, big, sizeof(big)) < 0)
+				break;
+		_exit(0);
+	}
+	for (i = 0; i < nsess; i++) {
+		fds[i] = session(pid, flags, 1000);
+		made += fds[i] >= 0;
+	}
+	waitpid(pid, NULL, 0);
+	for (i = 0; i < nsess; i++) {
+		if (fds[i] < 0)
+			continue;
+		drain(fds[i], pid, &d);
+		close(fds[i]);
+		samples += d.samples;
+		bytes += d.uc_bytes;
+		unresolved += d.unresolved_cookies;
+		ok_resolve += d.unresolved_cookies <= 1 + (long)d.lost;
+		for (k = 0; k < d.user_records && k < MAXC &&
+			    records < (long)(sizeof(share_cookie) /
+					     sizeof(share_cookie[0])); k++)
+			share_cookie[records++] = uc_cookie[k];
+	}
+	qsort(share_cookie, records, sizeof(share_cookie[0]), cmp_u64);
+	for (i = 0; i < records; i++)
+		distinct += !i || share_cookie[i] != share_cookie[i - 1];
+	if (bench) {
+		/* bench/shared-unwind.sh: one line for PERFORMANCE.md */
+		printf("SHARED sessions=%d samples=%ld records=%ld walks=%ld record_bytes=%llu\n",
+		       made, samples, records, distinct,
+		       (unsigned long long)bytes);
+		return;
+	}
+	diag("shared unwind: %d sessions, %ld samples, %ld user records, %ld distinct cookies (unwinds), %ld unresolved",
+	     made, samples, records, distinct, unresolved);
+	result(made == nsess && records > 0,
+	       "shared unwind: %d deferred sessions on one task", nsess);
+	result(distinct * 2 <= records,
+	       "shared unwind: one user stack walk serves several sessions (%ld walks for %ld user records)",
+	       distinct, records);
+	result(ok_resolve == made,
+	       "shared unwind: every session's cookies resolve (%d of %d sessions)",
+	       ok_resolve, made);
+}
+
+static void test_shared_unwind(void)
+{
+	shared_unwind(SHARE_NSESS, 0);
+}
+
 static void test_budget(void)
 {
 	long old = param_get("sample_budget"), old_pct;
@@ -970,6 +1059,18 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "idle-timers")) {
 		test_idle_timers();
 		return !!failures;
+	}
+	if (argc > 1 && !strcmp(argv[1], "shared")) {
+		test_shared_unwind();
+		return !!failures;
+	}
+	if (argc > 2 && !strcmp(argv[1], "shared-bench")) {
+		int n = atoi(argv[2]);
+
+		if (n < 1 || n > SHARE_NSESS)
+			return 2;
+		shared_unwind(n, 1);
+		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "budget")) {
 		test_budget();

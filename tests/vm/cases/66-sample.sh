@@ -22,6 +22,8 @@ rc=0
 "$T" || rc=1
 # the global sample budget and its module parameters (sampling item 1)
 "$T" budget || rc=1
+# one user stack walk per kernel entry for all sessions (sampling item 4)
+"$T" shared || rc=1
 
 # Unprivileged: own child allowed, kernel-mode samples with their kernel
 # addresses hidden.  That needs paranoid 1 (at 2 an exclude_kernel session
