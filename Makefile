@@ -62,8 +62,32 @@ DEMO_CMD ?= tools/pmuctx stat -- tests/progs/burn --fork-tree 2,3 --ms 50
 # products; clean-module removes those and nothing else.
 MODULE_DIRS ?= module
 
+# The debug build of the module (PMUCTX_DEBUG=1: the SELFTEST backend, the
+# selftest_* test hooks, ring_bench; docs/BUILDING.md), for the tests and
+# the benchmarks only, never installed.  Same module name (pmuctx), so it
+# is built in a tree of its own: $(DEBUG_MODULE_DIR) holds symbolic links
+# to Kbuild, include/ and each file of module/, and kbuild's products.
+# make module-debug leaves $(DEBUG_MODULE_DIR)/module/pmuctx.ko.
+DEBUG_MODULE_DIR ?= $(CURDIR)/module-debug
+ifeq ($(origin PMUCTX_DEBUG),command line)
+$(error pmuctx: PMUCTX_DEBUG is for kbuild (module/Kbuild); here, make module builds the release module and make module-debug the debug one, in $(DEBUG_MODULE_DIR))
+endif
+
 SUBMAKE_VARS = WERROR="$(WERROR)" CC="$(CC)" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)"
 KBUILD = $(MAKE) -C "$(KDIR)" M="$(CURDIR)"
+# The module build, with warnings failing it under WERROR=1; $(1): kbuild
+# command line.
+define BUILD_MODULE
+	@$(NEED_KDIR)
+	@echo "  KVER    $(KVER) ($(KVER_FROM))"
+	+@set -o pipefail; log=$$(mktemp); \
+	$(1) W=1 $(MODULE_KCFLAGS) modules 2>&1 | tee "$$log"; rc=$$?; \
+	if [ $$rc -eq 0 ] && [ "$(WERROR)" = 1 ] && \
+	   grep -iE '(^|[^[:alnum:]_])warning:' "$$log" | \
+	   grep -v 'the compiler differs from the one used to build the kernel' >/dev/null; then \
+		echo "pmuctx: the module build printed warnings and WERROR=1" >&2; rc=1; \
+	fi; rm -f "$$log"; exit $$rc
+endef
 MODULE_KCFLAGS = $(if $(filter 1,$(WERROR)),KCFLAGS="$(strip $(KCFLAGS) -Werror)")
 
 # Shell snippet: fail with a clear message when there is no kernel tree.
@@ -80,10 +104,10 @@ NEED_KDIR = \
 
 .DEFAULT_GOAL := all
 
-.PHONY: all module lib tools progs examples clean clean-module install uninstall \
+.PHONY: all module module-debug lib tools progs examples clean clean-module install uninstall \
 	modules_install check style sparse check-unit check-install \
 	check-examples check-man check-uapi-doc check-packages check-dkms-prepare check-vm \
-	check-debug demo demo-run help version
+	check-debug check-module-builds demo demo-run help version
 
 # ---------------------------------------------------------------------------
 # Build
@@ -93,16 +117,26 @@ all: module lib tools progs examples
 # W=1 must stay warning-free.  With WERROR=1 the compiler gets -Werror and the
 # kbuild output is scanned for any other "warning:" line (kernel-doc, modpost);
 # the kernel's own "the compiler differs" notice is not about our code.
+# `module` is the release build, the one DKMS and the Debian package build
+# (PMUCTX_DEBUG=0 is passed so that nothing can turn it into the debug one).
 module:
-	@$(NEED_KDIR)
-	@echo "  KVER    $(KVER) ($(KVER_FROM))"
-	+@set -o pipefail; log=$$(mktemp); \
-	$(KBUILD) W=1 $(MODULE_KCFLAGS) modules 2>&1 | tee "$$log"; rc=$$?; \
-	if [ $$rc -eq 0 ] && [ "$(WERROR)" = 1 ] && \
-	   grep -iE '(^|[^[:alnum:]_])warning:' "$$log" | \
-	   grep -v 'the compiler differs from the one used to build the kernel' >/dev/null; then \
-		echo "pmuctx: the module build printed warnings and WERROR=1" >&2; rc=1; \
-	fi; rm -f "$$log"; exit $$rc
+	$(call BUILD_MODULE,$(KBUILD) PMUCTX_DEBUG=0)
+
+# The debug build (see DEBUG_MODULE_DIR): the links are made again each
+# time (a file added to or removed from module/), the objects are kept.
+module-debug: debug-tree
+	$(call BUILD_MODULE,$(MAKE) -C "$(KDIR)" M="$(DEBUG_MODULE_DIR)" PMUCTX_DEBUG=1)
+
+.PHONY: module-debug debug-tree
+debug-tree:
+	@mkdir -p "$(DEBUG_MODULE_DIR)/module"
+	@ln -sfn "$(CURDIR)/Kbuild" "$(DEBUG_MODULE_DIR)/Kbuild"
+	@ln -sfn "$(CURDIR)/include" "$(DEBUG_MODULE_DIR)/include"
+	@find "$(DEBUG_MODULE_DIR)/module" -maxdepth 1 -type l -delete
+	@for f in module/Kbuild module/*.[ch]; do \
+		case $$f in *.mod.c) continue ;; esac; \
+		ln -s "$(CURDIR)/$$f" "$(DEBUG_MODULE_DIR)/$$f"; \
+	done
 
 lib:
 	$(MAKE) -C lib $(SUBMAKE_VARS)
@@ -146,6 +180,7 @@ clean:
 		$(KBUILD) clean; \
 	fi
 	+@$(MAKE) --no-print-directory clean-module
+	rm -rf "$(DEBUG_MODULE_DIR)"
 	+@for d in $(CLEAN_SUBDIRS); do \
 		if [ -f "$$d/Makefile" ]; then $(MAKE) -C "$$d" clean || exit 1; fi; \
 	done
@@ -215,7 +250,7 @@ modules_install: module
 # Checks
 
 # scripts/check.sh runs the steps below in order (style, sparse, all with
-# WERROR=1, check-unit, check-install, check-examples, check-man,
+# WERROR=1, check-module-builds, check-unit, check-install, check-examples, check-man,
 # check-uapi-doc, check-packages, then vm:KERNEL for each of
 # CHECK_KERNELS: scripts/check-kernel.sh), keeps going after a failure
 # where later steps still make sense, and prints a per-step table and, as
@@ -234,6 +269,12 @@ sparse:
 
 check-unit:
 	$(MAKE) -C tests/unit check $(SUBMAKE_VARS)
+
+# The release module (make module) has no test or benchmark code, the
+# debug one (make module-debug, built here) has it: nm and modinfo.
+check-module-builds: module
+	@$(NEED_KDIR)
+	+MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" scripts/check-module-builds.sh
 
 check-install:
 	+MAKE="$(MAKE)" scripts/check-install.sh
@@ -285,9 +326,10 @@ demo-run: all
 	tests/vm/run --kernel /boot/vmlinuz-$(KVER) -- $(DEMO_CMD)
 
 # Benchmark suite against perf and bpftrace, in the VM (bench/run,
-# docs/PERFORMANCE.md); about 30 minutes, not part of `check`.
+# docs/PERFORMANCE.md); about 30 minutes, not part of `check`.  It measures
+# the release module; the debug build only runs ring_bench (case ring).
 .PHONY: bench
-bench: all
+bench: all module-debug
 	bench/run
 
 # ---------------------------------------------------------------------------
@@ -297,7 +339,9 @@ help:
 	@echo
 	@echo 'Build:'
 	@echo '  all (default)      module + lib + tools + progs'
-	@echo '  module             module/pmuctx.ko via kbuild (W=1)'
+	@echo '  module             module/pmuctx.ko via kbuild (W=1): the release build'
+	@echo '  module-debug       the debug build (PMUCTX_DEBUG=1: SELFTEST backend, test'
+	@echo '                     hooks, ring_bench) in module-debug/module/pmuctx.ko'
 	@echo '  lib                lib/ (libpmuctx)'
 	@echo '  tools              tools/pmuctx CLI (after lib)'
 	@echo '  progs              tests/progs and tests/store test programs (after lib)'
@@ -309,12 +353,14 @@ help:
 	@echo '  modules_install    module into /lib/modules/$$KVER/extra + depmod'
 	@echo '                     (DKMS is the recommended way: README.md)'
 	@echo 'Checks:'
-	@echo '  check              style, sparse, all WERROR=1, check-unit, check-install,'
+	@echo '  check              style, sparse, all WERROR=1, check-module-builds,'
+	@echo '                     check-unit, check-install,'
 	@echo '                     check-examples, check-man, check-uapi-doc, check-packages,'
 	@echo '                     then the VM suite on each kernel of CHECK_KERNELS;'
 	@echo '                     last line "N passed, M failed" (all of them added up)'
 	@echo '  style              checkpatch.pl --strict on module/ and the UAPI header'
-	@echo '  sparse             sparse (C=2) over the module'
+	@echo '  sparse             sparse (C=2) over the module, release and debug builds'
+	@echo '  check-module-builds the release module has no test code, the debug one has it'
 	@echo '  check-unit         host unit tests (tests/unit)'
 	@echo '  check-install      install/uninstall into a DESTDIR leave exactly the expected files'
 	@echo '  check-examples     examples/ build with -Werror against the installed header and library'

@@ -26,6 +26,10 @@ CHURN=$TOP/bench/churn
 RING=$TOP/bench/ring
 BT_SCRIPT=$TOP/bench/sched_oncpu.bt
 MODULE=${PMUCTX_MODULE:-$TOP/module/pmuctx.ko}
+# The debug build (bench/run --module-debug): only for the ring writer's
+# in-kernel microbenchmark (ring_bench, case ring); every measurement of
+# the product is of the release module.
+MODULE_DEBUG=${PMUCTX_MODULE_DEBUG:-}
 OUT=${PMUCTX_VM_OUT:-/tmp/bench-out}
 mkdir -p "$OUT"
 RAW=$OUT/raw.txt
@@ -378,9 +382,21 @@ case_ring() {
 		return 0
 	fi
 	say "case ring: $RING_N records per measurement, $RING_ROUNDS rounds"
-	"$RING" -n "$RING_N" -R "$RING_ROUNDS" >"$T/ring.out" 2>"$T/err" ||
+	# user space on the release module, the kernel part (-k) on the
+	# debug build, the only one with /sys/kernel/debug/pmuctx/ring_bench
+	"$RING" -n "$RING_N" -R "$RING_ROUNDS" -K 0 >"$T/ring.out" 2>"$T/err" ||
 		raw "F case=ring msg=$(head -c 200 "$T/err" | tr ' \n' '__')"
 	grep -E '^[RIF] ' "$T/ring.out" >>"$RAW"
+	if [ -z "$MODULE_DEBUG" ] || [ ! -f "$MODULE_DEBUG" ]; then
+		raw "I case=ring kernel_bench=unavailable reason=no_debug_module"
+		return 0
+	fi
+	ensure_unloaded || return 1
+	insmod "$MODULE_DEBUG" || { say "insmod $MODULE_DEBUG failed"; return 1; }
+	"$RING" -R "$RING_ROUNDS" -k >"$T/ring.out" 2>"$T/err" ||
+		raw "F case=ring msg=$(head -c 200 "$T/err" | tr ' \n' '__')"
+	grep -E '^[RIF] ' "$T/ring.out" >>"$RAW"
+	ensure_unloaded && ensure_loaded
 }
 
 # ============================================================================

@@ -19,7 +19,8 @@
  *
  * Then the writer inside the kernel, without the system call, through the
  * module's debugfs benchmark (/sys/kernel/debug/pmuctx/ring_bench, see
- * module/ringbench.c), pinned to CPU 0, for the same record sizes, in
+ * module/ringbench.c; the debug build of the module only, make
+ * module-debug), pinned to CPU 0, for the same record sizes, in
  * overwrite and in normal mode:
  *
  *   kernel_MODE_memcpy      bare memcpy of the record into a per-CPU buffer

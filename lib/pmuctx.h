@@ -390,7 +390,9 @@ PMUCTX_API const char *pmuctx_task_flag_name(unsigned int bit);
  * @flags:        PMUCTX_SESSION_INHERIT, _THREAD, _KEEP_EXITED
  * @backend:      enum pmuctx_backend (PMUCTX_BACKEND_NONE by default)
  * @data_size:    save-area bytes per task for the backend (NONE: 0;
- *                SELFTEST: 8..PMUCTX_MAX_DATA_SIZE)
+ *                SELFTEST: 8..PMUCTX_MAX_DATA_SIZE; only a module with
+ *                PMUCTX_FEAT_SELFTEST, a debug build, has it: else
+ *                -EOPNOTSUPP)
  * @max_exited:   with KEEP_EXITED, exited tasks kept for per-task reads
  *                (0: the module's default, 4096)
  *

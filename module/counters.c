@@ -14,7 +14,6 @@
 
 #include <linux/cpu.h>
 #include <linux/cred.h>
-#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/perf_event.h>
 #include <linux/smp.h>
@@ -23,6 +22,7 @@
 #include "hooks.h"
 #include "main.h"
 #include "sample.h"
+#include "selftest.h"
 #include "session.h"
 
 struct pmuctx_event_def {
@@ -373,14 +373,12 @@ static void pmuctx_counters_revive(struct pmuctx_session *s, int cpu)
 
 static void pmuctx_hotplug_work_fn(struct work_struct *work)
 {
-	unsigned int hold = READ_ONCE(pmuctx_selftest_revive_delay_ms);
 	const struct cred *kcred, *old;
 	struct pmuctx_session *s;
 	int cpu;
 
 	/* test hook (t_store hotplug-gap): counters stay off meanwhile */
-	if (hold)
-		msleep(min(hold, 5000U));
+	pmuctx_selftest_revive_delay();
 	kcred = pmuctx_kcred_get(&old);
 	if (!kcred)
 		return;

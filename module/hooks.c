@@ -56,6 +56,7 @@
 #include "maps.h"
 #include "ring.h"
 #include "sample.h"
+#include "selftest.h"
 #include "session.h"
 #include "store.h"
 
@@ -118,64 +119,6 @@ static void pmuctx_cache_del(struct pmuctx_cpu_cache *cc,
 	}
 }
 
-/* ---- selftest backend ------------------------------------------------- */
-
-static u64 pmuctx_sig(const struct pmuctx_entry *e, u32 i)
-{
-	u64 v = (u64)(unsigned long)e->task ^
-		(e->save_seq * 0x9E3779B97F4A7C15ULL);
-
-	return v + (u64)i * 0x100000001B3ULL;
-}
-
-/*
- * The save area is data_size bytes (seed 000: 788 for LBR call stacks):
- * whole words of signature, then the low bytes of one more for the tail.
- */
-static void pmuctx_selftest_save(struct pmuctx_entry *e, int cpu)
-{
-	u32 i, size = e->sess->data_size, n = size / sizeof(u64);
-	u64 *w = pmuctx_save(e);
-	u64 tail;
-
-	e->save_seq++;
-	for (i = 0; i < n; i++)
-		w[i] = pmuctx_sig(e, i);
-	if (size % sizeof(u64)) {
-		tail = pmuctx_sig(e, n);
-		memcpy(&w[n], &tail, size % sizeof(u64));
-	}
-	if (unlikely(atomic_read(&pmuctx_selftest_inject) > 0)) {
-		pid_t want = READ_ONCE(pmuctx_selftest_inject_pid);
-
-		if ((!want || want == task_pid_nr(e->task)) &&
-		    atomic_dec_if_positive(&pmuctx_selftest_inject) >= 0)
-			((u8 *)w)[size - 1] ^= 0x5a;
-	}
-	e->save_cpu = cpu;
-	e->flags |= PMUCTX_EF_SAVE_VALID;
-}
-
-static void pmuctx_selftest_verify(struct pmuctx_entry *e, int cpu)
-{
-	u32 i, size = e->sess->data_size, n = size / sizeof(u64);
-	const u64 *w = pmuctx_save(e);
-	bool bad = false;
-	u64 tail;
-
-	atomic64_inc(&pmuctx_stats.selftest_checks);
-	if (e->save_cpu != cpu)
-		atomic64_inc(&pmuctx_stats.selftest_migrations);
-	for (i = 0; i < n && !bad; i++)
-		bad = w[i] != pmuctx_sig(e, i);
-	if (!bad && size % sizeof(u64)) {
-		tail = pmuctx_sig(e, n);
-		bad = memcmp(&w[n], &tail, size % sizeof(u64));
-	}
-	if (bad)
-		atomic64_inc(&pmuctx_stats.selftest_mismatches);
-}
-
 /* ---- slices ------------------------------------------------------------ */
 
 /*
@@ -213,9 +156,7 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
 			break;
 		}
 	}
-	if (s->backend == PMUCTX_BACKEND_SELFTEST &&
-	    (e->flags & PMUCTX_EF_SAVE_VALID))
-		pmuctx_selftest_verify(e, cpu);
+	pmuctx_selftest_switch_in(e, cpu);
 	e->in_ns = now;
 	e->last_cpu = cpu;
 	WRITE_ONCE(e->in, true);
@@ -310,8 +251,8 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 		if (delta)
 			delta[i] = d;
 	}
-	if (how == PMUCTX_STOP_SWITCH && s->backend == PMUCTX_BACKEND_SELFTEST)
-		pmuctx_selftest_save(e, cpu);
+	if (how == PMUCTX_STOP_SWITCH)
+		pmuctx_selftest_switch_out(e, cpu);
 	return true;
 }
 

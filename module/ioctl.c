@@ -39,6 +39,7 @@
 #include "ioctl.h"
 #include "main.h"
 #include "ring.h"
+#include "selftest.h"
 #include "session.h"
 #include "store.h"
 
@@ -63,8 +64,8 @@ static u64 pmuctx_features(void)
 {
 	u64 f = PMUCTX_FEAT_COUNTING | PMUCTX_FEAT_INHERIT |
 		PMUCTX_FEAT_SYSTEM_WIDE | PMUCTX_FEAT_CGROUP |
-		PMUCTX_FEAT_SELFTEST | PMUCTX_FEAT_RING | PMUCTX_FEAT_SAMPLING |
-		PMUCTX_FEAT_MMAP;
+		PMUCTX_FEAT_RING | PMUCTX_FEAT_SAMPLING | PMUCTX_FEAT_MMAP |
+		PMUCTX_FEAT_DEBUG_ONLY;
 
 	if (pmuctx_hw_pmu)
 		f |= PMUCTX_FEAT_HW_PMU;
@@ -140,11 +141,7 @@ static int pmuctx_ioctl_info(void __user *uarg)
 	info.alloc_failures = atomic64_read(&pmuctx_stats.alloc_failures);
 	info.pool_entries = atomic64_read(&pmuctx_stats.pool_entries);
 	info.dropped = atomic64_read(&pmuctx_stats.dropped);
-	info.selftest_checks = atomic64_read(&pmuctx_stats.selftest_checks);
-	info.selftest_mismatches =
-		atomic64_read(&pmuctx_stats.selftest_mismatches);
-	info.selftest_migrations =
-		atomic64_read(&pmuctx_stats.selftest_migrations);
+	pmuctx_selftest_info(&info);
 
 	if (copy_to_user(uarg, &info, info.size))
 		return -EFAULT;

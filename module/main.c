@@ -16,6 +16,7 @@
 #include "perm.h"
 #include "ringbench.h"
 #include "sample.h"
+#include "selftest.h"
 #include "session.h"
 #include "store.h"
 
@@ -54,57 +55,6 @@ module_param_named(max_exited, pmuctx_max_exited_default, uint, 0644);
 MODULE_PARM_DESC(max_exited,
 		 "Default number of exited tasks a KEEP_EXITED session keeps for per-task reads (default 4096)");
 
-atomic_t pmuctx_selftest_inject = ATOMIC_INIT(0);
-static int pmuctx_param_inject_set(const char *val,
-				   const struct kernel_param *kp)
-{
-	int n, ret;
-
-	ret = kstrtoint(val, 0, &n);
-	if (ret)
-		return ret;
-	if (n < 0 || n > 1000)
-		return -EINVAL;
-	atomic_set(&pmuctx_selftest_inject, n);
-	return 0;
-}
-
-static int pmuctx_param_inject_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&pmuctx_selftest_inject));
-}
-
-static const struct kernel_param_ops pmuctx_inject_ops = {
-	.set = pmuctx_param_inject_set,
-	.get = pmuctx_param_inject_get,
-};
-module_param_cb(selftest_inject, &pmuctx_inject_ops, NULL, 0600);
-MODULE_PARM_DESC(selftest_inject,
-		 "Test hook: corrupt the selftest save area of the next N switch-outs, to prove mismatches are detected (0..1000)");
-
-int pmuctx_selftest_inject_pid;
-module_param_named(selftest_inject_pid, pmuctx_selftest_inject_pid, int, 0600);
-MODULE_PARM_DESC(selftest_inject_pid,
-		 "Test hook: only corrupt save areas of this pid (global pid namespace; 0: any task)");
-
-unsigned int pmuctx_selftest_attach_delay_ms;
-module_param_named(selftest_attach_delay_ms, pmuctx_selftest_attach_delay_ms,
-		   uint, 0600);
-MODULE_PARM_DESC(selftest_attach_delay_ms,
-		 "Test hook: SESSION_CREATE sleeps this long (at most 2000 ms) between resolving its target and attaching, to widen exec races (0: off)");
-
-unsigned int pmuctx_selftest_task_work_tail_ms;
-module_param_named(selftest_task_work_tail_ms,
-		   pmuctx_selftest_task_work_tail_ms, uint, 0600);
-MODULE_PARM_DESC(selftest_task_work_tail_ms,
-		 "Test hook: a task_work busy-waits this long (at most 2000 ms) after dropping its module reference, to widen the unload race (0: off)");
-
-unsigned int pmuctx_selftest_revive_delay_ms;
-module_param_named(selftest_revive_delay_ms,
-		   pmuctx_selftest_revive_delay_ms, uint, 0600);
-MODULE_PARM_DESC(selftest_revive_delay_ms,
-		 "Test hook: the counters of a CPU that came back online are replaced this long (at most 5000 ms) later, to widen the window where they do not count (0: off)");
-
 struct pmuctx_stats pmuctx_stats;
 /* Session list, probe registration, store lifetime: see session.h. */
 DEFINE_MUTEX(pmuctx_mutex);
@@ -139,8 +89,8 @@ static int __init pmuctx_init(void)
 		goto err_chrdev;
 	pmuctx_ringbench_init();	/* debugfs only; cannot fail */
 
-	pr_info("version %s loaded (ABI %d)\n", PMUCTX_VERSION,
-		PMUCTX_ABI_VERSION);
+	pr_info("version %s loaded (ABI %d)%s\n", PMUCTX_VERSION,
+		PMUCTX_ABI_VERSION, PMUCTX_BUILD_NOTE);
 	return 0;
 
 err_chrdev:

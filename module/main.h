@@ -18,12 +18,7 @@ extern unsigned int pmuctx_pool_size;
 extern unsigned int pmuctx_max_exited_default;
 extern unsigned int pmuctx_max_sessions_per_user;
 extern unsigned int pmuctx_max_tasks_per_user;
-extern atomic_t pmuctx_selftest_inject;
-extern int pmuctx_selftest_inject_pid;
 extern unsigned int pmuctx_max_ring_pages;
-extern unsigned int pmuctx_selftest_attach_delay_ms;
-extern unsigned int pmuctx_selftest_task_work_tail_ms;
-extern unsigned int pmuctx_selftest_revive_delay_ms;
 
 struct pmuctx_stats {
 	atomic_t	entries;	/* alive entries (not pool) */
@@ -33,9 +28,6 @@ struct pmuctx_stats {
 	atomic64_t	alloc_failures;
 	atomic64_t	pool_entries;
 	atomic64_t	dropped;
-	atomic64_t	selftest_checks;
-	atomic64_t	selftest_mismatches;
-	atomic64_t	selftest_migrations;
 	atomic_t	sessions;
 };
 

@@ -737,11 +737,11 @@ void pmuctx_ring_add_lost(struct pmuctx_session *s, u64 n)
 	WRITE_ONCE(r->ctl->lost, r->ctl->lost + n);
 }
 
-#ifdef CONFIG_DEBUG_FS
+#if defined(PMUCTX_DEBUG) && defined(CONFIG_DEBUG_FS)
 /*
- * ringbench.c: the writer's fast path alone, as write(2) runs it (the
- * record filled with preemption off, IRQs on, between reserve and
- * commit): one record of @size bytes whose bytes after the header and
+ * ringbench.c (the debug build): the writer's fast path alone, as
+ * write(2) runs it (the record filled with preemption off, IRQs on,
+ * between reserve and commit): one record of @size bytes whose bytes after the header and
  * time are copied from @src.  False when the record was dropped.
  */
 bool pmuctx_ring_bench_write(struct pmuctx_session *s, const void *src,

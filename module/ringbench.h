@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pmuctx: in-kernel microbenchmark of the ring writer (ringbench.c),
- * reachable through debugfs only.
+ * reachable through debugfs only, in the debug build only (selftest.h).
  */
 #ifndef _PMUCTX_RINGBENCH_H
 #define _PMUCTX_RINGBENCH_H
@@ -10,7 +10,7 @@
 
 struct pmuctx_session;
 
-#ifdef CONFIG_DEBUG_FS
+#if defined(PMUCTX_DEBUG) && defined(CONFIG_DEBUG_FS)
 void pmuctx_ringbench_init(void);
 void pmuctx_ringbench_exit(void);
 /* ring.c: reserve, fill, commit one record, as the real writers do */

@@ -16,7 +16,6 @@
 
 #include <linux/capability.h>
 #include <linux/cgroup.h>
-#include <linux/delay.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/pid_namespace.h>
@@ -32,6 +31,7 @@
 #include "perm.h"
 #include "ring.h"
 #include "sample.h"
+#include "selftest.h"
 #include "session.h"
 #include "store.h"
 
@@ -126,7 +126,11 @@ static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 	ret = pmuctx_ring_attr_validate(a);
 	if (ret)
 		return ret;
-	return pmuctx_sample_attr_validate(a);
+	ret = pmuctx_sample_attr_validate(a);
+	if (ret)
+		return ret;
+	/* a well-formed struct: a release build has no SELFTEST backend */
+	return pmuctx_selftest_backend_check(a);
 }
 
 /*
@@ -534,9 +538,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 			goto err_parts;
 		}
 		/* test hook: widen the window an exec can race into */
-		if (READ_ONCE(pmuctx_selftest_attach_delay_ms))
-			msleep(min(READ_ONCE(pmuctx_selftest_attach_delay_ms),
-				   2000U));
+		pmuctx_selftest_attach_delay();
 	}
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	s->memcg = get_mem_cgroup_from_mm(current->mm);

@@ -44,6 +44,7 @@
 #include "maps.h"
 #include "perm.h"
 #include "sample.h"
+#include "selftest.h"
 #include "session.h"
 #include "store.h"
 
@@ -393,7 +394,6 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 	refcount_set(&e->ref, 1);
 	refcount_inc(&s->ref);
 	e->last_cpu = -1;
-	e->save_cpu = -1;
 	e->pid = task_tgid_nr_ns(t, s->pid_ns);
 	e->tid = task_pid_nr_ns(t, s->pid_ns);
 	strscpy_pad(e->comm, t->comm, sizeof(e->comm));
@@ -470,7 +470,7 @@ bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
  */
 void pmuctx_task_work_done(void)
 {
-	unsigned int ms = READ_ONCE(pmuctx_selftest_task_work_tail_ms);
+	unsigned int ms = pmuctx_selftest_tail_ms();
 
 	module_put(THIS_MODULE);
 	if (unlikely(ms))

@@ -19,7 +19,7 @@
 #define PMUCTX_EF_INHERITED	BIT(0)	/* created by fork of a target */
 #define PMUCTX_EF_PRIV_EXEC	BIT(1)	/* stopped at privilege-raising exec */
 #define PMUCTX_EF_EXITED	BIT(2)	/* task exited; on the exited list */
-#define PMUCTX_EF_SAVE_VALID	BIT(3)	/* save area written at switch-out */
+/* BIT(3): PMUCTX_EF_SAVE_VALID of the debug build (selftest.h) */
 #define PMUCTX_EF_TASK_PUT	BIT(4)	/* task reference already dropped */
 #define PMUCTX_EF_FOLDED	BIT(5)	/* totals folded into the session */
 #define PMUCTX_EF_USER		BIT(6)	/* counted in sess->user->entries */
@@ -50,9 +50,12 @@ struct pmuctx_entry {
 	bool			listed;		/* on sess->entries */
 	bool			parked;		/* left the session's cgroup */
 	s16			last_cpu;	/* -1: not run while tracked */
+#ifdef PMUCTX_DEBUG
+	/* the SELFTEST backend (selftest.c): not in a release build */
 	s16			save_cpu;	/* CPU that wrote the save area */
+	u32			save_seq;
+#endif
 	pid_t			pid, tid, ppid;
-	u32			save_seq;	/* selftest backend */
 	u64			in_ns;
 	char			comm[TASK_COMM_LEN];
 	/*

@@ -10,10 +10,15 @@
 #
 #  1. Builds the module against that kernel with W=1 -Werror in a build
 #     directory outside the tree (the build in module/ is left alone):
-#     ${PMUCTX_BUILD_CACHE:-~/.cache/pmuctx}/build-<release>.
+#     ${PMUCTX_BUILD_CACHE:-~/.cache/pmuctx}/build-<release>; the release
+#     build there, the debug build (PMUCTX_DEBUG=1) in its debug/, and
+#     checks that only the debug one has test code
+#     (scripts/check-module-builds.sh).
 #  2. As root, DKMS-installs this tree's module for that kernel only
 #     (tests/dkms.sh -k): tests/vm/cases/50-dkms.sh modprobes it.
-#  3. Boots it in QEMU and runs tests/vm/check with the module of step 1.
+#  3. Boots it in QEMU and runs tests/vm/check with the release module of
+#     step 1 loaded; the cases that need the test hooks load the debug one
+#     (--module-debug, tests/vm/lib.sh use_debug_module).
 #
 # The last line is the suite's "N passed, M failed" (a failed build or
 # DKMS step: "0 passed, 1 failed").  Environment: PMUCTX_VM_TIMEOUT
@@ -37,20 +42,29 @@ grep -qx 'CONFIG_PREEMPT_RT=y' "/lib/modules/$kver/build/.config" 2>/dev/null &&
 echo "check-kernel $name: $kver (PREEMPT_RT: $rt); module built in $build"
 
 rm -rf "$build"
-mkdir -p "$build"
-cp -r "$top/Kbuild" "$top/module" "$top/include" "$build/"
-find "$build/module" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' \
-	-o -name '.*.cmd' -o -name 'modules.order' \) -delete
-make -C "/lib/modules/$kver/build" M="$build" W=1 KCFLAGS=-Werror modules \
-	>"$build/build.log" 2>&1 || {
-	cat "$build/build.log" >&2
-	fail "the module does not build against $kver"
+# build_variant DIR DEBUG(0|1) NAME
+build_variant() {
+	local dir=$1 debug=$2 name=$3
+	mkdir -p "$dir"
+	cp -r "$top/Kbuild" "$top/module" "$top/include" "$dir/"
+	find "$dir/module" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' \
+		-o -name '.*.cmd' -o -name 'modules.order' \) -delete
+	make -C "/lib/modules/$kver/build" M="$dir" W=1 KCFLAGS=-Werror \
+		PMUCTX_DEBUG="$debug" modules >"$dir/build.log" 2>&1 || {
+		cat "$dir/build.log" >&2
+		fail "the $name module does not build against $kver"
+	}
+	if grep -iE '(^|[^[:alnum:]_])warning:' "$dir/build.log" |
+	   grep -qv 'the compiler differs from the one used to build the kernel'; then
+		cat "$dir/build.log" >&2
+		fail "the $name module build printed warnings against $kver"
+	fi
 }
-if grep -iE '(^|[^[:alnum:]_])warning:' "$build/build.log" |
-   grep -qv 'the compiler differs from the one used to build the kernel'; then
-	cat "$build/build.log" >&2
-	fail "the module build printed warnings against $kver"
-fi
+build_variant "$build" 0 release
+build_variant "$build/debug" 1 debug
+"$top/scripts/check-module-builds.sh" "$build/module/pmuctx.ko" \
+	"$build/debug/module/pmuctx.ko" >&2 ||
+	fail "the release module has test code, or the debug one has not"
 
 if [ "$(id -u)" -eq 0 ]; then
 	echo "check-kernel $name: DKMS-installing pmuctx for $kver (tests/dkms.sh -k)"
@@ -63,4 +77,5 @@ fi
 case $kver in *debug*) deftimeout=3300 ;; *) deftimeout=2700 ;; esac
 exec "$top/tests/vm/check" --kernel "/boot/vmlinuz-$kver" --bind "$build" \
 	--module "$build/module/pmuctx.ko" \
+	--module-debug "$build/debug/module/pmuctx.ko" \
 	--timeout "${PMUCTX_VM_TIMEOUT:-$deftimeout}"

@@ -89,7 +89,8 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
 		(while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done) |
 		tar --null -T - -cf - | tar -C "$src" -xf -
 else
-	tar -cf - --exclude=.git --exclude='*.o' --exclude='*.ko' --exclude='*.a' \
+	tar -cf - --exclude=.git --exclude=./module-debug \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.a' \
 		--exclude='*.so' --exclude='*.so.*' --exclude=.stage --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='.*.d' --exclude='*.d' \
 		--exclude=Module.symvers --exclude=modules.order . | tar -C "$src" -xf -

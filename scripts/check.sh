@@ -6,6 +6,10 @@
 #   style               scripts/checkpatch.sh
 #   sparse              scripts/sparse.sh
 #   all                 make all WERROR=1 (module W=1 -Werror, lib, tools, progs)
+#   module-builds       scripts/check-module-builds.sh: the debug module built
+#                       (make module-debug WERROR=1); the release module has
+#                       no test or benchmark symbol (nm) or parameter
+#                       (modinfo), the debug one has them
 #   check-unit          make -C tests/unit check        (a test suite)
 #   check-install       scripts/check-install.sh
 #   check-examples      scripts/check-examples.sh (examples vs the installed library)
@@ -25,7 +29,7 @@
 #                       whole VM suite booted on it  (a test suite each)
 #
 # A failing step does not stop the run, except that the steps which need the
-# build (check-install, check-examples, the vm steps) are not run when `all`
+# build (module-builds, check-install, check-examples, the vm steps) are not run when `all`
 # failed; those count as failed.  Set CHECK_FAIL_FAST=1 to stop at the first failure instead.
 #
 # Counting.  For the two test suites the counts come from their own output:
@@ -53,12 +57,13 @@ CHECK_FAIL_FAST=${CHECK_FAIL_FAST:-0}
 logdir=${CHECK_LOGDIR:-$(mktemp -d "${TMPDIR:-/tmp}/pmuctx-check.XXXXXX")}
 mkdir -p "$logdir"
 
-steps=(style sparse all check-unit check-install check-examples check-man check-uapi-doc check-packages build:cloud)
+steps=(style sparse all module-builds check-unit check-install check-examples check-man check-uapi-doc check-packages build:cloud)
 declare -A cmd=(
 	[build:cloud]="scripts/check-cloud-build.sh"
 	[style]="$MAKE --no-print-directory style"
 	[sparse]="$MAKE --no-print-directory sparse"
 	[all]="$MAKE --no-print-directory all WERROR=1"
+	[module-builds]="$MAKE --no-print-directory check-module-builds WERROR=1"
 	[check-unit]="$MAKE --no-print-directory check-unit WERROR=1"
 	[check-install]="$MAKE --no-print-directory check-install"
 	[check-examples]="$MAKE --no-print-directory check-examples"
@@ -69,6 +74,7 @@ declare -A cmd=(
 declare -A is_suite=([check-unit]=1 [build:cloud]=1)
 # step -> steps that must have passed for it to make sense
 declare -A needs=(
+	[module-builds]="all"
 	[check-install]="all"
 	[check-examples]="all"
 )

@@ -5,7 +5,9 @@
 # only the ones being recompiled) and fail if sparse reports any warning or
 # error in our own files (module/, include/).  Warnings sparse prints for the
 # kernel's own headers are counted and shown, but do not fail the check: they
-# are not ours to fix.
+# are not ours to fix.  Both builds of the module are checked: the release
+# one in the tree (module/), then the debug one (PMUCTX_DEBUG=1: selftest.c,
+# ringbench.c) in module-debug/ (`make debug-tree`).
 #
 # Usage: scripts/sparse.sh            (from `make sparse`, which sets KDIR)
 # Environment: KDIR (kernel build tree), MAKE, SPARSE (default: sparse).
@@ -30,35 +32,37 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-echo "sparse.sh: $("$SPARSE" --version 2>/dev/null || echo sparse) over module/ against $KDIR"
-# The module objects are (re)built as a side effect, with kbuild's normal
-# flags; `make all` rebuilds them with W=1 afterwards.  MAKEFLAGS is
-# cleared: `make -s sparse` would silence the CHECK lines counted below.
-MAKEFLAGS= MFLAGS= $MAKE -j"$(nproc)" -C "$KDIR" M="$top" C=2 CHECK="$SPARSE" modules >"$log" 2>&1
-rc=$?
-if [ $rc -ne 0 ]; then
-	cat "$log"
-	echo "sparse.sh: the sparse build failed (exit $rc)" >&2
-	exit 1
-fi
+# sparse_pass NAME DIR [KBUILD ARGS]: 0 when clean
+sparse_pass() {
+	local name=$1 dir=$2 rc diag ours theirs
+	shift 2
+	echo "sparse.sh: $("$SPARSE" --version 2>/dev/null || echo sparse) over the $name module against $KDIR"
+	MAKEFLAGS='' MFLAGS='' $MAKE -j"$(nproc)" -C "$KDIR" M="$dir" C=2 CHECK="$SPARSE" "$@" modules >"$log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		cat "$log"
+		echo "sparse.sh: the sparse build of the $name module failed (exit $rc)" >&2
+		return 1
+	fi
 
-# Diagnostic lines look like "<path>:<line>:<col>: warning: ..." with <path>
-# absolute (M= builds) or relative to the tree.  Ours: module/ and include/.
-diag='^[^ :]+:[0-9]+:[0-9]+: (warning|error):'
-ours=$(grep -E "$diag" "$log" | grep -E "^($top/)?(module|include)/" || true)
-theirs=$(grep -E "$diag" "$log" | grep -vE "^($top/)?(module|include)/" || true)
-# sparse also prints context lines ("   expected ...", "   got ...") after a
-# diagnostic: show the whole log when there is anything of ours.
+	diag='^[^ :]+:[0-9]+:[0-9]+: (warning|error):'
+	ours=$(grep -E "$diag" "$log" | grep -E "^($dir/)?(module|include)/" || true)
+	theirs=$(grep -E "$diag" "$log" | grep -vE "^($dir/)?(module|include)/" || true)
 
-if [ -n "$theirs" ]; then
-	echo "sparse.sh: $(printf '%s\n' "$theirs" | wc -l) diagnostic(s) in kernel headers (not ours, not failing):"
-	printf '%s\n' "$theirs" | sort -u | sed 's/^/  /'
-fi
-if [ -n "$ours" ]; then
-	cat "$log"
-	echo "sparse.sh: $(printf '%s\n' "$ours" | wc -l) sparse diagnostic(s) in pmuctx sources:" >&2
-	printf '%s\n' "$ours" | sed 's/^/  /' >&2
-	exit 1
-fi
-echo "sparse.sh: clean ($(grep -cE '^  CHECK ' "$log") file(s) checked)"
+	if [ -n "$theirs" ]; then
+		echo "sparse.sh: $(printf '%s\n' "$theirs" | wc -l) diagnostic(s) in kernel headers (not ours, not failing):"
+		printf '%s\n' "$theirs" | sort -u | sed 's/^/  /'
+	fi
+	if [ -n "$ours" ]; then
+		cat "$log"
+		echo "sparse.sh: $(printf '%s\n' "$ours" | wc -l) sparse diagnostic(s) in pmuctx sources ($name):" >&2
+		printf '%s\n' "$ours" | sed 's/^/  /' >&2
+		return 1
+	fi
+	echo "sparse.sh: $name clean ($(grep -cE '^  CHECK ' "$log") file(s) checked)"
+}
+
+sparse_pass release "$top" PMUCTX_DEBUG=0 || exit 1
+$MAKE --no-print-directory -s -C "$top" debug-tree || exit 1
+sparse_pass debug "$top/module-debug" PMUCTX_DEBUG=1 || exit 1
 exit 0

@@ -58,10 +58,12 @@ fi
 src=/usr/src/pmuctx-$version
 rm -rf "$src"
 
-# 2. Copy the tree without .git and build products.
+# 2. Copy the tree without .git and build products (module-debug/: the
+# debug build, make module-debug).
 mkdir -p "$src"
 tar -C "$top" -cf - \
-	--exclude=.git --exclude='*.o' --exclude='*.ko' --exclude='*.ko.*' \
+	--exclude=.git --exclude=./module-debug \
+	--exclude='*.o' --exclude='*.ko' --exclude='*.ko.*' \
 	--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' \
 	--exclude='*.a' --exclude='*.so' \
 	--exclude=Module.symvers --exclude=modules.order \

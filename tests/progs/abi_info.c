@@ -375,11 +375,19 @@ static void test_create(void)
 	a.data_size = PMUCTX_MAX_DATA_SIZE + 8;
 	expect(try_create(&a), EINVAL, "SESSION_CREATE selftest with "
 	       "data_size > PMUCTX_MAX_DATA_SIZE");
-	if (kinfo.features & PMUCTX_FEAT_SELFTEST) {
-		a.data_size = 64;
+	/* only the debug build has the backend (docs/ABI.md) */
+	a.data_size = 64;
+	if (kinfo.features & PMUCTX_FEAT_SELFTEST)
 		expect(try_create(&a), 0, "SESSION_CREATE selftest with "
 		       "data_size 64");
-	}
+	else
+		expect(try_create(&a), EOPNOTSUPP, "SESSION_CREATE selftest "
+		       "with data_size 64 on a release module (no "
+		       "PMUCTX_FEAT_SELFTEST)");
+	/* a malformed struct is EINVAL first, even without the backend */
+	a.max_exited = (1U << 20) + 1;
+	expect(try_create(&a), EINVAL, "SESSION_CREATE selftest with "
+	       "max_exited > 2^20");
 	attr_init(&a);
 	a.cgroup_fd = 5;
 	expect(try_create(&a), EINVAL, "SESSION_CREATE PID target with "

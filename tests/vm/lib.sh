@@ -13,8 +13,14 @@
 
 # shellcheck disable=SC2034 # the variables are for the cases
 PMUCTX_TOP=${PMUCTX_TOP:-$(pwd)}
-# The module the harness loaded (vm/run exports PMUCTX_MODULE).
+# The module the harness loaded (vm/run exports PMUCTX_MODULE): the
+# release build, what users install.
 MODULE=${PMUCTX_MODULE:-$PMUCTX_TOP/module/pmuctx.ko}
+# The debug build (make module-debug; vm/run --module-debug exports
+# PMUCTX_MODULE_DEBUG): the release module plus the SELFTEST backend, the
+# selftest_* test hooks and ring_bench.  Only the cases that need those
+# load it (use_debug_module); every other case tests the release module.
+MODULE_DEBUG=${PMUCTX_MODULE_DEBUG:-$PMUCTX_TOP/module-debug/module/pmuctx.ko}
 MODNAME=pmuctx
 DEV=/dev/pmuctx
 CLI=$PMUCTX_TOP/tools/pmuctx
@@ -141,6 +147,36 @@ mod_loaded() { [ -d "/sys/module/$MODNAME" ]; }
 mod_unload() { if mod_loaded; then rmmod "$MODNAME"; fi; }
 mod_load() { mod_loaded || insmod "$MODULE"; }
 mod_reload() { mod_unload && insmod "$MODULE"; }
+# mod_is_debug [KO]: the loaded module (or the file KO) is a debug build.
+mod_is_debug() {
+	if [ $# -gt 0 ]; then
+		modinfo -F parm "$1" 2>/dev/null | grep -q '^selftest_inject:'
+	else
+		[ -e "/sys/module/$MODNAME/parameters/selftest_inject" ]
+	fi
+}
+
+# use_debug_module: the rest of the case runs on the debug build of the
+# module (the SELFTEST backend, a selftest_* hook): $MODULE becomes
+# $MODULE_DEBUG, so mod_load, mod_reload and insmod "$MODULE" load it, and
+# a loaded release module is replaced by it now.  The suite loads the
+# release module again after the case.  Without a debug build the case
+# fails (not_ok, exit 1): the test is not optional.
+use_debug_module() {
+	if ! mod_is_debug "$MODULE_DEBUG"; then
+		not_ok "the debug build of the module is there ($MODULE_DEBUG; make module-debug, tests/vm/run --module-debug)"
+		exit 1
+	fi
+	MODULE=$MODULE_DEBUG
+	if mod_loaded && ! mod_is_debug; then
+		rmmod "$MODNAME" || { not_ok "rmmod the release module for the debug build"; exit 1; }
+	fi
+	if ! mod_load; then
+		not_ok "insmod the debug build $MODULE_DEBUG"
+		exit 1
+	fi
+	diag "this case runs on the debug build of the module ($MODULE_DEBUG)"
+}
 
 # is_misc_dev [PATH]: PATH (default /dev/pmuctx) is a char device with
 # the misc major (10).

@@ -42,7 +42,7 @@
 #define PMUCTX_FEAT_INHERIT	(1ULL << 1)	/* fork/clone/exec inheritance */
 #define PMUCTX_FEAT_SYSTEM_WIDE	(1ULL << 2)	/* all-task sessions */
 #define PMUCTX_FEAT_CGROUP	(1ULL << 3)	/* cgroup v2 target */
-#define PMUCTX_FEAT_SELFTEST	(1ULL << 4)	/* selftest save-area backend */
+#define PMUCTX_FEAT_SELFTEST	(1ULL << 4)	/* selftest backend (debug build) */
 #define PMUCTX_FEAT_HW_PMU	(1ULL << 5)	/* a hardware cpu PMU was found */
 #define PMUCTX_FEAT_RING	(1ULL << 6)	/* per-CPU ring buffers, mmap */
 #define PMUCTX_FEAT_SAMPLING	(1ULL << 7)	/* hrtimer sampling, callchains */
@@ -166,7 +166,8 @@ enum pmuctx_backend {
  * @events:	enum pmuctx_event_id values, no duplicates; unused slots 0
  * @backend:	enum pmuctx_backend
  * @data_size:	bytes of PMU save area per task (backend NONE: 0;
- *		SELFTEST: 8..PMUCTX_MAX_DATA_SIZE)
+ *		SELFTEST: 8..PMUCTX_MAX_DATA_SIZE; a module without
+ *		PMUCTX_FEAT_SELFTEST refuses SELFTEST with EOPNOTSUPP)
  * @max_exited:	KEEP_EXITED: how many exited tasks to keep (0: the
  *		module parameter max_exited, default 4096; at most 2^20,
  *		EINVAL above); more are still counted in the totals.

@@ -66,6 +66,56 @@ if [ -f dkms.conf ]; then
 	esac
 fi
 
+# --- release and debug builds (docs/BUILDING.md) --------------------------------
+# The module the harness loaded is the release build, what users install:
+# no test hook, no benchmark.  The debug build has the five hooks.
+HOOKS="selftest_inject selftest_inject_pid selftest_attach_delay_ms selftest_task_work_tail_ms selftest_revive_delay_ms"
+if mod_is_debug "$MODULE"; then
+	skip "the release module has no test hooks" "the harness loaded a debug build ($MODULE)"
+else
+	bad=$(modinfo -F parm "$MODULE" | cut -d: -f1 | grep -E 'selftest|bench' || true)
+	if [ -z "$bad" ]; then
+		ok "the release module has no test hook parameters"
+	else
+		not_ok "the release module has no test hook parameters: $(printf '%s\n' "$bad" | tr '\n' ' ')"
+	fi
+	mod_load 2>/dev/null || true
+	bad=
+	for f in "/sys/module/$MODNAME/parameters/"*; do
+		case ${f##*/} in *selftest* | *bench*) bad="$bad ${f##*/}" ;; esac
+	done
+	if [ -z "$bad" ] && mod_loaded; then
+		ok "the loaded release module shows no test hook in /sys/module/$MODNAME/parameters"
+	else
+		not_ok "the loaded release module shows no test hook in /sys/module/$MODNAME/parameters:$bad"
+	fi
+	if [ -d /sys/kernel/debug ] && ! mountpoint -q /sys/kernel/debug; then
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null || true
+	fi
+	if mountpoint -q /sys/kernel/debug; then
+		check test ! -e /sys/kernel/debug/pmuctx/ring_bench -- \
+			"the release module has no debugfs ring_bench"
+	else
+		skip "the release module has no debugfs ring_bench" "no debugfs"
+	fi
+fi
+if [ -f "$MODULE_DEBUG" ]; then
+	parms=$(modinfo -F parm "$MODULE_DEBUG" | cut -d: -f1)
+	missing=
+	for h in $HOOKS; do
+		printf '%s\n' "$parms" | grep -qx "$h" || missing="$missing $h"
+	done
+	if [ -z "$missing" ]; then
+		ok "the debug build has the test hooks ($HOOKS)"
+	else
+		not_ok "the debug build has the test hooks: missing$missing"
+	fi
+	check test "$(modinfo -F version "$MODULE_DEBUG")" = "$(modinfo -F version "$MODULE")" -- \
+		"the debug build is the same version as the release module"
+else
+	not_ok "the debug build of the module is there ($MODULE_DEBUG; make module-debug)"
+fi
+
 # --- load/unload cycles --------------------------------------------------------
 # dev_ok: /dev/pmuctx is a misc char device, 0660 root:root.
 dev_ok() {

@@ -51,6 +51,8 @@ if [ "$want" != "$fresh" ]; then
 		"srcversion: the sources changed since tests/dkms.sh ran"
 fi
 check is_misc_dev "$DEV" -- "$DEV exists with the DKMS module"
+check test ! -e "/sys/module/$MODNAME/parameters/selftest_inject" -- \
+	"the DKMS module is the release build (no test hooks)"
 check "$CLI" info -- "pmuctx info works with the DKMS module"
 
 check rmmod "$MODNAME" -- "rmmod the DKMS module"

@@ -9,7 +9,10 @@
 # EMFILE); a setuid-root program exec'd by a monitored task is not counted
 # and the session says so.  Store memory (pools, kept entries) is charged
 # to the creator's memory cgroup, and a session that cannot use pools has
-# none.
+# none.  The SELFTEST backend is refused to the user: EOPNOTSUPP by the
+# release module, which has none, EACCES by the debug build.  Last, on the
+# debug build, the setuid exec racing SESSION_CREATE (the hook
+# selftest_attach_delay_ms).
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -53,12 +56,6 @@ cp tests/store/suidburn /tmp/pmuctx-suid/suidburn
 chown 0:0 /tmp/pmuctx-suid/suidburn
 chmod 4755 /tmp/pmuctx-suid/suidburn
 as_user "$NOBODY" "$NOBODY" "$GID" "$t" setuid /tmp/pmuctx-suid/suidburn || rc=1
-# The same exec racing SESSION_CREATE: the module's test hook sleeps 300 ms
-# between the permission check and hashing; the exec lands in between.
-p=/sys/module/pmuctx/parameters/selftest_attach_delay_ms
-echo 300 > "$p"
-as_user "$NOBODY" "$NOBODY" "$GID" "$t" setuid-race /tmp/pmuctx-suid/suidburn || rc=1
-echo 0 > "$p"
 # The same exec under a root (CAP_PERFMON) session: stopped too, as perf.
 "$T" setuid-root /tmp/pmuctx-suid/suidburn || rc=1
 # Credentials are per thread: a process with a root thread (run as root,
@@ -75,4 +72,21 @@ echo "$mt" > "$pm/max_tasks"
 [ -z "$mtu" ] || echo "$mtu" > "$pm/max_tasks_per_user"
 # store memory is the session creator's: charged to its memory cgroup
 "$T" memcg || rc=1
+# no SELFTEST backend in the release module
+"$T" selftest-perm || rc=1
+
+# The debug build from here on: the device node is new, its group again.
+use_debug_module
+chgrp "$GID" "$DEV"
+chmod 0660 "$DEV"
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+# the SELFTEST backend's kernel save areas: CAP_PERFMON only
+"$T" selftest-perm || rc=1
+# The setuid exec racing SESSION_CREATE: the module's test hook sleeps
+# 300 ms between the permission check and hashing; the exec lands in
+# between.
+p=/sys/module/pmuctx/parameters/selftest_attach_delay_ms
+echo 300 > "$p"
+as_user "$NOBODY" "$NOBODY" "$GID" "$t" setuid-race /tmp/pmuctx-suid/suidburn || rc=1
+echo 0 > "$p"
 exit "$rc"

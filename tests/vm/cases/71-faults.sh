@@ -12,7 +12,8 @@
 # with pool_size=1 and max_tasks=64 every atomic allocation fails while
 # monitored tasks fork and clone; tasks are counted as dropped.
 # Needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS (the debug
-# kernel); elsewhere the case is skipped.
+# kernel); elsewhere the case is skipped.  Runs on the debug build of the
+# module: its sessions use the SELFTEST backend (save areas in every entry).
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -23,7 +24,7 @@ if [ ! -e /proc/self/fail-nth ] || [ ! -d /sys/kernel/debug/failslab ]; then
 	echo "1..0 # SKIP no fault injection in this kernel"
 	exit 0
 fi
-mod_load 2>/dev/null || true
+use_debug_module
 
 rc=0
 "$T" || rc=1

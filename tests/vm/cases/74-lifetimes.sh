@@ -20,7 +20,8 @@
 #  - rmmod: the module is removed while the deferred-unwind task_work that
 #    dropped the last module reference still runs module code (widened by
 #    the selftest_task_work_tail_ms hook): removal must wait for it with
-#    RCU Tasks (lifetimes item 3).
+#    RCU Tasks (lifetimes item 3).  The hook is the debug build's: this
+#    one runs on it, the others on the release module.
 # Each case is bounded (20 s) and reports a hang as "not ok".
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
@@ -31,6 +32,7 @@ need_exec "$T" || exit 1
 mod_load 2>/dev/null || true
 rc=0
 "$T" || rc=1
+use_debug_module
 # removes the module (the hook's value goes with it), then load it again
 "$T" rmmod || rc=1
 mod_load
