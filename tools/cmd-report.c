@@ -68,13 +68,15 @@ static const char report_help[] =
 "    --format text|json|perf-script|folded|pprof\n"
 "        text (default): the above, for people. With samples: the header,\n"
 "          the windows' counts, then the functions as perf report --stdio\n"
-"          shows them: Children (the share of samples with the function\n"
-"          anywhere in the stack) and Self (at the top), per command,\n"
-"          shared object and symbol ([k] kernel, [.] user).\n"
-"        folded: one line per distinct stack, 'comm;outer;...;inner N',\n"
-"          user frames outermost first then kernel frames, N samples (or\n"
-"          ns with --weight period): the input of flamegraph.pl and\n"
-"          speedscope.\n"
+"          shows them: Children (the share of the weight with the\n"
+"          function anywhere in the stack) and Self (at the top), per\n"
+"          command, shared object and symbol ([k] kernel, [.] user); a\n"
+"          '# Weight:' line says what is counted.\n"
+"        folded: a comment line '# pmuctx folded stacks, weight: ...',\n"
+"          then one line per distinct stack, 'comm;outer;...;inner N',\n"
+"          user frames outermost first then kernel frames, N the weight\n"
+"          (ns of CPU time by default, see --weight): the input of\n"
+"          flamegraph.pl and speedscope.\n"
 "        pprof: a gzip'd profile.proto (go tool pprof, pprof -http,\n"
 "          speedscope), sample types samples/count and cpu/nanoseconds,\n"
 "          labels comm, pid and tid; binary: give -o OUT.\n"
@@ -120,8 +122,10 @@ static const char report_help[] =
 "        Write the report to OUT instead of standard output.\n"
 "\n"
 "    --weight samples|period\n"
-"        folded and text: count samples (default), or the CPU time each\n"
-"        sample stands for, in ns (its period).\n"
+"        folded and text: weigh each sample by its period (default, as\n"
+"        perf does): the ns of CPU time it stands for (events for a\n"
+"        sampled counter); or count samples. The output's header says\n"
+"        which.\n"
 "\n"
 "    --stitch-stats\n"
 "        How the samples' callchains were joined: samples (immediate,\n"
@@ -1632,7 +1636,7 @@ static int close_output(struct report *R, FILE *out_file, const char *name)
 static int report_run(int argc, char **argv)
 {
 	struct report_args a = { .path = "pmuctx.data",
-				 .po = { .weight = PROF_WEIGHT_SAMPLES } };
+				 .po = { .weight = PROF_WEIGHT_PERIOD } };
 	struct report R = { .fmt = FMT_TEXT, .out = stdout };
 	const struct pmuctx_rec_header **all = NULL;
 	struct pmf_reader *r = NULL;

@@ -365,13 +365,15 @@ static bool folded_ok(const char *text, unsigned int *lines)
 			return false;
 		memcpy(line, p, n);
 		line[n] = '\0';
+		p = nl ? nl + 1 : NULL;
+		if (line[0] == '#')	/* the header: what the counts are */
+			continue;
 		sp = strrchr(line, ' ');
 		if (!sp || sp == line || !sp[1] ||
 		    strspn(sp + 1, "0123456789") != strlen(sp + 1) ||
 		    strstr(line, ";;") || line[0] == ';' || sp[-1] == ';')
 			return false;
 		(*lines)++;
-		p = nl ? nl + 1 : NULL;
 	}
 	return true;
 }
@@ -393,10 +395,18 @@ static void t_folded(void)
 		  "';' in a frame and ' ' in a comm are replaced");
 	CHECK(folded_ok(out, &lines) && lines == 4,
 	      "every line is 'frames count' (%u lines)", lines);
+	CHECK(out && !strncmp(out, "# pmuctx folded stacks, weight: samples "
+			      "(", 41),
+	      "folded: the first line says the counts are samples");
 	free(out);
 	out = run_writer(prof_write_folded, p, PROF_WEIGHT_PERIOD);
 	CHECK_HAS(out, "clear_user 7000\n", "--weight period: ns");
 	CHECK_HAS(out, "burn;main;spin 990\n", "--weight period: ns (2)");
+	CHECK(out && !strncmp(out, "# pmuctx folded stacks, weight: period "
+			      "(ns of CPU time", 54) &&
+	      !strchr("0123456789", strchr(out, '\n')[-1]),
+	      "folded: the first line says period, ns, and ends in no "
+	      "number (no reader takes it for a stack)");
 	free(out);
 	prof_free(p);
 }
@@ -418,6 +428,16 @@ static void t_text(void)
 		  "clear_user: children = self = 7/21, [k]");
 	CHECK_HAS(out, "   47.62%    47.62%  burn              burn"
 		  "                      [.] spin", "spin: 10/21");
+	CHECK_HAS(out, "# Weight: samples (the number of samples",
+		  "text: the header says samples are counted");
+	free(out);
+	/* by period: 5000+2000+3000 of 10991 ns in clear_user's stacks... */
+	out = run_writer(prof_write_text, p, PROF_WEIGHT_PERIOD);
+	CHECK_HAS(out, "# Weight: period (ns of CPU time",
+		  "text by period: the header says so");
+	CHECK_HAS(out, "   90.98%     0.00%  chain             chain"
+		  "                     [.] main",
+		  "text by period: main of chain 10000/10991 ns");
 	free(out);
 	prof_free(p);
 }

@@ -139,7 +139,12 @@ const struct prof_sample *prof_find_sample(const struct prof *p, __u32 cpu,
 
 /* ---- writers ---------------------------------------------------------- */
 
-/* comm;outer;...;inner COUNT, one line per distinct stack, sorted */
+/* what the counts of @w are, for the outputs' headers */
+const char *prof_weight_desc(const struct prof *p, enum prof_weight w);
+/*
+ * a "# ... weight: ..." line, then comm;outer;...;inner COUNT, one line
+ * per distinct stack, sorted
+ */
 int prof_write_folded(const struct prof *p, enum prof_weight w, FILE *f);
 /* the gzip'd pprof profile.proto; 0 or -errno */
 int prof_pprof_encode(const struct prof *p, void **buf, size_t *len);

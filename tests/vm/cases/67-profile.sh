@@ -17,7 +17,8 @@
 #                     as perf script prints them (f3 f2 f1 main in order);
 #   --stitch-stats    stitched samples, user records shared by more than
 #                     one sample;
-#   --weight period   ns instead of samples.
+#   weights           by period (ns) by default, as perf; --weight samples
+#                     counts samples.
 # Also: an unprivileged recording (kernel addresses hidden) has no kernel
 # frames, and the MAPS sections are in the file.
 set -eu
@@ -35,8 +36,10 @@ chmod 0777 "$W"
 export HOME=$W GOCACHE=$W/gocache GOFLAGS=-mod=mod
 
 # folded_ok FILE: every line is "frames count" with non-empty frames
+# (the '#' header aside: what the counts are)
 folded_ok() {
 	awk '
+	/^#/ { next }
 	{
 		n = split($0, a, " ")
 		cnt = a[n]
@@ -60,7 +63,8 @@ short_case() {	# NAME RECORD-OPTIONS...
 		sh -c "echo go | '$CHAIN' -50 0 >/dev/null" -- \
 		"short command ($sc_name): pmuctx record $* -- chain -50"
 	last_ok || diag_out "$CHECK_OUT"
-	check "$CLI" report -i "$W/short-$sc_name.pmu" --format folded -- \
+	check "$CLI" report -i "$W/short-$sc_name.pmu" --format folded \
+		--weight samples -- \
 		"short command ($sc_name): report --format folded"
 	printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/short-$sc_name.folded"
 	# named: no [unknown] user frame (ld.so's start-up counts: a 50 ms
@@ -82,8 +86,8 @@ check "$CLI" record -g -F 999 -o "$W/defer.pmu" -- \
 	sh -c "echo go | '$CHAIN' -700 1 >/dev/null" -- \
 	"pmuctx record -g -- chain (deferred user callchains, migrating)"
 last_ok || diag_out "$CHECK_OUT"
-check "$CLI" report -i "$W/defer.pmu" --format folded -- \
-	"pmuctx report --format folded"
+check "$CLI" report -i "$W/defer.pmu" --format folded --weight samples -- \
+	"pmuctx report --format folded --weight samples"
 printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/defer.folded"
 if folded_ok "$W/defer.folded"; then
 	ok "folded: every line is 'frames count' with non-empty frames ($(wc -l < "$W/defer.folded") lines)"
@@ -220,14 +224,22 @@ if [ -n "$main_pct" ] && [ "$main_pct" -ge 50 ]; then
 else
 	not_ok "text: main of chain has most samples as children ($main_pct)"
 fi
-check "$CLI" report -i "$W/defer.pmu" --format folded --weight period -- \
-	"pmuctx report --weight period"
+# perf weighs samples by period: so does the default (issue 16 item 2)
+check "$CLI" report -i "$W/defer.pmu" --format folded -- \
+	"pmuctx report --format folded (default weight)"
 printf '%s\n' "$CHECK_OUT" > "$W/defer.ns"
 ns=$(weight "$W/defer.ns" '^chain;')
-if [ "$all" -gt 0 ] && [ "$ns" -gt $((all * 100000)) ]; then
-	ok "--weight period: counts are ns ($ns ns for $all samples)"
+if [ "$all" -gt 0 ] && [ "$ns" -gt $((all * 100000)) ] &&
+   grep -q '^# pmuctx folded stacks, weight: period (ns of CPU time' "$W/defer.ns"; then
+	ok "default weight is the period: counts are ns ($ns ns for $all samples), the header says so"
 else
-	not_ok "--weight period: counts are ns ($ns ns for $all samples)"
+	not_ok "default weight is the period: counts are ns ($ns ns for $all samples), the header says so"
+	diag_out "$(head -n 3 "$W/defer.ns")"
+fi
+if printf '%s\n' "$out" | grep -q '^# Weight: period (ns of CPU time'; then
+	ok "text: weighed by period by default, the header says so"
+else
+	not_ok "text: weighed by period by default, the header says so"
 fi
 
 # ---- a short command (after the long runs: TCG's first sampling interrupts
