@@ -101,13 +101,16 @@ static const char report_help[] =
 "          and pmuctx:sched_process_fork, pmuctx:sched_process_exec,\n"
 "          pmuctx:sched_process_exit and pmuctx:user lines; lost records\n"
 "          are counted on standard error.  A sample is printed as perf\n"
-"          script prints one recorded with -g: a header line\n"
-"            burn  1234 [001] 5678.123456:    1001001 cpu-clock:u\n"
-"          (period in ns; :u or :k, the mode it interrupted), then its\n"
-"          callchain innermost first, kernel then user, stitched with\n"
-"          its deferred user callchain and symbolized, one frame a line\n"
+"          script prints one recorded with -g: a header line, the comm\n"
+"          (the thread's name) first,\n"
+"            burn  1234/1236  [001] 5678.123456:    1001001 cpu-clock:u: \n"
+"          (pid/tid, [cpu], time, period in ns, the event with :u or :k,\n"
+"          the mode it interrupted, and ':'), then its callchain\n"
+"          innermost first, kernel then user, stitched with its deferred\n"
+"          user callchain and symbolized, one frame a line\n"
 "            <TAB>          401136 f3+0x16 (/usr/bin/burn)\n"
-"          and a blank line (what stackcollapse-perf.pl reads).\n"
+"          and a blank line: what stackcollapse-perf.pl and other perf\n"
+"          script readers take.\n"
 "\n"
 "    --partial\n"
 "        Read a file cut short (the recorder was killed, the disk filled\n"
@@ -421,6 +424,28 @@ static int first_comms(struct report *R, const struct pmuctx_rec_header **a,
 	return 0;
 }
 
+/*
+ * FORK: the child is named as its parent until a COMM or EXEC record
+ * (the kernel copies the name; perf names it so too)
+ */
+static int fork_comm(struct report *R, __s32 parent, __s32 child)
+{
+	struct task *p = task_get(R, parent, false), *t;
+	const char *name = p && p->have_comm ? p->comm :
+			   p && p->have_first ? p->first : NULL;
+	char buf[PMUCTX_COMM_LEN + 1];
+
+	if (!name || child == parent)
+		return 0;
+	memcpy(buf, name, sizeof(buf));		/* task_get() may move p */
+	t = task_get(R, child, true);
+	if (!t)
+		return -ENOMEM;
+	set_comm(t->comm, buf);
+	t->have_comm = true;
+	return 0;
+}
+
 /* the walk in time order: names, slices, exit values */
 static int account(struct report *R, const struct pmuctx_rec_header *h,
 		   bool sums)
@@ -441,6 +466,9 @@ static int account(struct report *R, const struct pmuctx_rec_header *h,
 		t->have_comm = true;
 		t->pid = c->pid;
 		break;
+	case PMUCTX_REC_FORK:
+		return fork_comm(R, c->tid,
+				 ((const struct pmuctx_rec_fork *)h)->child_tid);
 	case PMUCTX_REC_SWITCH: {
 		const struct pmuctx_rec_switch *s = (const void *)h;
 
@@ -625,6 +653,16 @@ static void text_throttle(FILE *f, const struct pmuctx_rec_header *h)
 			(unsigned long long)t.avg_ns);
 }
 
+static void text_sample(FILE *f, const struct pmf_info *in,
+			const struct pmuctx_rec_sample *sm)
+{
+	fprintf(f, " ip=0x%llx period=%llu %s, %u kernel + %u user frame(s)%s",
+		(unsigned long long)sm->ip, (unsigned long long)sm->period,
+		sample_period_ns(in) ? "ns" : "events", sm->nr_kernel,
+		sm->nr_user, sm->hdr.misc & PMUCTX_SAMPLE_M_USER_DEFERRED ?
+		", user stack deferred" : "");
+}
+
 static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 {
 	const struct pmuctx_rec_common *c = common(h);
@@ -689,8 +727,10 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 		break;
 	}
 	case PMUCTX_REC_COMM:
-		fprintf(f, " comm=%.16s",
-			((const struct pmuctx_rec_comm *)h)->comm);
+		fprintf(f, " comm=%.16s%s",
+			((const struct pmuctx_rec_comm *)h)->comm,
+			h->misc & PMF_COMM_M_RECORDER ? " (thread name read "
+			"by the recorder)" : "");
 		break;
 	case PMUCTX_REC_USER: {
 		const struct pmuctx_rec_user *u = (const void *)h;
@@ -700,17 +740,9 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 		fprintf(f, "%s\"", u->len > 64 ? "..." : "");
 		break;
 	}
-	case PMUCTX_REC_SAMPLE: {
-		const struct pmuctx_rec_sample *sm = (const void *)h;
-
-		fprintf(f, " ip=0x%llx period=%llu %s, %u kernel + %u user "
-			"frame(s)%s", (unsigned long long)sm->ip,
-			(unsigned long long)sm->period,
-			sample_period_ns(in) ? "ns" : "events", sm->nr_kernel,
-			sm->nr_user, h->misc & PMUCTX_SAMPLE_M_USER_DEFERRED ?
-			", user stack deferred" : "");
+	case PMUCTX_REC_SAMPLE:
+		text_sample(f, in, (const struct pmuctx_rec_sample *)h);
 		break;
-	}
 	case PMUCTX_REC_USER_CALLCHAIN: {
 		const struct pmuctx_rec_user_callchain *uc = (const void *)h;
 
@@ -940,6 +972,7 @@ static void json_record_body(struct report *R, struct json *j,
 		json_key(j, "comm");
 		json_string_n(j, ((const struct pmuctx_rec_comm *)h)->comm,
 			      PMUCTX_COMM_LEN);
+		json_kv_bool(j, "recorder", h->misc & PMF_COMM_M_RECORDER);
 		break;
 	case PMUCTX_REC_USER:
 		json_user(j, h);
@@ -1217,9 +1250,21 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 	__u32 i;
 
 	const char *ev = sample_event_name(R->info);
+	const struct pmuctx_rec_common *c = &sm->c;
+	char cb[32];
 
-	fprintf(f, "%10llu %s:%s\n", (unsigned long long)sm->period,
-		ev ? ev : "cpu-clock",
+	/*
+	 * perf script's header of a sample with a callchain: the comm not
+	 * padded, pid/tid, [cpu], time, the period and the event, ':' after
+	 * it (then a space, as perf prints it)
+	 */
+	fprintf(f, "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10llu "
+		"%s:%s: \n",
+		comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb)),
+		(int)c->pid, (int)c->tid, c->cpu,
+		(uint64_t)(c->time / 1000000000ULL),
+		(uint64_t)(c->time % 1000000000ULL / 1000ULL),
+		(unsigned long long)sm->period, ev ? ev : "cpu-clock",
 		sm->hdr.misc & PMUCTX_SAMPLE_M_USER ? "u" : "k");
 	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
 			     sm->ip);
@@ -1250,11 +1295,14 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 	case PMUCTX_REC_EXEC:
 	case PMUCTX_REC_EXIT:
 	case PMUCTX_REC_USER:
-	case PMUCTX_REC_SAMPLE:
 		break;
+	case PMUCTX_REC_SAMPLE:
+		perf_sample(R, (const struct pmuctx_rec_sample *)h);
+		return;
 	default:
 		return;
 	}
+	/* perf script's header of a tracepoint: the comm right-aligned */
 	fprintf(f, "%16s %6d [%03u] %5" PRIu64 ".%06" PRIu64 ": ", comm,
 		(int)c->tid, c->cpu, (uint64_t)(c->time / 1000000000ULL),
 		(uint64_t)(c->time % 1000000000ULL / 1000ULL));
@@ -1301,9 +1349,6 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 		fprintf(f, "\"\n");
 		break;
 	}
-	case PMUCTX_REC_SAMPLE:
-		perf_sample(R, (const struct pmuctx_rec_sample *)h);
-		break;
 	}
 }
 
