@@ -99,10 +99,12 @@ static const char report_help[] =
 "              prev_comm=burn prev_pid=1234 prev_state=R+ ==> \\\n"
 "              next_comm=swapper/1 next_pid=0\n"
 "          and pmuctx:sched_process_fork, pmuctx:sched_process_exec,\n"
-"          pmuctx:sched_process_exit and pmuctx:user lines; lost records\n"
-"          are counted on standard error.  A sample is printed as perf\n"
-"          script prints one recorded with -g: a header line, the comm\n"
-"          (the thread's name) first,\n"
+"          pmuctx:sched_process_exit (not in a recording with samples:\n"
+"          side-band, as perf script without --show-task-events) and\n"
+"          pmuctx:user lines; lost records are counted on standard\n"
+"          error.  A sample is printed as perf script prints one\n"
+"          recorded with -g: a header line, the comm (the thread's name)\n"
+"          first,\n"
 "            burn  1234/1236  [001] 5678.123456:    1001001 cpu-clock:u: \n"
 "          (pid/tid, [cpu], time, period in ns, the event with :u or :k,\n"
 "          the mode it interrupted, and ':'), then its callchain\n"
@@ -197,6 +199,7 @@ struct report {
 	size_t used;
 	__u64 lost_records;	/* LOST records' counts, deduplicated */
 	const struct prof *prof;	/* perf-script: the samples' frames */
+	bool samples;		/* the file has samples */
 };
 
 static struct task *task_get(struct report *R, __s32 tid, bool create)
@@ -1290,10 +1293,18 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 			   comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb));
 
 	switch (h->type) {
-	case PMUCTX_REC_SWITCH:
 	case PMUCTX_REC_FORK:
 	case PMUCTX_REC_EXEC:
 	case PMUCTX_REC_EXIT:
+		/*
+		 * with samples, the task records are side-band, as perf's
+		 * (perf script shows them with --show-task-events only):
+		 * they name the tasks, a sample reader gets samples alone
+		 */
+		if (R->samples)
+			return;
+		break;
+	case PMUCTX_REC_SWITCH:
 	case PMUCTX_REC_USER:
 		break;
 	case PMUCTX_REC_SAMPLE:
@@ -1715,6 +1726,7 @@ static int report_run(int argc, char **argv)
 	for (k = 0; k < n; k++)
 		account(&R, all[k], true);
 	samples = has_samples(all, n);
+	R.samples = samples;
 	if (report_profile(&R, &a, all, n, samples, &prof))
 		goto out;
 	if (a.po.output) {

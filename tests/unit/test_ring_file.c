@@ -551,6 +551,9 @@ static void test_report_profile(void)
 	CHECK_HAS(cap_out, "\nburn   300/300   [000]     1.500000:    "
 		  "2000000 cpu-clock:k: \n", "perf-script: the main thread");
 	CHECK(!strstr(cap_out, ":301"), "perf-script: no thread as :TID");
+	CHECK(!strstr(cap_out, "sched_process_fork"),
+	      "perf-script with samples: no task lines (side-band, as in "
+	      "perf script without --show-task-events)");
 
 	ret = run(&cmd_report, "-i", path, "--format", "folded",
 		  "--kallsyms", ks, NULL);

@@ -141,11 +141,11 @@ fi
 check "$CLI" report -i "$W/defer.pmu" --format perf-script -- \
 	"pmuctx report --format perf-script"
 printf '%s\n' "$CHECK_OUT" > "$W/defer.script"
-# Each sample of chain: a header "... cpu-clock:[uk]", its frames (kernel
+# Each sample of chain: a header "... cpu-clock:[uk]: ", its frames (kernel
 # innermost first, then f3, f2, f1, main), a blank line.  Count the samples
 # whose block holds f3+0x.. (path) followed by f2, f1 and main, in order.
 if awk '
-	/ cpu-clock:[uk]$/ { inblk = ($1 == "chain"); n = 0; hdr++; next }
+	/ cpu-clock:[uk]: $/ { inblk = ($1 == "chain"); n = 0; hdr++; next }
 	/^\t/ && inblk { fr[++n] = $2; next }
 	/^$/ && inblk {
 		s = ""
@@ -172,6 +172,103 @@ if grep -qE '^	 *[0-9a-f]+ f3\+0x[0-9a-f]+ \(/' "$W/defer.script"; then
 else
 	not_ok "perf-script: frames as perf prints them (address, symbol+offset, (file))"
 	diag_out "$(grep -A12 ' cpu-clock:' "$W/defer.script" | head -n 20)"
+fi
+
+# ---- perf-script as perf script prints it (issue 16 item 3) --------------------------
+# perf record -g and pmuctx record -g of the same programs in this VM,
+# printed by perf script and by pmuctx report --format perf-script, and
+# both parsed with stackcollapse-perf.pl's regular expressions (collapse.pl
+# below; FlameGraph's header and frame patterns): no line unrecognized,
+# every header in perf's documented shape, the same stacks (main;f1;f2;f3)
+# and the same thread names (threads: worker-1, worker-2, named with
+# pthread_setname_np()).
+THREADS=$PMUCTX_TOP/tests/sample/threads
+cat > "$W/collapse.pl" <<'PL'
+# perf script output -> folded stacks, with stackcollapse-perf.pl's
+# regular expressions (FlameGraph); every other line is counted as
+# unrecognized.  Also: every header must have perf's documented shape.
+use strict; use warnings;
+my (@stack, $pname, %c);
+my ($unrec, $hdrs, $strict, $stacks) = (0, 0, 0, 0);
+while (<>) {
+	next if /^#/;
+	chomp;
+	if (/^$/) {
+		if (@stack) { $c{join(";", (defined $pname ? $pname : ""), @stack)}++; $stacks++; }
+		undef @stack; undef $pname; next;
+	}
+	if (/^(\S+\s*?\S*?)\s+(\d+)\s/ || /^(\S+\s*?\S*?)\s+(\d+)\/(\d+)/) {
+		($pname = $1) =~ tr/ /_/;
+		$hdrs++;
+		$strict++ if /^\S.*?\s+(\d+)(?:\/(\d+))?\s+(?:\[\d+\]\s+)?[\d.]+:\s+(\d+)?\s*\S+:\s*$/;
+	} elsif (/^\s*(\w+)\s*(.+) \((\S*)\)/) {
+		my $func = $2;
+		next if $func =~ /^\(/;
+		$func =~ s/;/:/g; $func =~ tr/<>//d; $func =~ s/\(.*//;
+		unshift @stack, $func;
+	} else {
+		$unrec++;
+		print STDERR "unrecognized: $_\n" if $unrec <= 3;
+	}
+}
+print "$_ $c{$_}\n" for sort keys %c;
+print STDERR "headers $hdrs, perf-shaped $strict, stacks $stacks, unrecognized $unrec\n";
+exit(($unrec == 0 && $stacks > 0 && $strict == $hdrs) ? 0 : 1);
+PL
+# collapse NAME TXT: parse TXT into TXT.folded; ok/not_ok NAME
+collapse() {
+	if perl "$W/collapse.pl" "$2" > "$2.folded" 2> "$2.stat"; then
+		ok "$1 parses with stackcollapse-perf.pl's regexes ($(tail -n 1 "$2.stat"))"
+	else
+		not_ok "$1 parses with stackcollapse-perf.pl's regexes ($(tail -n 1 "$2.stat"))"
+		diag_out "$(head -n 4 "$2.stat"; head -n 12 "$2")"
+	fi
+}
+# has TXT.folded PATTERN WHAT
+has_stack() {
+	if grep -qE "$2" "$1"; then
+		ok "$3"
+	else
+		not_ok "$3"
+		diag_out "$(sort -t' ' -k2 -n -r "$1" | cut -c1-200 | head -n 6)"
+	fi
+}
+need_exec "$THREADS" || true
+if command -v perf >/dev/null 2>&1 && command -v perl >/dev/null 2>&1; then
+	check perf record -q -g -e cpu-clock -F 999 -o "$W/chain.perf" -- \
+		sh -c "echo go | '$CHAIN' -300 0 >/dev/null" -- \
+		"perf record -g -e cpu-clock -- chain"
+	perf script -i "$W/chain.perf" > "$W/chain.perf.txt" 2>/dev/null || true
+	collapse "perf script of chain" "$W/chain.perf.txt"
+	# (standard output only: the notes on standard error aside)
+	{ grep -v '^pmuctx report: ' "$W/defer.script" || true; } > "$W/defer.out"
+	collapse "pmuctx report --format perf-script of chain" "$W/defer.out"
+	F3='^chain;.*main[^;]*;f1[^;]*;f2[^;]*;f3'
+	has_stack "$W/chain.perf.txt.folded" "$F3" "perf script: chain's stacks hold main;f1;f2;f3"
+	has_stack "$W/defer.out.folded" "$F3" "pmuctx perf-script: chain's stacks hold main;f1;f2;f3, as perf's"
+
+	check perf record -q -g -e cpu-clock -F 999 -o "$W/thr.perf" -- \
+		"$THREADS" 300 -- "perf record -g -e cpu-clock -- threads"
+	perf script -i "$W/thr.perf" > "$W/thr.perf.txt" 2>/dev/null || true
+	check "$CLI" record -g -F 999 -o "$W/thr.pmu" -- "$THREADS" 300 -- \
+		"pmuctx record -g -- threads"
+	check "$CLI" report -i "$W/thr.pmu" --format perf-script -- \
+		"pmuctx report --format perf-script of threads"
+	printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/thr.script"
+	collapse "perf script of threads" "$W/thr.perf.txt"
+	collapse "pmuctx report --format perf-script of threads" "$W/thr.script"
+	for t in worker-1 worker-2; do
+		has_stack "$W/thr.perf.txt.folded" "^$t;" "perf script: $t's samples under its name"
+		has_stack "$W/thr.script.folded" "^$t;.*(spin|work)" "pmuctx perf-script: $t's samples under its name, in spin or work, as perf's"
+	done
+	if grep -qE '^:[0-9]' "$W/thr.script.folded"; then
+		not_ok "pmuctx perf-script: no thread named :TID"
+		diag_out "$(grep -E '^:[0-9]' "$W/thr.script.folded" | cut -c1-120 | head -n 4)"
+	else
+		ok "pmuctx perf-script: no thread named :TID"
+	fi
+else
+	not_ok "perf and perl are needed for the perf-script comparison (linux-perf, perl)"
 fi
 
 # ---- pprof, read by go tool pprof ------------------------------------------------
