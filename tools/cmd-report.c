@@ -337,6 +337,29 @@ static void print_escaped(FILE *f, const unsigned char *p, size_t n)
 	}
 }
 
+/*
+ * a command line on one line of the header: a newline, a tab, another
+ * control character or a backslash as C writes them (sh -c 'a\nb' keeps
+ * the header one comment line); UTF-8 as it is
+ */
+static void print_command(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\\')
+			fputs("\\\\", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
 static const struct pmuctx_rec_common *common(const struct pmuctx_rec_header *h)
 {
 	return (const struct pmuctx_rec_common *)(h + 1);
@@ -563,8 +586,9 @@ static void text_header(struct report *R, const char *path)
 	else
 		snprintf(tbuf, sizeof(tbuf), "?");
 	fprintf(f, "# pmuctx recording %s (format %u)\n", path, r->version);
-	fprintf(f, "# command:  %s\n", *r->meta.command ? r->meta.command :
-		"(none)");
+	fprintf(f, "# command:  ");
+	print_command(f, *r->meta.command ? r->meta.command : "(none)");
+	fputc('\n', f);
 	fprintf(f, "# host:     %s, kernel %s, %u CPU buffer(s)\n",
 		r->meta.hostname, r->meta.release, in->nr_cpus);
 	fprintf(f, "# recorded: by %s, module %s\n", r->meta.tool_version,

@@ -491,6 +491,7 @@ static int write_profile(const char *p)
 	m.info.sample_freq = 1000;
 	m.info.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK;
 	m.info.sample_max_stack = 127;
+	m.command = "sh -c echo a\necho b\tc\\";	/* a multi-line command */
 	err = pmf_create(&w, p, &m, msg, sizeof(msg));
 	if (err)
 		return err;
@@ -571,7 +572,14 @@ static void test_report_profile(void)
 	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, NULL);
 	CHECK_HAS(cap_out, "# Weight: period (ns of CPU time",
 		  "text: by period by default, and the header says so");
+	CHECK_HAS(cap_out, "\n# command:  sh -c echo a\\necho b\\tc\\\\\n",
+		  "text: a multi-line command on the one '# command:' line "
+		  "(newline, tab, backslash as C writes them)");
+	CHECK(cap_out && !strstr(cap_out, "\necho b"),
+	      "text: no header line broken by the command");
 	ret = run(&cmd_report, "-i", path, "--format", "json", NULL);
+	CHECK_HAS(cap_out, "\"command\":\"sh -c echo a\\necho b\\tc\\\\\"",
+		  "json: the command as it was");
 	CHECK_HAS(cap_out, "\"comm\":\"worker-1\",\"recorder\":true",
 		  "json: the recorder's COMM record says so");
 }
