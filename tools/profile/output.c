@@ -72,8 +72,8 @@ const char *prof_weight_desc(const struct prof *p, enum prof_weight w)
 
 /*
  * One comment line first: flamegraph.pl skips it (and says "Ignored 1
- * lines with invalid format"), speedscope and inferno skip it; it ends
- * in no number, so nothing reads it as a stack.
+ * lines with invalid format"), speedscope skips lines that are not
+ * "stack count"; it ends in no number, so nothing reads it as a stack.
  */
 static void folded_header(const struct prof *p, enum prof_weight w, FILE *f)
 {
