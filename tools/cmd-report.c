@@ -68,13 +68,15 @@ static const char report_help[] =
 "    --format text|json|perf-script|folded|pprof\n"
 "        text (default): the above, for people. With samples: the header,\n"
 "          the windows' counts, then the functions as perf report --stdio\n"
-"          shows them: Children (the share of samples with the function\n"
-"          anywhere in the stack) and Self (at the top), per command,\n"
-"          shared object and symbol ([k] kernel, [.] user).\n"
-"        folded: one line per distinct stack, 'comm;outer;...;inner N',\n"
-"          user frames outermost first then kernel frames, N samples (or\n"
-"          ns with --weight period): the input of flamegraph.pl and\n"
-"          speedscope.\n"
+"          shows them: Children (the share of the weight with the\n"
+"          function anywhere in the stack) and Self (at the top), per\n"
+"          command, shared object and symbol ([k] kernel, [.] user); a\n"
+"          '# Weight:' line says what is counted.\n"
+"        folded: a comment line '# pmuctx folded stacks, weight: ...',\n"
+"          then one line per distinct stack, 'comm;outer;...;inner N',\n"
+"          user frames outermost first then kernel frames, N the weight\n"
+"          (ns of CPU time by default, see --weight): the input of\n"
+"          flamegraph.pl and speedscope.\n"
 "        pprof: a gzip'd profile.proto (go tool pprof, pprof -http,\n"
 "          speedscope), sample types samples/count and cpu/nanoseconds,\n"
 "          labels comm, pid and tid; binary: give -o OUT.\n"
@@ -97,15 +99,20 @@ static const char report_help[] =
 "              prev_comm=burn prev_pid=1234 prev_state=R+ ==> \\\n"
 "              next_comm=swapper/1 next_pid=0\n"
 "          and pmuctx:sched_process_fork, pmuctx:sched_process_exec,\n"
-"          pmuctx:sched_process_exit and pmuctx:user lines; lost records\n"
-"          are counted on standard error.  A sample is printed as perf\n"
-"          script prints one recorded with -g: a header line\n"
-"            burn  1234 [001] 5678.123456:    1001001 cpu-clock:u\n"
-"          (period in ns; :u or :k, the mode it interrupted), then its\n"
-"          callchain innermost first, kernel then user, stitched with\n"
-"          its deferred user callchain and symbolized, one frame a line\n"
+"          pmuctx:sched_process_exit (not in a recording with samples:\n"
+"          side-band, as perf script without --show-task-events) and\n"
+"          pmuctx:user lines; lost records are counted on standard\n"
+"          error.  A sample is printed as perf script prints one\n"
+"          recorded with -g: a header line, the comm (the thread's name)\n"
+"          first,\n"
+"            burn  1234/1236  [001] 5678.123456:    1001001 cpu-clock:u: \n"
+"          (pid/tid, [cpu], time, period in ns, the event with :u or :k,\n"
+"          the mode it interrupted, and ':'), then its callchain\n"
+"          innermost first, kernel then user, stitched with its deferred\n"
+"          user callchain and symbolized, one frame a line\n"
 "            <TAB>          401136 f3+0x16 (/usr/bin/burn)\n"
-"          and a blank line (what stackcollapse-perf.pl reads).\n"
+"          and a blank line: what stackcollapse-perf.pl and other perf\n"
+"          script readers take.\n"
 "\n"
 "    --partial\n"
 "        Read a file cut short (the recorder was killed, the disk filled\n"
@@ -120,8 +127,10 @@ static const char report_help[] =
 "        Write the report to OUT instead of standard output.\n"
 "\n"
 "    --weight samples|period\n"
-"        folded and text: count samples (default), or the CPU time each\n"
-"        sample stands for, in ns (its period).\n"
+"        folded and text: weigh each sample by its period (default, as\n"
+"        perf does): the ns of CPU time it stands for (events for a\n"
+"        sampled counter); or count samples. The output's header says\n"
+"        which.\n"
 "\n"
 "    --stitch-stats\n"
 "        How the samples' callchains were joined: samples (immediate,\n"
@@ -190,6 +199,7 @@ struct report {
 	size_t used;
 	__u64 lost_records;	/* LOST records' counts, deduplicated */
 	const struct prof *prof;	/* perf-script: the samples' frames */
+	bool samples;		/* the file has samples */
 };
 
 static struct task *task_get(struct report *R, __s32 tid, bool create)
@@ -327,6 +337,29 @@ static void print_escaped(FILE *f, const unsigned char *p, size_t n)
 	}
 }
 
+/*
+ * a command line on one line of the header: a newline, a tab, another
+ * control character or a backslash as C writes them (sh -c 'a\nb' keeps
+ * the header one comment line); UTF-8 as it is
+ */
+static void print_command(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\\')
+			fputs("\\\\", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
 static const struct pmuctx_rec_common *common(const struct pmuctx_rec_header *h)
 {
 	return (const struct pmuctx_rec_common *)(h + 1);
@@ -417,6 +450,28 @@ static int first_comms(struct report *R, const struct pmuctx_rec_header **a,
 	return 0;
 }
 
+/*
+ * FORK: the child is named as its parent until a COMM or EXEC record
+ * (the kernel copies the name; perf names it so too)
+ */
+static int fork_comm(struct report *R, __s32 parent, __s32 child)
+{
+	struct task *p = task_get(R, parent, false), *t;
+	const char *name = p && p->have_comm ? p->comm :
+			   p && p->have_first ? p->first : NULL;
+	char buf[PMUCTX_COMM_LEN + 1];
+
+	if (!name || child == parent)
+		return 0;
+	memcpy(buf, name, sizeof(buf));		/* task_get() may move p */
+	t = task_get(R, child, true);
+	if (!t)
+		return -ENOMEM;
+	set_comm(t->comm, buf);
+	t->have_comm = true;
+	return 0;
+}
+
 /* the walk in time order: names, slices, exit values */
 static int account(struct report *R, const struct pmuctx_rec_header *h,
 		   bool sums)
@@ -437,6 +492,9 @@ static int account(struct report *R, const struct pmuctx_rec_header *h,
 		t->have_comm = true;
 		t->pid = c->pid;
 		break;
+	case PMUCTX_REC_FORK:
+		return fork_comm(R, c->tid,
+				 ((const struct pmuctx_rec_fork *)h)->child_tid);
 	case PMUCTX_REC_SWITCH: {
 		const struct pmuctx_rec_switch *s = (const void *)h;
 
@@ -528,8 +586,9 @@ static void text_header(struct report *R, const char *path)
 	else
 		snprintf(tbuf, sizeof(tbuf), "?");
 	fprintf(f, "# pmuctx recording %s (format %u)\n", path, r->version);
-	fprintf(f, "# command:  %s\n", *r->meta.command ? r->meta.command :
-		"(none)");
+	fprintf(f, "# command:  ");
+	print_command(f, *r->meta.command ? r->meta.command : "(none)");
+	fputc('\n', f);
 	fprintf(f, "# host:     %s, kernel %s, %u CPU buffer(s)\n",
 		r->meta.hostname, r->meta.release, in->nr_cpus);
 	fprintf(f, "# recorded: by %s, module %s\n", r->meta.tool_version,
@@ -621,6 +680,16 @@ static void text_throttle(FILE *f, const struct pmuctx_rec_header *h)
 			(unsigned long long)t.avg_ns);
 }
 
+static void text_sample(FILE *f, const struct pmf_info *in,
+			const struct pmuctx_rec_sample *sm)
+{
+	fprintf(f, " ip=0x%llx period=%llu %s, %u kernel + %u user frame(s)%s",
+		(unsigned long long)sm->ip, (unsigned long long)sm->period,
+		sample_period_ns(in) ? "ns" : "events", sm->nr_kernel,
+		sm->nr_user, sm->hdr.misc & PMUCTX_SAMPLE_M_USER_DEFERRED ?
+		", user stack deferred" : "");
+}
+
 static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 {
 	const struct pmuctx_rec_common *c = common(h);
@@ -685,8 +754,10 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 		break;
 	}
 	case PMUCTX_REC_COMM:
-		fprintf(f, " comm=%.16s",
-			((const struct pmuctx_rec_comm *)h)->comm);
+		fprintf(f, " comm=%.16s%s",
+			((const struct pmuctx_rec_comm *)h)->comm,
+			h->misc & PMF_COMM_M_RECORDER ? " (thread name read "
+			"by the recorder)" : "");
 		break;
 	case PMUCTX_REC_USER: {
 		const struct pmuctx_rec_user *u = (const void *)h;
@@ -696,17 +767,9 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 		fprintf(f, "%s\"", u->len > 64 ? "..." : "");
 		break;
 	}
-	case PMUCTX_REC_SAMPLE: {
-		const struct pmuctx_rec_sample *sm = (const void *)h;
-
-		fprintf(f, " ip=0x%llx period=%llu %s, %u kernel + %u user "
-			"frame(s)%s", (unsigned long long)sm->ip,
-			(unsigned long long)sm->period,
-			sample_period_ns(in) ? "ns" : "events", sm->nr_kernel,
-			sm->nr_user, h->misc & PMUCTX_SAMPLE_M_USER_DEFERRED ?
-			", user stack deferred" : "");
+	case PMUCTX_REC_SAMPLE:
+		text_sample(f, in, (const struct pmuctx_rec_sample *)h);
 		break;
-	}
 	case PMUCTX_REC_USER_CALLCHAIN: {
 		const struct pmuctx_rec_user_callchain *uc = (const void *)h;
 
@@ -936,6 +999,7 @@ static void json_record_body(struct report *R, struct json *j,
 		json_key(j, "comm");
 		json_string_n(j, ((const struct pmuctx_rec_comm *)h)->comm,
 			      PMUCTX_COMM_LEN);
+		json_kv_bool(j, "recorder", h->misc & PMF_COMM_M_RECORDER);
 		break;
 	case PMUCTX_REC_USER:
 		json_user(j, h);
@@ -1213,9 +1277,21 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 	__u32 i;
 
 	const char *ev = sample_event_name(R->info);
+	const struct pmuctx_rec_common *c = &sm->c;
+	char cb[32];
 
-	fprintf(f, "%10llu %s:%s\n", (unsigned long long)sm->period,
-		ev ? ev : "cpu-clock",
+	/*
+	 * perf script's header of a sample with a callchain: the comm not
+	 * padded, pid/tid, [cpu], time, the period and the event, ':' after
+	 * it (then a space, as perf prints it)
+	 */
+	fprintf(f, "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10llu "
+		"%s:%s: \n",
+		comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb)),
+		(int)c->pid, (int)c->tid, c->cpu,
+		(uint64_t)(c->time / 1000000000ULL),
+		(uint64_t)(c->time % 1000000000ULL / 1000ULL),
+		(unsigned long long)sm->period, ev ? ev : "cpu-clock",
 		sm->hdr.misc & PMUCTX_SAMPLE_M_USER ? "u" : "k");
 	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
 			     sm->ip);
@@ -1241,16 +1317,27 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 			   comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb));
 
 	switch (h->type) {
-	case PMUCTX_REC_SWITCH:
 	case PMUCTX_REC_FORK:
 	case PMUCTX_REC_EXEC:
 	case PMUCTX_REC_EXIT:
-	case PMUCTX_REC_USER:
-	case PMUCTX_REC_SAMPLE:
+		/*
+		 * with samples, the task records are side-band, as perf's
+		 * (perf script shows them with --show-task-events only):
+		 * they name the tasks, a sample reader gets samples alone
+		 */
+		if (R->samples)
+			return;
 		break;
+	case PMUCTX_REC_SWITCH:
+	case PMUCTX_REC_USER:
+		break;
+	case PMUCTX_REC_SAMPLE:
+		perf_sample(R, (const struct pmuctx_rec_sample *)h);
+		return;
 	default:
 		return;
 	}
+	/* perf script's header of a tracepoint: the comm right-aligned */
 	fprintf(f, "%16s %6d [%03u] %5" PRIu64 ".%06" PRIu64 ": ", comm,
 		(int)c->tid, c->cpu, (uint64_t)(c->time / 1000000000ULL),
 		(uint64_t)(c->time % 1000000000ULL / 1000ULL));
@@ -1297,9 +1384,6 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 		fprintf(f, "\"\n");
 		break;
 	}
-	case PMUCTX_REC_SAMPLE:
-		perf_sample(R, (const struct pmuctx_rec_sample *)h);
-		break;
 	}
 }
 
@@ -1632,7 +1716,7 @@ static int close_output(struct report *R, FILE *out_file, const char *name)
 static int report_run(int argc, char **argv)
 {
 	struct report_args a = { .path = "pmuctx.data",
-				 .po = { .weight = PROF_WEIGHT_SAMPLES } };
+				 .po = { .weight = PROF_WEIGHT_PERIOD } };
 	struct report R = { .fmt = FMT_TEXT, .out = stdout };
 	const struct pmuctx_rec_header **all = NULL;
 	struct pmf_reader *r = NULL;
@@ -1666,6 +1750,7 @@ static int report_run(int argc, char **argv)
 	for (k = 0; k < n; k++)
 		account(&R, all[k], true);
 	samples = has_samples(all, n);
+	R.samples = samples;
 	if (report_profile(&R, &a, all, n, samples, &prof))
 		goto out;
 	if (a.po.output) {

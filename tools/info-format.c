@@ -93,6 +93,43 @@ static void print_params_human(FILE *f, const struct info_params *ps)
 			ps->p[i].what);
 }
 
+const char *(*info_feature_lookup)(unsigned int bit) = pmuctx_feature_name;
+
+/*
+ * The name of feature bit @bit: the library's; for a bit the library
+ * does not know (a libpmuctx.so.0 older than this tool: early 0.3 builds
+ * named bits 0-5 only, later ones not mmap) the name this tool's
+ * <linux/pmuctx.h> gives it, so that info never prints "bit6" for a bit
+ * its manual names.
+ */
+static const char *feature_name(unsigned int bit, char *buf, size_t len)
+{
+	static const struct {
+		__u64 mask;
+		const char *name;
+	} own[] = {
+		{ PMUCTX_FEAT_COUNTING, "counting" },
+		{ PMUCTX_FEAT_INHERIT, "inherit" },
+		{ PMUCTX_FEAT_SYSTEM_WIDE, "system-wide" },
+		{ PMUCTX_FEAT_CGROUP, "cgroup" },
+		{ PMUCTX_FEAT_SELFTEST, "selftest" },
+		{ PMUCTX_FEAT_HW_PMU, "hw-pmu" },
+		{ PMUCTX_FEAT_RING, "ring" },
+		{ PMUCTX_FEAT_SAMPLING, "sampling" },
+		{ PMUCTX_FEAT_MMAP, "mmap" },
+	};
+	const char *n = info_feature_lookup ? info_feature_lookup(bit) : NULL;
+	size_t i;
+
+	for (i = 0; !n && i < sizeof(own) / sizeof(own[0]); i++)
+		if (own[i].mask == 1ULL << bit)
+			n = own[i].name;
+	if (n)
+		return n;
+	snprintf(buf, len, "bit%u", bit);
+	return buf;
+}
+
 void info_print_human(FILE *f, const struct pmuctx_info *info,
 		      const struct info_params *ps)
 {
@@ -109,15 +146,11 @@ void info_print_human(FILE *f, const struct pmuctx_info *info,
 		"  [MISMATCH]" : "");
 	fprintf(f, "  %-22s", "features:");
 	for (bit = 0; bit < 64; bit++) {
-		const char *n;
+		char b[16];
 
 		if (!(info->features & (1ULL << bit)))
 			continue;
-		n = pmuctx_feature_name(bit);
-		if (n)
-			fprintf(f, " %s", n);
-		else
-			fprintf(f, " bit%u", bit);
+		fprintf(f, " %s", feature_name(bit, b, sizeof(b)));
 		shown++;
 	}
 	if (!shown)
@@ -181,18 +214,9 @@ void info_print_json(FILE *f, const struct pmuctx_info *info,
 	json_kv_u64(&j, "features_mask", info->features);
 	json_key(&j, "features");
 	json_begin_array(&j);
-	for (bit = 0; bit < 64; bit++) {
-		const char *n;
-
-		if (!(info->features & (1ULL << bit)))
-			continue;
-		n = pmuctx_feature_name(bit);
-		if (!n) {
-			snprintf(b, sizeof(b), "bit%u", bit);
-			n = b;
-		}
-		json_string(&j, n);
-	}
+	for (bit = 0; bit < 64; bit++)
+		if (info->features & (1ULL << bit))
+			json_string(&j, feature_name(bit, b, sizeof(b)));
 	json_end_array(&j);
 	json_kv_u64(&j, "nr_cpus", info->nr_cpus);
 	json_kv_u64(&j, "tasks_tracked", info->tasks_tracked);

@@ -21,6 +21,13 @@ struct info_params {
 	} p[INFO_MAX_PARAMS];
 };
 
+/*
+ * the library's feature names (pmuctx_feature_name); for the bits it does
+ * not know, info prints this tool's own (tests replace it to play an
+ * older libpmuctx)
+ */
+extern const char *(*info_feature_lookup)(unsigned int bit);
+
 void info_read_params(struct info_params *ps, const char *dir);
 void info_print_human(FILE *f, const struct pmuctx_info *info,
 		      const struct info_params *ps);

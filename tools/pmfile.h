@@ -93,6 +93,14 @@ struct pmf_maps {
 	__u32	len;		/* bytes of text (no NUL; zero padded) */
 };
 
+/*
+ * RECORDS: a COMM record with this misc bit is the recorder's, not the
+ * kernel's: the name of a thread read from /proc/PID/task/TID/comm at its
+ * first sample (time: just before that sample), since a name set with
+ * pthread_setname_np() or prctl(PR_SET_NAME) has no record.
+ */
+#define PMF_COMM_M_RECORDER	0x8000
+
 enum pmf_maps_reason {
 	PMF_MAPS_START	= 1,	/* when recording started */
 	PMF_MAPS_EXEC	= 2,	/* after an EXEC record (time: the exec) */

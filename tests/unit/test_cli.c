@@ -16,6 +16,7 @@
 #include <pmuctx.h>
 
 #include "../../tools/builtin.h"
+#include "../../tools/info-format.h"
 #include "fake_kernel.h"
 #include "test.h"
 
@@ -296,6 +297,36 @@ static void test_stat_usage(void)
 	CHECK_HAS(cap_out, "SYNOPSIS", "stat --help prints the manual");
 }
 
+/* an early libpmuctx 0.3's pmuctx_feature_name(): bits 0-5 only */
+static const char *old_feature_name(unsigned int bit)
+{
+	return bit < 6 ? pmuctx_feature_name(bit) : NULL;
+}
+
+/*
+ * A pmuctx tool run against an older installed libpmuctx.so.0 printed
+ * "bit6 bit7" where its manual says "ring sampling" (issue 16 item 7).
+ */
+static void test_info_old_library(void)
+{
+	__u64 saved = fake.features;
+
+	fake.features |= PMUCTX_FEAT_RING | PMUCTX_FEAT_SAMPLING |
+			 PMUCTX_FEAT_MMAP | (1ULL << 40);
+	info_feature_lookup = old_feature_name;
+	CHECK_EQ(run(&cmd_info, NULL), 0, "info with an older library -> 0");
+	CHECK_HAS(cap_out, " ring sampling mmap bit40",
+		  "info: the bits the library does not know by this tool's "
+		  "names (ring sampling mmap); an unknown bit as bitN");
+	CHECK(cap_out && !strstr(cap_out, "bit6") && !strstr(cap_out, "bit7"),
+	      "info: no bit6 or bit7");
+	CHECK_EQ(run(&cmd_info, "--json", NULL), 0, "info --json -> 0");
+	CHECK_HAS(cap_out, "\"ring\",\"sampling\",\"mmap\",\"bit40\"",
+		  "info --json: the same names");
+	info_feature_lookup = pmuctx_feature_name;
+	fake.features = saved;
+}
+
 static void test_info_cmd(void)
 {
 	CHECK_EQ(run(&cmd_info, NULL), 0, "info against the fake -> 0");
@@ -361,6 +392,7 @@ void test_cli(void)
 	test_stat_attach();
 	test_stat_usage();
 	test_info_cmd();
+	test_info_old_library();
 	fake_remove();
 	unsetenv("PMUCTX_DEVICE");
 	test_binary();

@@ -445,6 +445,145 @@ static void test_report(void)
 	CHECK_EQ(ret, EXIT_USAGE, "--format xml: usage error");
 }
 
+/* ---- a profile: samples, a forked thread, its name ---------------------- */
+
+static size_t mk_sample(void *buf, __u64 time, __u32 cpu, __s32 pid,
+			__s32 tid, __u64 period)
+{
+	struct {
+		struct pmuctx_rec_sample s;
+		__u64 ips[2];
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = PMUCTX_REC_SAMPLE;
+	r.s.hdr.size = sizeof(r);
+	r.s.c.time = time;
+	r.s.c.cpu = cpu;
+	r.s.c.pid = pid;
+	r.s.c.tid = tid;
+	r.s.ip = 0xffffffff81004010ULL;
+	r.s.period = period;
+	r.s.nr_kernel = 2;
+	r.ips[0] = 0xffffffff81004010ULL;	/* clear_user+0x10 */
+	r.ips[1] = 0xffffffff81002030ULL;	/* do_syscall_64+0x30 */
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+/*
+ * burn (300) forks thread 301, which the recorder names worker-1 before
+ * its second sample; samples of 1, 1 and 2 ms
+ */
+static int write_profile(const char *p)
+{
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	struct pmf_cpu_stats st[2];
+	struct pmuctx_rec_fork f;
+	unsigned char b[128];
+	size_t n;
+	int err;
+
+	meta_init(&m);
+	m.info.ring_mode = PMUCTX_RING_NORMAL;
+	m.info.trigger_event = 0;
+	m.info.sample_freq = 1000;
+	m.info.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK;
+	m.info.sample_max_stack = 127;
+	m.command = "sh -c echo a\necho b\tc\\";	/* a multi-line command */
+	err = pmf_create(&w, p, &m, msg, sizeof(msg));
+	if (err)
+		return err;
+	memset(st, 0, sizeof(st));
+	pmf_window_begin(w, PMF_WIN_STREAM, 1000000000ULL, 0);
+	n = mk_comm(b, 1100000000ULL, 0, 300, "burn");
+	pmf_add_record(w, b, n);
+	memset(&f, 0, sizeof(f));
+	f.hdr.type = PMUCTX_REC_FORK;
+	f.hdr.size = sizeof(f);
+	f.c.time = 1200000000ULL;
+	f.c.pid = f.c.tid = 300;
+	f.child_pid = 300;
+	f.child_tid = 301;
+	pmf_add_record(w, &f, sizeof(f));
+	n = mk_sample(b, 1300000000ULL, 1, 300, 301, 1000000);
+	pmf_add_record(w, b, n);
+	n = mk_comm(b, 1399999999ULL, 1, 301, "worker-1");
+	((struct pmuctx_rec_comm *)b)->c.pid = 300;
+	((struct pmuctx_rec_comm *)b)->hdr.misc = PMF_COMM_M_RECORDER;
+	pmf_add_record(w, b, n);
+	n = mk_sample(b, 1400000000ULL, 1, 300, 301, 1000000);
+	pmf_add_record(w, b, n);
+	n = mk_sample(b, 1500000000ULL, 0, 300, 300, 2000000);
+	pmf_add_record(w, b, n);
+	pmf_window_end(w, st, 2, 2000000000ULL);
+	return pmf_close(w, 0, msg, sizeof(msg));
+}
+
+static void test_report_profile(void)
+{
+	static const char ksyms[] =
+		"ffffffff81002000 T do_syscall_64\n"
+		"ffffffff81004000 T clear_user\n"
+		"ffffffff81005000 T other\n";
+	char ks[160];
+	int ret;
+
+	t_section("pmuctx report: a profile (perf-script, weights, names)");
+	snprintf(path, sizeof(path), "%s/prof.pmu", dir);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	write_bytes(ks, ksyms, sizeof(ksyms) - 1);
+	CHECK_EQ(write_profile(path), 0, "write a profile");
+	ret = run(&cmd_report, "-i", path, "--format", "perf-script",
+		  "--kallsyms", ks, NULL);
+	CHECK_EQ(ret, 0, "perf-script of a profile exits 0");
+	/* perf script's layout, as a perf record -g in the VM prints it */
+	CHECK_HAS(cap_out, "burn   300/301   [001]     1.300000:    1000000 "
+		  "cpu-clock:k: \n"
+		  "\tffffffff81004010 clear_user+0x10 ([kernel.kallsyms])\n"
+		  "\tffffffff81002030 do_syscall_64+0x30 ([kernel.kallsyms])\n"
+		  "\n", "perf-script: a sample as perf prints it: comm first, "
+		  "pid/tid, [cpu], time, period, event and ':', frames, "
+		  "a blank line; a forked thread has its parent's name");
+	CHECK_HAS(cap_out, "\nworker-1   300/301   [001]     1.400000:    "
+		  "1000000 cpu-clock:k: \n",
+		  "perf-script: the thread's name (read by the recorder)");
+	CHECK_HAS(cap_out, "\nburn   300/300   [000]     1.500000:    "
+		  "2000000 cpu-clock:k: \n", "perf-script: the main thread");
+	CHECK(!strstr(cap_out, ":301"), "perf-script: no thread as :TID");
+	CHECK(!strstr(cap_out, "sched_process_fork"),
+	      "perf-script with samples: no task lines (side-band, as in "
+	      "perf script without --show-task-events)");
+
+	ret = run(&cmd_report, "-i", path, "--format", "folded",
+		  "--kallsyms", ks, NULL);
+	CHECK(ret == 0 && cap_out && !strncmp(cap_out, "# pmuctx folded "
+		"stacks, weight: period (ns", 40),
+	      "folded: by period by default, and the header says so");
+	CHECK_HAS(cap_out, "\nburn;do_syscall_64;clear_user 3000000\n",
+		  "folded: the period of burn's samples (1 + 2 ms)");
+	CHECK_HAS(cap_out, "\nworker-1;do_syscall_64;clear_user 1000000\n",
+		  "folded: the worker thread by its name");
+	ret = run(&cmd_report, "-i", path, "--format", "folded", "--weight",
+		  "samples", "--kallsyms", ks, NULL);
+	CHECK_HAS(cap_out, "\nburn;do_syscall_64;clear_user 2\n",
+		  "folded --weight samples: 2 samples of burn");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, NULL);
+	CHECK_HAS(cap_out, "# Weight: period (ns of CPU time",
+		  "text: by period by default, and the header says so");
+	CHECK_HAS(cap_out, "\n# command:  sh -c echo a\\necho b\\tc\\\\\n",
+		  "text: a multi-line command on the one '# command:' line "
+		  "(newline, tab, backslash as C writes them)");
+	CHECK(cap_out && !strstr(cap_out, "\necho b"),
+	      "text: no header line broken by the command");
+	ret = run(&cmd_report, "-i", path, "--format", "json", NULL);
+	CHECK_HAS(cap_out, "\"command\":\"sh -c echo a\\necho b\\tc\\\\\"",
+		  "json: the command as it was");
+	CHECK_HAS(cap_out, "\"comm\":\"worker-1\",\"recorder\":true",
+		  "json: the recorder's COMM record says so");
+}
+
 static void test_parsers(void)
 {
 	uint64_t v = 0;
@@ -782,6 +921,7 @@ void test_ring_file(void)
 	test_roundtrip();
 	test_bad_files();
 	test_report();
+	test_report_profile();
 	test_parsers();
 	test_record_usage();
 	test_record_run();

@@ -365,13 +365,15 @@ static bool folded_ok(const char *text, unsigned int *lines)
 			return false;
 		memcpy(line, p, n);
 		line[n] = '\0';
+		p = nl ? nl + 1 : NULL;
+		if (line[0] == '#')	/* the header: what the counts are */
+			continue;
 		sp = strrchr(line, ' ');
 		if (!sp || sp == line || !sp[1] ||
 		    strspn(sp + 1, "0123456789") != strlen(sp + 1) ||
 		    strstr(line, ";;") || line[0] == ';' || sp[-1] == ';')
 			return false;
 		(*lines)++;
-		p = nl ? nl + 1 : NULL;
 	}
 	return true;
 }
@@ -393,10 +395,18 @@ static void t_folded(void)
 		  "';' in a frame and ' ' in a comm are replaced");
 	CHECK(folded_ok(out, &lines) && lines == 4,
 	      "every line is 'frames count' (%u lines)", lines);
+	CHECK(out && !strncmp(out, "# pmuctx folded stacks, weight: samples "
+			      "(", 41),
+	      "folded: the first line says the counts are samples");
 	free(out);
 	out = run_writer(prof_write_folded, p, PROF_WEIGHT_PERIOD);
 	CHECK_HAS(out, "clear_user 7000\n", "--weight period: ns");
 	CHECK_HAS(out, "burn;main;spin 990\n", "--weight period: ns (2)");
+	CHECK(out && !strncmp(out, "# pmuctx folded stacks, weight: period "
+			      "(ns of CPU time", 54) &&
+	      !strchr("0123456789", strchr(out, '\n')[-1]),
+	      "folded: the first line says period, ns, and ends in no "
+	      "number (no reader takes it for a stack)");
 	free(out);
 	prof_free(p);
 }
@@ -418,6 +428,16 @@ static void t_text(void)
 		  "clear_user: children = self = 7/21, [k]");
 	CHECK_HAS(out, "   47.62%    47.62%  burn              burn"
 		  "                      [.] spin", "spin: 10/21");
+	CHECK_HAS(out, "# Weight: samples (the number of samples",
+		  "text: the header says samples are counted");
+	free(out);
+	/* by period: 5000+2000+3000 of 10991 ns in clear_user's stacks... */
+	out = run_writer(prof_write_text, p, PROF_WEIGHT_PERIOD);
+	CHECK_HAS(out, "# Weight: period (ns of CPU time",
+		  "text by period: the header says so");
+	CHECK_HAS(out, "   90.98%     0.00%  chain             chain"
+		  "                     [.] main",
+		  "text by period: main of chain 10000/10991 ns");
 	free(out);
 	prof_free(p);
 }
@@ -753,6 +773,82 @@ static void t_maps_kernel(void)
 	maps_cap_free(mc);
 }
 
+/* ---- the recorder's thread names and gone processes ------------------- */
+
+struct names_seen {
+	int n;
+	__s32 pid, tid;
+	__u32 cpu;
+	__u64 time;
+	char comm[32];
+};
+
+static void names_store(void *ctx, __s32 pid, __s32 tid, __u32 cpu,
+			__u64 time, const char *comm)
+{
+	struct names_seen *k = ctx;
+
+	k->n++;
+	k->pid = pid;
+	k->tid = tid;
+	k->cpu = cpu;
+	k->time = time;
+	snprintf(k->comm, sizeof(k->comm), "%s", comm);
+}
+
+static void t_maps_names(void)
+{
+	static const __u64 K[1] = { 0xffffffff81004010ULL };
+	char root[64], d[512], list[256];
+	struct names_seen k = { 0 };
+	struct maps_cap *mc = NULL;
+	__u64 nm, gone, mb;
+	struct pmuctx_rec_exec *e;
+
+	t_section("thread names and gone processes (pmuctx record)");
+	snprintf(root, sizeof(root), "/tmp/pmuctx-proc.XXXXXX");
+	if (!mkdtemp(root))
+		return;
+	snprintf(d, sizeof(d), "mkdir -p %s/10/task/11 %s/10/task/10 && "
+		 "echo worker-1 > %s/10/task/11/comm && "
+		 "echo main > %s/10/task/10/comm && echo '400000-401000 r-xp "
+		 "00000000 00:00 0 /bin/x' > %s/10/maps", root, root, root,
+		 root, root);
+	CHECK_EQ(system(d), 0, "a fake /proc");
+	CHECK_EQ(maps_cap_new(&mc, root, NULL, &k), 0, "maps_cap_new");
+	if (!mc)
+		return;
+	maps_cap_names(mc, names_store);
+	maps_cap_record(mc, ts_sample(500, 1, 10, 11, 0, 0, 1000, K, 1,
+				      NULL, 0), 0);
+	CHECK(k.n == 1 && k.pid == 10 && k.tid == 11 && k.cpu == 1 &&
+	      k.time == 499 && !strcmp(k.comm, "worker-1"),
+	      "a thread's first sample: its name from /proc/PID/task/TID/comm,"
+	      " just before the sample (%d: %d/%d cpu %u at %llu '%s')", k.n,
+	      (int)k.pid, (int)k.tid, k.cpu, (unsigned long long)k.time,
+	      k.comm);
+	maps_cap_record(mc, ts_sample(600, 0, 10, 11, 0, 0, 1000, K, 1,
+				      NULL, 0), 0);
+	maps_cap_record(mc, ts_sample(700, 0, 10, 10, 0, 0, 1000, K, 1,
+				      NULL, 0), 0);
+	CHECK_EQ(k.n, 1, "once per thread; not the process's first thread "
+		 "(its COMM and EXEC records name it)");
+	/* an EXEC of process 20, gone before /proc/20/maps is read */
+	e = (void *)ts_simple(PMUCTX_REC_EXEC, 800, 0, 20, 20);
+	e->hdr.size = sizeof(*e) + 8;
+	memcpy(e->comm, "chain\0\0\0\0\0\0\0\0\0\0", 16);
+	memset(e->filename, 0, 8);
+	maps_cap_record(mc, &e->hdr, 0);
+	maps_cap_counts(mc, &nm, &gone, &mb);
+	CHECK_EQ(maps_cap_gone_list(mc, list, sizeof(list)), 1,
+		 "one process gone");
+	CHECK(gone == 1 && !strcmp(list, "20 (chain)"),
+	      "gone processes named: '%s'", list);
+	maps_cap_free(mc);
+	snprintf(d, sizeof(d), "rm -rf %s", root);
+	CHECK_EQ(system(d), 0, "clean up");
+}
+
 void test_profile(void)
 {
 	if (!kallsyms_path[0]) {
@@ -765,6 +861,7 @@ void test_profile(void)
 	t_pprof();
 	t_build();
 	t_maps_kernel();
+	t_maps_names();
 	unlink(kallsyms_path);
 	if (hidden_path[0])
 		unlink(hidden_path);

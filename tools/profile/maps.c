@@ -44,6 +44,8 @@ struct mc_proc {
 	size_t kt_len, kt_cap;
 	__u64 kt_time;		/* of its first record */
 	__s32 kt_pid;		/* the process it describes */
+	bool was_gone;		/* counted in maps_cap.gone */
+	char comm[PMUCTX_COMM_LEN + 1];	/* from COMM/EXEC records, or "" */
 };
 
 struct maps_cap {
@@ -56,6 +58,11 @@ struct maps_cap {
 	__u64 captured, gone, bytes;
 	char *buf;
 	size_t bufcap;
+	/* thread names (maps_cap_names()): the threads already named */
+	maps_name_fn name;
+	__s32 *named;
+	size_t nr_named, cap_named;
+	struct hidx named_idx;
 };
 
 static bool proc_eq(const void *ctx, __u32 i, const void *key)
@@ -122,6 +129,8 @@ void maps_cap_free(struct maps_cap *mc)
 	}
 	free(mc->procs);
 	hidx_free(&mc->idx);
+	free(mc->named);
+	hidx_free(&mc->named_idx);
 	free(mc->proc_root);
 	free(mc->buf);
 	free(mc);
@@ -226,9 +235,10 @@ int maps_capture(struct maps_cap *mc, __s32 pid, __u64 time, __u32 reason)
 	p->last = mono_ns();
 	err = read_maps(mc, pid, &len);
 	if (err) {
-		if (!p->gone)
+		if (!p->gone && !p->was_gone)
 			mc->gone++;
 		p->gone = true;
+		p->was_gone = true;
 		return err;
 	}
 	p->gone = false;
@@ -363,6 +373,119 @@ void maps_cap_flush(struct maps_cap *mc)
 		kt_store(mc, &mc->procs[i]);
 }
 
+/* ---- names ----------------------------------------------------------- */
+
+void maps_cap_names(struct maps_cap *mc, maps_name_fn fn)
+{
+	if (mc)
+		mc->name = fn;
+}
+
+/* the name of a process, for the summary: from its COMM or EXEC record */
+static void proc_comm(struct maps_cap *mc, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_common *c = (const void *)(h + 1);
+	const char *comm = h->type == PMUCTX_REC_EXEC ?
+			   ((const struct pmuctx_rec_exec *)h)->comm :
+			   ((const struct pmuctx_rec_comm *)h)->comm;
+	struct mc_proc *p;
+
+	if (c->pid <= 0 || c->tid != c->pid)
+		return;
+	p = find(mc, c->pid, true);
+	if (p) {
+		memcpy(p->comm, comm, PMUCTX_COMM_LEN);
+		p->comm[PMUCTX_COMM_LEN] = '\0';
+	}
+}
+
+static bool tid_eq(const void *ctx, __u32 i, const void *key)
+{
+	return ((const struct maps_cap *)ctx)->named[i] ==
+	       *(const __s32 *)key;
+}
+
+/* remember @tid as named: true the first time */
+static bool first_time(struct maps_cap *mc, __s32 tid)
+{
+	__u64 h = mix64((__u64)(__u32)tid ^ 0x5bd1e995ULL);
+
+	if (hidx_find(&mc->named_idx, h, tid_eq, mc, &tid) >= 0)
+		return false;
+	if (mc->nr_named == mc->cap_named) {
+		size_t nc = mc->cap_named ? mc->cap_named * 2 : 64;
+		__s32 *v = realloc(mc->named, nc * sizeof(*v));
+
+		if (!v)
+			return false;
+		mc->named = v;
+		mc->cap_named = nc;
+	}
+	if (hidx_insert(&mc->named_idx, h, (__u32)mc->nr_named))
+		return false;
+	mc->named[mc->nr_named++] = tid;
+	return true;
+}
+
+/*
+ * The first sample of a thread that is not its process's first: its
+ * name now (pthread_setname_np() and prctl(PR_SET_NAME) write no record),
+ * from /proc/PID/task/TID/comm, valid from just before the sample.
+ */
+static void name_thread(struct maps_cap *mc, const struct pmuctx_rec_common *c)
+{
+	char path[512], comm[PMUCTX_COMM_LEN + 2];
+	ssize_t n;
+	int fd;
+
+	if (!mc->name || c->pid <= 0 || c->tid <= 0 || c->tid == c->pid ||
+	    !first_time(mc, c->tid))
+		return;
+	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", mc->proc_root,
+		 (int)c->pid, (int)c->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	if (comm[0])
+		mc->name(mc->ctx, c->pid, c->tid, c->cpu,
+			 c->time ? c->time - 1 : 0, comm);
+}
+
+size_t maps_cap_gone_list(const struct maps_cap *mc, char *buf, size_t len)
+{
+	size_t i, o = 0, shown = 0, n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; mc && i < mc->nprocs; i++) {
+		const struct mc_proc *p = &mc->procs[i];
+		char one[64];
+		int k;
+
+		if (!p->was_gone)
+			continue;
+		n++;
+		k = snprintf(one, sizeof(one), "%s%d%s%s%s", shown ? ", " : "",
+			     (int)p->pid, p->comm[0] ? " (" : "", p->comm,
+			     p->comm[0] ? ")" : "");
+		if (k < 0 || o + (size_t)k + 16 > len)
+			continue;
+		memcpy(buf + o, one, (size_t)k + 1);
+		o += (size_t)k;
+		shown++;
+	}
+	if (n > shown && o + 16 <= len)
+		snprintf(buf + o, len - o, "%s%zu more", shown ? " and " : "",
+			 n - shown);
+	return n;
+}
+
 void maps_cap_record(struct maps_cap *mc, const struct pmuctx_rec_header *h,
 		     __u64 now)
 {
@@ -371,12 +494,18 @@ void maps_cap_record(struct maps_cap *mc, const struct pmuctx_rec_header *h,
 	if (!mc)
 		return;
 	switch (h->type) {
+	case PMUCTX_REC_COMM:
+		proc_comm(mc, h);
+		break;
 	case PMUCTX_REC_EXEC:
+		proc_comm(mc, h);
 		/* the new image's map, valid from the exec on */
 		maps_capture(mc, c->pid, c->time, MAPS_EXEC);
 		break;
 	case PMUCTX_REC_SAMPLE: {
 		const struct pmuctx_rec_sample *s = (const void *)h;
+
+		name_thread(mc, c);
 
 		if (s->nr_user)
 			check_user(mc, c->pid, c->time, s->ips + s->nr_kernel,

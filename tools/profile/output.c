@@ -57,6 +57,30 @@ static char *folded_line(const struct prof *p, const struct prof_stack *s)
 	return t;
 }
 
+/* what a count is: period (perf's weight, the default) or samples */
+const char *prof_weight_desc(const struct prof *p, enum prof_weight w)
+{
+	if (w == PROF_WEIGHT_SAMPLES)
+		return "samples (the number of samples; perf weights by "
+		       "period: --weight period)";
+	return !p->period_events ?
+	       "period (ns of CPU time the samples stand for, as perf "
+	       "weights them; --weight samples counts samples)" :
+	       "period (events the samples stand for, as perf weights "
+	       "them; --weight samples counts samples)";
+}
+
+/*
+ * One comment line first: flamegraph.pl skips it (and says "Ignored 1
+ * lines with invalid format"), speedscope skips lines that are not
+ * "stack count"; it ends in no number, so nothing reads it as a stack.
+ */
+static void folded_header(const struct prof *p, enum prof_weight w, FILE *f)
+{
+	fprintf(f, "# pmuctx folded stacks, weight: %s\n",
+		prof_weight_desc(p, w));
+}
+
 int prof_write_folded(const struct prof *p, enum prof_weight w, FILE *f)
 {
 	struct fline *v;
@@ -79,6 +103,7 @@ int prof_write_folded(const struct prof *p, enum prof_weight w, FILE *f)
 		v[n++].value = val;
 	}
 	qsort(v, n, sizeof(*v), cmp_fline);
+	folded_header(p, w, f);
 	for (i = 0; i < n; i++) {
 		__u64 val = v[i].value;
 
@@ -207,9 +232,7 @@ int prof_write_text(const struct prof *p, enum prof_weight w, FILE *f)
 	else
 		fprintf(f, ", %" PRIu64 " %s events\n",
 			(uint64_t)p->total_period, p->event ? p->event : "?");
-	fprintf(f, "# Weight: %s\n", w == PROF_WEIGHT_PERIOD ?
-		(!p->period_events ? "period (ns of CPU time per sample)" :
-		 "period (events per sample)") : "samples");
+	fprintf(f, "# Weight: %s\n", prof_weight_desc(p, w));
 	if (p->have_stats && p->stats.deferred)
 		fprintf(f, "# Deferred user callchains: %" PRIu64 " of %"
 			PRIu64 " stitched, %" PRIu64 " unresolved\n",

@@ -432,13 +432,15 @@ static struct tid_comm *comm_slot(struct prof_priv *q, __s32 tid, bool create)
 	return &q->comms[q->nr_comms++];
 }
 
+/* @comm16: a record's comm[16], or a string (a FORK's parent name) */
 static int set_comm(struct prof *p, __s32 tid, const char *comm16)
 {
+	size_t n = strnlen(comm16, PMUCTX_COMM_LEN);
 	char c[PMUCTX_COMM_LEN + 1];
 	struct tid_comm *t;
 
-	memcpy(c, comm16, PMUCTX_COMM_LEN);
-	c[PMUCTX_COMM_LEN] = '\0';
+	memcpy(c, comm16, n);
+	c[n] = '\0';
 	t = comm_slot(p->priv, tid, true);
 	if (!t)
 		return -ENOMEM;

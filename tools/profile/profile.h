@@ -139,7 +139,12 @@ const struct prof_sample *prof_find_sample(const struct prof *p, __u32 cpu,
 
 /* ---- writers ---------------------------------------------------------- */
 
-/* comm;outer;...;inner COUNT, one line per distinct stack, sorted */
+/* what the counts of @w are, for the outputs' headers */
+const char *prof_weight_desc(const struct prof *p, enum prof_weight w);
+/*
+ * a "# ... weight: ..." line, then comm;outer;...;inner COUNT, one line
+ * per distinct stack, sorted
+ */
 int prof_write_folded(const struct prof *p, enum prof_weight w, FILE *f);
 /* the gzip'd pprof profile.proto; 0 or -errno */
 int prof_pprof_encode(const struct prof *p, void **buf, size_t *len);
@@ -172,6 +177,22 @@ void maps_cap_record(struct maps_cap *mc, const struct pmuctx_rec_header *h,
 /* maps captured, processes that were gone, bytes stored */
 void maps_cap_counts(const struct maps_cap *mc, __u64 *captured,
 		     __u64 *gone, __u64 *bytes);
+/*
+ * maps_cap_gone_list() - the processes whose map could not be read, as
+ * "PID (COMM), PID, ... and N more" (the names of their COMM or EXEC
+ * records) in @buf; returns how many there are
+ */
+size_t maps_cap_gone_list(const struct maps_cap *mc, char *buf, size_t len);
+
+/*
+ * Thread names: at the first SAMPLE of a thread other than its process's
+ * first, read /proc/PID/task/TID/comm (pthread_setname_np() and
+ * prctl(PR_SET_NAME) write no record) and hand it to @fn, with the
+ * sample's CPU and a time just before it.  @fn gets the maps_cap's ctx.
+ */
+typedef void (*maps_name_fn)(void *ctx, __s32 pid, __s32 tid, __u32 cpu,
+			     __u64 time, const char *comm);
+void maps_cap_names(struct maps_cap *mc, maps_name_fn fn);
 
 /* reasons (the values of pmfile.h's enum pmf_maps_reason) */
 #define MAPS_START	1	/* when recording started */

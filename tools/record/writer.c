@@ -192,6 +192,29 @@ static int store_maps(void *ctx, __s32 pid, __u64 time, __u32 reason,
 	return pmf_add_maps(R->w, pid, time, reason, text, len);
 }
 
+/*
+ * maps_cap's thread names: a COMM record of the recorder's
+ * (PMF_COMM_M_RECORDER) among the records, just before the thread's first
+ * sample, so that reports name the thread as perf does.
+ */
+static void store_name(void *ctx, __s32 pid, __s32 tid, __u32 cpu,
+		       __u64 time, const char *comm)
+{
+	struct recorder *R = ctx;
+	struct pmuctx_rec_comm rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.hdr.type = PMUCTX_REC_COMM;
+	rec.hdr.size = sizeof(rec);
+	rec.hdr.misc = PMF_COMM_M_RECORDER;
+	rec.c.time = time;
+	rec.c.cpu = cpu;
+	rec.c.pid = pid;
+	rec.c.tid = tid;
+	memcpy(rec.comm, comm, strnlen(comm, sizeof(rec.comm)));
+	pmf_add_record(R->w, &rec, sizeof(rec));
+}
+
 /* the session's half of the header: what the file's records are */
 static void meta_info(const struct recorder *R, struct pmf_info *in)
 {
@@ -254,6 +277,7 @@ int record_create_file(struct recorder *R)
 			fprintf(stderr, "pmuctx record: out of memory\n");
 			return EXIT_RUNTIME;
 		}
+		maps_cap_names(R->mc, store_name);
 		/* the process attached to; a command's comes with its exec */
 		if (o->t.pid)
 			maps_capture(R->mc, o->t.pid, now_ns(), MAPS_START);
@@ -279,11 +303,19 @@ static void sample_summary(const struct recorder *R)
 		" with deferred user callchains" :
 		o->call_graph == CG_FP ? " with callchains" : "",
 		(unsigned long long)nm);
-	if (gone)
+	if (gone) {
+		char list[256];
+
+		maps_cap_gone_list(R->mc, list, sizeof(list));
 		fprintf(stderr, " (%llu process(es) gone before theirs was "
-			"read: their user frames are unknown)",
-			(unsigned long long)gone);
-	fputc('\n', stderr);	if (R->budget_dropped)
+			"read: %s; %s)", (unsigned long long)gone, list,
+			record_ring_records(o, R->info.features) &
+			PMUCTX_REC_MASK_MMAP ? "the module's MMAP records "
+			"name their user frames" :
+			"their user frames are unknown");
+	}
+	fputc('\n', stderr);
+	if (R->budget_dropped)
 		fprintf(stderr, "pmuctx record: %llu samples not taken: the "
 			"global sample budget was spent (sample_budget and "
 			"sample_cpu_percent, all sessions together: pmuctx "

@@ -17,7 +17,8 @@
 #                     as perf script prints them (f3 f2 f1 main in order);
 #   --stitch-stats    stitched samples, user records shared by more than
 #                     one sample;
-#   --weight period   ns instead of samples.
+#   weights           by period (ns) by default, as perf; --weight samples
+#                     counts samples.
 # Also: an unprivileged recording (kernel addresses hidden) has no kernel
 # frames, and the MAPS sections are in the file.
 set -eu
@@ -35,8 +36,10 @@ chmod 0777 "$W"
 export HOME=$W GOCACHE=$W/gocache GOFLAGS=-mod=mod
 
 # folded_ok FILE: every line is "frames count" with non-empty frames
+# (the '#' header aside: what the counts are)
 folded_ok() {
 	awk '
+	/^#/ { next }
 	{
 		n = split($0, a, " ")
 		cnt = a[n]
@@ -60,7 +63,8 @@ short_case() {	# NAME RECORD-OPTIONS...
 		sh -c "echo go | '$CHAIN' -50 0 >/dev/null" -- \
 		"short command ($sc_name): pmuctx record $* -- chain -50"
 	last_ok || diag_out "$CHECK_OUT"
-	check "$CLI" report -i "$W/short-$sc_name.pmu" --format folded -- \
+	check "$CLI" report -i "$W/short-$sc_name.pmu" --format folded \
+		--weight samples -- \
 		"short command ($sc_name): report --format folded"
 	printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/short-$sc_name.folded"
 	# named: no [unknown] user frame (ld.so's start-up counts: a 50 ms
@@ -82,8 +86,8 @@ check "$CLI" record -g -F 999 -o "$W/defer.pmu" -- \
 	sh -c "echo go | '$CHAIN' -700 1 >/dev/null" -- \
 	"pmuctx record -g -- chain (deferred user callchains, migrating)"
 last_ok || diag_out "$CHECK_OUT"
-check "$CLI" report -i "$W/defer.pmu" --format folded -- \
-	"pmuctx report --format folded"
+check "$CLI" report -i "$W/defer.pmu" --format folded --weight samples -- \
+	"pmuctx report --format folded --weight samples"
 printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/defer.folded"
 if folded_ok "$W/defer.folded"; then
 	ok "folded: every line is 'frames count' with non-empty frames ($(wc -l < "$W/defer.folded") lines)"
@@ -137,11 +141,11 @@ fi
 check "$CLI" report -i "$W/defer.pmu" --format perf-script -- \
 	"pmuctx report --format perf-script"
 printf '%s\n' "$CHECK_OUT" > "$W/defer.script"
-# Each sample of chain: a header "... cpu-clock:[uk]", its frames (kernel
+# Each sample of chain: a header "... cpu-clock:[uk]: ", its frames (kernel
 # innermost first, then f3, f2, f1, main), a blank line.  Count the samples
 # whose block holds f3+0x.. (path) followed by f2, f1 and main, in order.
 if awk '
-	/ cpu-clock:[uk]$/ { inblk = ($1 == "chain"); n = 0; hdr++; next }
+	/ cpu-clock:[uk]: $/ { inblk = ($1 == "chain"); n = 0; hdr++; next }
 	/^\t/ && inblk { fr[++n] = $2; next }
 	/^$/ && inblk {
 		s = ""
@@ -168,6 +172,105 @@ if grep -qE '^	 *[0-9a-f]+ f3\+0x[0-9a-f]+ \(/' "$W/defer.script"; then
 else
 	not_ok "perf-script: frames as perf prints them (address, symbol+offset, (file))"
 	diag_out "$(grep -A12 ' cpu-clock:' "$W/defer.script" | head -n 20)"
+fi
+
+# ---- perf-script as perf script prints it (issue 16 item 3) --------------------------
+# perf record -g and pmuctx record -g of the same programs in this VM,
+# printed by perf script and by pmuctx report --format perf-script, and
+# both parsed with stackcollapse-perf.pl's regular expressions (collapse.pl
+# below; FlameGraph's header and frame patterns): no line unrecognized,
+# every header in perf's documented shape and followed by its frames and a
+# blank line, the same stacks (main;f1;f2;f3)
+# and the same thread names (threads: worker-1, worker-2, named with
+# pthread_setname_np()).
+THREADS=$PMUCTX_TOP/tests/sample/threads
+cat > "$W/collapse.pl" <<'PL'
+# perf script output -> folded stacks, with stackcollapse-perf.pl's
+# regular expressions (FlameGraph); every other line is counted as
+# unrecognized.  Also: every header must have perf's documented shape.
+use strict; use warnings;
+my (@stack, $pname, %c);
+my ($unrec, $hdrs, $strict, $stacks) = (0, 0, 0, 0);
+while (<>) {
+	next if /^#/;
+	chomp;
+	if (/^$/) {
+		if (@stack) { $c{join(";", (defined $pname ? $pname : ""), @stack)}++; $stacks++; }
+		undef @stack; undef $pname; next;
+	}
+	if (/^(\S+\s*?\S*?)\s+(\d+)\s/ || /^(\S+\s*?\S*?)\s+(\d+)\/(\d+)/) {
+		($pname = $1) =~ tr/ /_/;
+		$hdrs++;
+		$strict++ if /^\S.*?\s+(\d+)(?:\/(\d+))?\s+(?:\[\d+\]\s+)?[\d.]+:\s+(\d+)?\s*\S+:\s*$/;
+	} elsif (/^\s*(\w+)\s*(.+) \((\S*)\)/) {
+		my $func = $2;
+		next if $func =~ /^\(/;
+		$func =~ s/;/:/g; $func =~ tr/<>//d; $func =~ s/\(.*//;
+		unshift @stack, $func;
+	} else {
+		$unrec++;
+		print STDERR "unrecognized: $_\n" if $unrec <= 3;
+	}
+}
+print "$_ $c{$_}\n" for sort keys %c;
+print STDERR "headers $hdrs, perf-shaped $strict, stacks $stacks, unrecognized $unrec\n";
+exit(($unrec == 0 && $stacks > 0 && $strict == $hdrs && $stacks == $hdrs) ? 0 : 1);
+PL
+# collapse NAME TXT: parse TXT into TXT.folded; ok/not_ok NAME
+collapse() {
+	if perl "$W/collapse.pl" "$2" > "$2.folded" 2> "$2.stat"; then
+		ok "$1 parses with stackcollapse-perf.pl's regexes ($(tail -n 1 "$2.stat"))"
+	else
+		not_ok "$1 parses with stackcollapse-perf.pl's regexes ($(tail -n 1 "$2.stat"))"
+		diag_out "$(head -n 4 "$2.stat"; head -n 12 "$2")"
+	fi
+}
+# has TXT.folded PATTERN WHAT
+has_stack() {
+	if grep -qE "$2" "$1"; then
+		ok "$3"
+	else
+		not_ok "$3"
+		diag_out "$(sort -t' ' -k2 -n -r "$1" | cut -c1-200 | head -n 6)"
+	fi
+}
+need_exec "$THREADS" || true
+if command -v perf >/dev/null 2>&1 && command -v perl >/dev/null 2>&1; then
+	check perf record -q -g -e cpu-clock -F 999 -o "$W/chain.perf" -- \
+		sh -c "echo go | '$CHAIN' -300 0 >/dev/null" -- \
+		"perf record -g -e cpu-clock -- chain"
+	perf script -i "$W/chain.perf" > "$W/chain.perf.txt" 2>/dev/null || true
+	collapse "perf script of chain" "$W/chain.perf.txt"
+	# standard output as a pipe gets it (not through $(...), which would
+	# cut the blank line after the last sample)
+	"$CLI" report -i "$W/defer.pmu" --format perf-script > "$W/defer.out" 2>/dev/null || true
+	collapse "pmuctx report --format perf-script of chain" "$W/defer.out"
+	F3='^chain;.*main[^;]*;f1[^;]*;f2[^;]*;f3'
+	has_stack "$W/chain.perf.txt.folded" "$F3" "perf script: chain's stacks hold main;f1;f2;f3"
+	has_stack "$W/defer.out.folded" "$F3" "pmuctx perf-script: chain's stacks hold main;f1;f2;f3, as perf's"
+
+	check perf record -q -g -e cpu-clock -F 999 -o "$W/thr.perf" -- \
+		"$THREADS" 300 -- "perf record -g -e cpu-clock -- threads"
+	perf script -i "$W/thr.perf" > "$W/thr.perf.txt" 2>/dev/null || true
+	check "$CLI" record -g -F 999 -o "$W/thr.pmu" -- "$THREADS" 300 -- \
+		"pmuctx record -g -- threads"
+	check "$CLI" report -i "$W/thr.pmu" --format perf-script -- \
+		"pmuctx report --format perf-script of threads"
+	"$CLI" report -i "$W/thr.pmu" --format perf-script > "$W/thr.script" 2>/dev/null || true
+	collapse "perf script of threads" "$W/thr.perf.txt"
+	collapse "pmuctx report --format perf-script of threads" "$W/thr.script"
+	for t in worker-1 worker-2; do
+		has_stack "$W/thr.perf.txt.folded" "^$t;" "perf script: $t's samples under its name"
+		has_stack "$W/thr.script.folded" "^$t;.*(spin|work)" "pmuctx perf-script: $t's samples under its name, in spin or work, as perf's"
+	done
+	if grep -qE '^:[0-9]' "$W/thr.script.folded"; then
+		not_ok "pmuctx perf-script: no thread named :TID"
+		diag_out "$(grep -E '^:[0-9]' "$W/thr.script.folded" | cut -c1-120 | head -n 4)"
+	else
+		ok "pmuctx perf-script: no thread named :TID"
+	fi
+else
+	not_ok "perf and perl are needed for the perf-script comparison (linux-perf, perl)"
 fi
 
 # ---- pprof, read by go tool pprof ------------------------------------------------
@@ -220,14 +323,22 @@ if [ -n "$main_pct" ] && [ "$main_pct" -ge 50 ]; then
 else
 	not_ok "text: main of chain has most samples as children ($main_pct)"
 fi
-check "$CLI" report -i "$W/defer.pmu" --format folded --weight period -- \
-	"pmuctx report --weight period"
+# perf weighs samples by period: so does the default (issue 16 item 2)
+check "$CLI" report -i "$W/defer.pmu" --format folded -- \
+	"pmuctx report --format folded (default weight)"
 printf '%s\n' "$CHECK_OUT" > "$W/defer.ns"
 ns=$(weight "$W/defer.ns" '^chain;')
-if [ "$all" -gt 0 ] && [ "$ns" -gt $((all * 100000)) ]; then
-	ok "--weight period: counts are ns ($ns ns for $all samples)"
+if [ "$all" -gt 0 ] && [ "$ns" -gt $((all * 100000)) ] &&
+   grep -q '^# pmuctx folded stacks, weight: period (ns of CPU time' "$W/defer.ns"; then
+	ok "default weight is the period: counts are ns ($ns ns for $all samples), the header says so"
 else
-	not_ok "--weight period: counts are ns ($ns ns for $all samples)"
+	not_ok "default weight is the period: counts are ns ($ns ns for $all samples), the header says so"
+	diag_out "$(head -n 3 "$W/defer.ns")"
+fi
+if printf '%s\n' "$out" | grep -q '^# Weight: period (ns of CPU time'; then
+	ok "text: weighed by period by default, the header says so"
+else
+	not_ok "text: weighed by period by default, the header says so"
 fi
 
 # ---- a short command (after the long runs: TCG's first sampling interrupts

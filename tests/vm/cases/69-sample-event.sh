@@ -32,7 +32,7 @@ check "$CLI" record -g -F 999 --sample-event cpu-clock -o "$W/ovf.pmu" -- \
 	sh -c "echo go | '$CHAIN' -700 1 >/dev/null" -- \
 	"pmuctx record -g --sample-event cpu-clock -- chain"
 last_ok || diag_out "$CHECK_OUT"
-check "$CLI" report -i "$W/ovf.pmu" --format folded -- \
+check "$CLI" report -i "$W/ovf.pmu" --format folded --weight samples -- \
 	"report --format folded of the overflow recording"
 printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/ovf.folded"
 # the exec and exit paths have no user stack by design (NOUSER, lib.sh)
@@ -88,7 +88,7 @@ else
 fi
 check "$CLI" report -i "$W/ovf.pmu" --format perf-script -- \
 	"report --format perf-script of the overflow recording"
-if printf '%s\n' "$CHECK_OUT" | grep -qE '^ *chain .* cpu-clock:[uk]$'; then
+if printf '%s\n' "$CHECK_OUT" | grep -qE '^chain .* cpu-clock:[uk]: $'; then
 	ok "perf-script: samples headed with the sampled event"
 else
 	not_ok "perf-script: samples headed with the sampled event"
