@@ -23,8 +23,9 @@
  * Context: the per-CPU state is used only on its own CPU with IRQs off,
  * in hardirq context (the sampling hrtimer callback, HARD on PREEMPT_RT
  * too; the overflow stage's irq_work, IRQ_WORK_INIT_HARD) and in the
- * sched_switch probe: one user at a time, no lock, no atomic.  The
- * overflow handler (NMI) never touches it.  The read-only parameters
+ * sched_switch probe: one writer at a time, no lock, no atomic.  The
+ * overflow handler (NMI) only reads it (pmuctx_budget_may(), before it
+ * walks any stack); the writes it may see half-way are WRITE_ONCE.  The read-only parameters
  * sample_budget_now and sample_budget_dropped read other CPUs' fields
  * racily (statistics).
  */
@@ -141,27 +142,55 @@ bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh)
 	if (!b->window || now - b->start >= PMUCTX_BUDGET_WINDOW_NS) {
 		u32 allow = pmuctx_budget_allow(b->avg_ns);
 
-		b->start = now;
-		b->window++;
-		b->used = 0;
-		b->share = allow * PMUCTX_CREDIT / max(b->asking, 1U);
+		WRITE_ONCE(b->start, now);
+		WRITE_ONCE(b->window, b->window + 1);
+		WRITE_ONCE(b->used, 0);
+		/* at least 1: never a stall with 1024+ sessions asking */
+		b->share = max(allow * PMUCTX_CREDIT / max(b->asking, 1U), 1U);
 		b->asking = 0;
 		WRITE_ONCE(b->allow, allow);
 	}
 	if (sh->window != b->window) {
 		u32 cap = 2 * max(b->share, PMUCTX_CREDIT);
 
-		sh->window = b->window;
+		WRITE_ONCE(sh->window, b->window);
 		b->asking++;
-		sh->credit = min(sh->credit + b->share, cap);
+		WRITE_ONCE(sh->credit, min(sh->credit + b->share, cap));
 	}
 	if (b->used >= b->allow || sh->credit < PMUCTX_CREDIT) {
 		WRITE_ONCE(b->dropped, b->dropped + 1);
 		return false;
 	}
-	sh->credit -= PMUCTX_CREDIT;
-	b->used++;
+	WRITE_ONCE(sh->credit, sh->credit - PMUCTX_CREDIT);
+	WRITE_ONCE(b->used, b->used + 1);
 	return true;
+}
+
+/*
+ * Would pmuctx_budget_take() say yes now?  A read-only look for the
+ * overflow handler, which may run in NMI: racy reads of this CPU's state,
+ * changed only by take() in hardirq.  A yes can still be a no in take().
+ */
+bool pmuctx_budget_may(u64 now, const struct pmuctx_budget_share *sh)
+{
+	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+	u64 window = READ_ONCE(b->window);
+
+	if (!window || now - READ_ONCE(b->start) >= PMUCTX_BUDGET_WINDOW_NS)
+		return true;	/* a new window */
+	if (READ_ONCE(b->used) >= READ_ONCE(b->allow))
+		return false;
+	return READ_ONCE(sh->window) != window ||
+	       READ_ONCE(sh->credit) >= PMUCTX_CREDIT;
+}
+
+/* Nanoseconds from @now to this CPU's next budget window.  IRQs off. */
+u64 pmuctx_budget_next_ns(u64 now)
+{
+	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+	u64 end = b->start + PMUCTX_BUDGET_WINDOW_NS;
+
+	return end > now ? end - now : 0;
 }
 
 /* A taken sample cost @ns on this CPU.  IRQs off. */

@@ -24,6 +24,8 @@ extern unsigned int pmuctx_sample_budget;
 extern unsigned int pmuctx_sample_cpu_percent;
 
 bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh);
+bool pmuctx_budget_may(u64 now, const struct pmuctx_budget_share *sh);
+u64 pmuctx_budget_next_ns(u64 now);
 void pmuctx_budget_cost(u64 ns);
 u64 pmuctx_budget_window(void);
 u64 pmuctx_budget_period_ns(void);

@@ -703,9 +703,9 @@ void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
 
 /*
  * THROTTLE record (sampling interrupt, sched_switch or an IPI: IRQs off),
- * @misc PMUCTX_THROTTLE_*.
+ * @misc PMUCTX_THROTTLE_*.  False if it was dropped (ring full, frozen).
  */
-void pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
+bool pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
 			  u64 avg, u64 dropped)
 {
 	struct pmuctx_ring *r = pmuctx_ring_this(s);
@@ -713,13 +713,14 @@ void pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
 
 	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_THROTTLE, sizeof(*w));
 	if (!w)
-		return;
+		return false;
 	w->hdr.misc = misc;
 	pmuctx_ring_common(s, &w->c, NULL);
 	w->period_ns = period;
 	w->avg_ns = avg;
 	w->dropped = dropped;
 	pmuctx_ring_commit(s, r);
+	return true;
 }
 
 /*

@@ -71,7 +71,7 @@ void pmuctx_ring_sample(struct pmuctx_session *s,
 			unsigned int nk, const u64 *ust, unsigned int nu);
 void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
 				const u64 *ips, unsigned int n, bool trunc);
-void pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
+bool pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
 			  u64 avg, u64 dropped);
 void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
 			  const struct pmuctx_mmap_info *mi);

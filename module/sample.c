@@ -111,6 +111,7 @@ struct pmuctx_sample_stage {
 	u64			took;	/* the capture's cost, ns */
 	atomic_t		busy;
 	atomic64_t		missed;	/* overflows while busy */
+	atomic64_t		budget_missed;	/* refused before capture */
 	struct pmuctx_sample_buf b;
 };
 
@@ -286,8 +287,10 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 			}
 		}
 		rcu_read_unlock();
-		dx->join_next = NULL;
+		/* before pending: a join right after it links x anew */
+		WRITE_ONCE(dx->join_next, NULL);
 		WRITE_ONCE(dx->stale, false);
+		barrier();
 		WRITE_ONCE(dx->pending, false);
 		pmuctx_entry_put(x);
 	}
@@ -434,10 +437,11 @@ static unsigned int pmuctx_cut_irq_frames(unsigned long *st, unsigned int n,
 static u64 pmuctx_sample_ran(struct pmuctx_sess_cpu *sc,
 			     struct pmuctx_entry *e, u64 now)
 {
-	u64 from = sc->last_tick;
+	u64 from = sc->last_tick, in = pmuctx_defer(e)->in_ns;
 
-	if (e->in_ns > from)
-		from = e->in_ns;
+	/* not e->in_ns: READ and ENABLE restart slices, not the period */
+	if (in > from)
+		from = in;
 	return from && now > from ? now - from : 0;
 }
 
@@ -606,12 +610,19 @@ static void pmuctx_sample_throttle(struct pmuctx_session *s,
 static void pmuctx_sample_budget_report(struct pmuctx_session *s,
 					struct pmuctx_sess_cpu *sc)
 {
+	struct pmuctx_sample_stage *st = sc->stage;
+
+	/* refusals the overflow handler counted before capturing */
+	if (st)
+		sc->budget_dropped += atomic64_xchg(&st->budget_missed, 0);
 	if (!sc->budget_dropped)
 		return;
-	pmuctx_ring_throttle(s, PMUCTX_THROTTLE_ON | PMUCTX_THROTTLE_BUDGET,
-			     pmuctx_budget_period_ns(), pmuctx_budget_avg_ns(),
-			     sc->budget_dropped);
-	sc->budget_dropped = 0;
+	/* a full ring keeps the count for the next record */
+	if (pmuctx_ring_throttle(s, PMUCTX_THROTTLE_ON |
+				 PMUCTX_THROTTLE_BUDGET,
+				 pmuctx_budget_period_ns(),
+				 pmuctx_budget_avg_ns(), sc->budget_dropped))
+		sc->budget_dropped = 0;
 }
 
 static void pmuctx_sample_budget_drop(struct pmuctx_session *s,
@@ -633,7 +644,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	struct pmuctx_session *s = sc->sess;
 	struct pt_regs *regs = get_irq_regs();
 	struct pmuctx_entry *e;
-	u64 now, took;
+	u64 now, took, wait;
 
 	/*
 	 * A CPU going offline hands its hrtimers to a live CPU: a timer that
@@ -660,10 +671,16 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 		pmuctx_defer(e)->carry_ns = 0;
 	} else {
 		if (!pmuctx_budget_take(now, &sc->budget)) {
-			/* the next sample's period covers this tick's time */
+			/*
+			 * The next sample's period covers this tick's time.
+			 * No chance before the next budget window: wait for
+			 * it, so refused sessions cost no interrupts.
+			 */
 			pmuctx_sample_budget_drop(s, sc);
 			rcu_read_unlock();
-			goto next;
+			wait = max(sc->cur_period, pmuctx_budget_next_ns(now));
+			hrtimer_forward_now(t, ns_to_ktime(wait));
+			return HRTIMER_RESTART;
 		}
 		pmuctx_sample_budget_report(s, sc);
 		pmuctx_sample(s, e, regs, pmuctx_sample_weight(sc, e, now));
@@ -673,7 +690,6 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	}
 	rcu_read_unlock();
 	sc->last_tick = now;
-next:
 	hrtimer_forward_now(t, ns_to_ktime(sc->cur_period));
 	return HRTIMER_RESTART;
 }
@@ -737,6 +753,15 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 	st = this_cpu_ptr(s->cpu)->stage;
 	if (!st)
 		return;
+	/*
+	 * The budget first (a read-only look, NMI-safe): a refused sample
+	 * costs no stack walk.  The stage's irq_work takes it for real.
+	 */
+	if (!pmuctx_budget_may(local_clock(),
+			       &this_cpu_ptr(s->cpu)->budget)) {
+		atomic64_inc(&st->budget_missed);
+		return;
+	}
 	rcu_read_lock();
 	e = pmuctx_task_entry(s, current);
 	if (e) {
@@ -826,9 +851,10 @@ void pmuctx_sample_sched_in(struct pmuctx_entry *e, u64 now)
 	if (!pmuctx_sample_timed(s) || !READ_ONCE(e->in))
 		return;
 	sc = this_cpu_ptr(s->cpu);
+	d = pmuctx_defer(e);
+	d->in_ns = now;
 	if (hrtimer_is_queued(&sc->timer))
 		return;
-	d = pmuctx_defer(e);
 	left = d->left_ns;
 	if (!left || left > sc->cur_period)
 		left = sc->cur_period;
@@ -841,9 +867,9 @@ void pmuctx_sample_sched_in(struct pmuctx_entry *e, u64 now)
 /*
  * sched_switch (IRQs off): @e's task leaves this CPU at @now.  Keep what
  * it ran since the session's last sample of it (for the next sample's
- * period) and what is left of its period, and stop the timer.  Its callback cannot be running: it
- * runs in hardirq context on this CPU (a timer handed to another CPU by
- * hotplug stops itself).
+ * period) and what is left of its period, and stop the timer.  Its
+ * callback cannot be running: it runs in hardirq context on this CPU (a
+ * timer handed to another CPU by hotplug stops itself).
  */
 void pmuctx_sample_sched_out(struct pmuctx_entry *e, u64 now)
 {
@@ -854,7 +880,8 @@ void pmuctx_sample_sched_out(struct pmuctx_entry *e, u64 now)
 	if (!s->sample_freq)
 		return;
 	sc = this_cpu_ptr(s->cpu);
-	pmuctx_sample_budget_report(s, sc);
+	if (pmuctx_sess_live(s))
+		pmuctx_sample_budget_report(s, sc);
 	if (!pmuctx_sample_timed(s) || !READ_ONCE(e->in))
 		return;
 	pmuctx_defer(e)->carry_ns += pmuctx_sample_ran(sc, e, now);

@@ -42,6 +42,7 @@ struct pmuctx_defer {
 	 * (written at switch-out, read by the tick on the CPU it runs on).
 	 */
 	u64			carry_ns;
+	u64			in_ns;		/* its last switch-in here */
 };
 
 /* The entry's deferred-callchain state, or NULL outside sampling sessions. */
