@@ -62,51 +62,54 @@ unsigned int pmuctx_sample_cpu_percent = 25;
 #define PMUCTX_BUDGET_MIN	100U
 #define PMUCTX_BUDGET_MAX	10000000U
 
-static int pmuctx_param_budget_set(const char *val,
-				   const struct kernel_param *kp)
+/* A parameter with a range (struct pmuctx_param_range at kp->arg). */
+struct pmuctx_param_range {
+	unsigned int	*val;
+	unsigned int	min, max;
+};
+
+static int pmuctx_param_range_set(const char *val,
+				  const struct kernel_param *kp)
 {
+	const struct pmuctx_param_range *r = kp->arg;
 	unsigned int v;
 	int ret = kstrtouint(val, 0, &v);
 
 	if (ret)
 		return ret;
-	if (v < PMUCTX_BUDGET_MIN || v > PMUCTX_BUDGET_MAX)
+	if (v < r->min || v > r->max)
 		return -EINVAL;
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	WRITE_ONCE(*r->val, v);
 	return 0;
 }
 
-static const struct kernel_param_ops pmuctx_budget_ops = {
-	.set = pmuctx_param_budget_set,
-	.get = param_get_uint,
+static int pmuctx_param_range_get(char *buf, const struct kernel_param *kp)
+{
+	const struct pmuctx_param_range *r = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*r->val));
+}
+
+static const struct kernel_param_ops pmuctx_range_ops = {
+	.set = pmuctx_param_range_set,
+	.get = pmuctx_param_range_get,
 };
 
-module_param_cb(sample_budget, &pmuctx_budget_ops, &pmuctx_sample_budget,
+static struct pmuctx_param_range pmuctx_budget_range = {
+	&pmuctx_sample_budget, PMUCTX_BUDGET_MIN, PMUCTX_BUDGET_MAX,
+};
+
+static struct pmuctx_param_range pmuctx_percent_range = {
+	&pmuctx_sample_cpu_percent, 1, 100,
+};
+
+module_param_cb(sample_budget, &pmuctx_range_ops, &pmuctx_budget_range,
 		0644);
 MODULE_PARM_DESC(sample_budget,
 		 "Samples per second all sampling sessions together may take, split evenly across the online CPUs (100..10000000, default 100000 like kernel.perf_event_max_sample_rate)");
 
-static int pmuctx_param_percent_set(const char *val,
-				    const struct kernel_param *kp)
-{
-	unsigned int v;
-	int ret = kstrtouint(val, 0, &v);
-
-	if (ret)
-		return ret;
-	if (v < 1 || v > 100)
-		return -EINVAL;
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
-	return 0;
-}
-
-static const struct kernel_param_ops pmuctx_percent_ops = {
-	.set = pmuctx_param_percent_set,
-	.get = param_get_uint,
-};
-
-module_param_cb(sample_cpu_percent, &pmuctx_percent_ops,
-		&pmuctx_sample_cpu_percent, 0644);
+module_param_cb(sample_cpu_percent, &pmuctx_range_ops,
+		&pmuctx_percent_range, 0644);
 MODULE_PARM_DESC(sample_cpu_percent,
 		 "Share of each CPU's time sampling may take: the budget in force is lowered when samples cost more (1..100, default 25 like kernel.perf_cpu_time_max_percent; 100: no lowering)");
 

@@ -613,7 +613,7 @@ static void pmuctx_sample_budget_report(struct pmuctx_session *s,
 	struct pmuctx_sample_stage *st = sc->stage;
 
 	/* refusals the overflow handler counted before capturing */
-	if (st)
+	if (st && atomic64_read(&st->budget_missed))
 		sc->budget_dropped += atomic64_xchg(&st->budget_missed, 0);
 	if (!sc->budget_dropped)
 		return;
