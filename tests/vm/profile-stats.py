@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare two perf-script texts of the same workload (issue 16 item 1).
+
+    profile-stats.py PMUCTX.txt PERF.txt COMM PERIOD_NS
+
+Both files are in perf script's layout (pmuctx report --format
+perf-script; perf script -F comm,pid,tid,cpu,time,event,ip,sym,dso).
+Only samples of threads whose name starts with COMM count.  Prints one
+line per check, "PASS text" or "FAIL text", and the numbers behind them:
+
+  - pmuctx's share of kernel-mode samples is within 10 points of perf's;
+  - pmuctx's share of samples whose innermost frame is exit_to_user_mode*
+    (the return to user space, where deferred unwinds run) is at most 3
+    points above perf's;
+  - no pmuctx sample was taken inside pmuctx's own code (a frame of the
+    module: the deferred unwind's task_work, the ring);
+  - no two pmuctx samples of one thread on one CPU are closer than half
+    the sampling period (each stands for a period of the thread's CPU
+    time; half of it allows for the time a sample takes to write).
+"""
+import collections
+import re
+import sys
+
+HDR = re.compile(r'^(\S.*?)\s+(\d+)/(\d+)\s+\[(\d+)\]\s+(\d+\.\d+):')
+
+
+def parse(path, comm):
+    samples, cur = [], None
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if not line.strip():
+                cur = None
+                continue
+            if line[0] not in ' \t':
+                m = HDR.match(line)
+                cur = None
+                if m and m.group(1).strip().startswith(comm):
+                    cur = {'tid': int(m.group(3)), 'cpu': int(m.group(4)),
+                           't': float(m.group(5)), 'frames': []}
+                    samples.append(cur)
+                continue
+            if cur is not None:
+                parts = line.split(None, 1)
+                cur['frames'].append((parts[0],
+                                      parts[1] if len(parts) > 1 else ''))
+    return [s for s in samples if s['frames']]
+
+
+def kernel(s):
+    addr, rest = s['frames'][0]
+    return addr.startswith('ffff') or '[kernel.kallsyms]' in rest
+
+
+def share(samples, pred):
+    return 100.0 * sum(1 for s in samples if pred(s)) / max(len(samples), 1)
+
+
+def exit_self(s):
+    return kernel(s) and s['frames'][0][1].startswith('exit_to_user_mode')
+
+
+def ours(s):
+    return any('[pmuctx]' in f[1] or re.match(r'pmuctx_\w+', f[1])
+               for f in s['frames'])
+
+
+def close_pairs(samples, limit):
+    by = collections.defaultdict(list)
+    for s in samples:
+        by[(s['tid'], s['cpu'])].append(s['t'])
+    gaps = []
+    for v in by.values():
+        v.sort()
+        gaps += [b - a for a, b in zip(v, v[1:]) if b - a < limit]
+    return sorted(gaps)
+
+
+def main():
+    pm, pf = parse(sys.argv[1], sys.argv[3]), parse(sys.argv[2], sys.argv[3])
+    period = int(sys.argv[4]) / 1e9
+    if len(pm) < 200 or len(pf) < 200:
+        print(f"FAIL enough samples to compare (pmuctx {len(pm)}, "
+              f"perf {len(pf)}; 200 each)")
+        return
+    km, kf = share(pm, kernel), share(pf, kernel)
+    em, ef = share(pm, exit_self), share(pf, exit_self)
+    own = [s for s in pm if ours(s)]
+    gaps = close_pairs(pm, period / 2)
+    print(f"# samples: pmuctx {len(pm)}, perf {len(pf)}")
+    res = 'PASS' if abs(km - kf) <= 10 else 'FAIL'
+    print(f"{res} kernel-mode samples: pmuctx {km:.1f} %, perf {kf:.1f} % "
+          f"(within 10 points)")
+    res = 'PASS' if em <= ef + 3 else 'FAIL'
+    print(f"{res} exit_to_user_mode* self: pmuctx {em:.1f} %, perf "
+          f"{ef:.1f} % (at most 3 points more)")
+    res = 'PASS' if not own else 'FAIL'
+    print(f"{res} no sample inside pmuctx's own code: {len(own)} of "
+          f"{len(pm)}")
+    for s in own[:2]:
+        print('#   ' + ' <- '.join(f[1].split(' (')[0]
+                                   for f in s['frames'][:6]))
+    res = 'PASS' if not gaps else 'FAIL'
+    print(f"{res} no two samples of a thread on a CPU closer than half a "
+          f"period: {len(gaps)} pairs of {len(pm)} samples"
+          + (f", closest {gaps[0] * 1e6:.0f} us" if gaps else ''))
+
+
+if __name__ == '__main__':
+    main()
