@@ -307,6 +307,47 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 		pmuctx_maps_scan(e);
 }
 
+/*
+ * Task context, around the body of each of pmuctx's task_works (this
+ * file's unwind, maps.c's scan): mark every sampling entry of the current
+ * task as running pmuctx's own code, so that no session samples it.  The
+ * time is the profiler's, not the program's (perf walks user stacks in
+ * the interrupt, where no sample can land).  Entries hashed while the
+ * work runs are not marked; one unhashed meanwhile is dead anyway.
+ */
+void pmuctx_sample_in_work(bool on)
+{
+	struct task_struct *t = current;
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *x;
+	unsigned long flags;
+
+	/* IRQs off: no tick between the first entry marked and the last */
+	local_irq_save(flags);
+	rcu_read_lock();
+	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	rhl_for_each_entry_rcu(x, pos, list, node) {
+		struct pmuctx_defer *dx = pmuctx_defer(x);
+
+		if (dx)
+			WRITE_ONCE(dx->in_work, on);
+	}
+	rcu_read_unlock();
+	local_irq_restore(flags);
+}
+
+/*
+ * A tick in pmuctx's own code: the work before it marked the task or
+ * after it unmarked it, a probe.  Its time is the profiler's.
+ */
+static bool pmuctx_sample_ours(struct pmuctx_entry *e, struct pt_regs *regs)
+{
+	if (READ_ONCE(pmuctx_defer(e)->in_work))
+		return true;
+	return regs && !user_mode(regs) &&
+	       within_module(instruction_pointer(regs), THIS_MODULE);
+}
+
 static void pmuctx_defer_fn(struct callback_head *cb)
 {
 	struct pmuctx_defer *d = container_of(cb, struct pmuctx_defer, work);
@@ -323,6 +364,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	barrier();
 	joined = d->joined;
 	d->joined = NULL;
+	pmuctx_sample_in_work(true);
 	/*
 	 * A task that will not return to user space writes nothing: run by
 	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that
@@ -342,6 +384,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	WRITE_ONCE(d->delivering, false);
 	WRITE_ONCE(d->pending, false);
 	pmuctx_entry_put(e);
+	pmuctx_sample_in_work(false);
 	/*
 	 * Last: drop the module reference this work held.  Nothing but the
 	 * return follows, and module removal waits for it with RCU Tasks
@@ -637,6 +680,17 @@ static void pmuctx_sample_budget_drop(struct pmuctx_session *s,
 	}
 }
 
+/*
+ * The next tick a full @ns after this one ends, not on the timer's grid
+ * (hrtimer_forward_now()): a tick that came late (interrupts off, an
+ * emulator) would otherwise be followed by one less than a period later,
+ * two samples standing for one period of the task's time.
+ */
+static void pmuctx_sample_rearm(struct hrtimer *t, u64 ns)
+{
+	hrtimer_set_expires(t, ktime_add_ns(hrtimer_cb_get_time(t), ns));
+}
+
 static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 {
 	struct pmuctx_sess_cpu *sc = container_of(t, struct pmuctx_sess_cpu,
@@ -665,9 +719,10 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	}
 	/*
 	 * An excluded kernel-mode tick is skipped, but still ends the period:
-	 * the next sample's weight does not include the kernel time.
+	 * the next sample's weight does not include the kernel time.  So is
+	 * a tick in pmuctx's own task_work: the profiler's time.
 	 */
-	if (pmuctx_sample_excluded(s, regs)) {
+	if (pmuctx_sample_excluded(s, regs) || pmuctx_sample_ours(e, regs)) {
 		pmuctx_defer(e)->carry_ns = 0;
 	} else {
 		if (!pmuctx_budget_take(now, &sc->budget)) {
@@ -679,7 +734,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 			pmuctx_sample_budget_drop(s, sc);
 			rcu_read_unlock();
 			wait = max(sc->cur_period, pmuctx_budget_next_ns(now));
-			hrtimer_forward_now(t, ns_to_ktime(wait));
+			pmuctx_sample_rearm(t, wait);
 			return HRTIMER_RESTART;
 		}
 		pmuctx_sample_budget_report(s, sc);
@@ -690,7 +745,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	}
 	rcu_read_unlock();
 	sc->last_tick = now;
-	hrtimer_forward_now(t, ns_to_ktime(sc->cur_period));
+	pmuctx_sample_rearm(t, sc->cur_period);
 	return HRTIMER_RESTART;
 }
 
@@ -764,6 +819,9 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 	}
 	rcu_read_lock();
 	e = pmuctx_task_entry(s, current);
+	/* not in pmuctx's own task_work (see the hrtimer's tick) */
+	if (e && pmuctx_sample_ours(e, regs))
+		e = NULL;
 	if (e) {
 		if (atomic_read(&st->busy) || !refcount_inc_not_zero(&e->ref)) {
 			atomic64_inc(&st->missed);
@@ -838,8 +896,10 @@ static bool pmuctx_sample_timed(const struct pmuctx_session *s)
 /*
  * sched_switch (IRQs off), after pmuctx_entry_start(): @e's task runs on
  * this CPU now.  Arm the session's timer here with what was left of the
- * task's period (a task of short slices is still sampled), unless it is
- * armed already.  Nothing if the slice did not open (disabled, parked).
+ * task's period (a task of short slices is still sampled).  A timer still
+ * armed belongs to a task that left without a switch-out of its entry
+ * (retired at exit): it is restarted for this one, whose previous sample
+ * may be recent.  Nothing if the slice did not open (disabled, parked).
  */
 void pmuctx_sample_sched_in(struct pmuctx_entry *e, u64 now)
 {
@@ -853,8 +913,6 @@ void pmuctx_sample_sched_in(struct pmuctx_entry *e, u64 now)
 	sc = this_cpu_ptr(s->cpu);
 	d = pmuctx_defer(e);
 	d->in_ns = now;
-	if (hrtimer_is_queued(&sc->timer))
-		return;
 	left = d->left_ns;
 	if (!left || left > sc->cur_period)
 		left = sc->cur_period;

@@ -32,6 +32,12 @@ struct pmuctx_defer {
 	bool			owner;		/* ... queued by this entry */
 	bool			delivering;	/* its work is walking: no join */
 	bool			stale;		/* exec since the sample */
+	/*
+	 * The task runs one of pmuctx's task_works (an unwind, an MMAP
+	 * scan): its ticks take no sample (written by the task, read by
+	 * the tick on its CPU; pmuctx_sample_in_work()).
+	 */
+	bool			in_work;
 	/* owner: the entries that joined (each holds a reference) */
 	struct pmuctx_entry	*joined;
 	struct pmuctx_entry	*join_next;	/* joined: the next one */
@@ -54,6 +60,7 @@ static inline struct pmuctx_defer *pmuctx_defer(struct pmuctx_entry *e)
 }
 
 extern unsigned int pmuctx_max_sample_freq;
+void pmuctx_sample_in_work(bool on);
 int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a);
 int pmuctx_sample_init(struct pmuctx_session *s,
 		       const struct pmuctx_session_attr *a, bool show_kaddr);
