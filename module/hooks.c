@@ -152,7 +152,8 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
 		case PMUCTX_EV_CONTEXT_SWITCHES:
 			break;
 		default:
-			snap[i] = pmuctx_counter_read(sc->ev[i], NULL);
+			snap[s->snap_slot[i]] =
+				pmuctx_counter_read(sc->ev[i], NULL);
 			break;
 		}
 	}
@@ -223,7 +224,8 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 			d = 0;
 			break;
 		default:
-			d = pmuctx_counter_read(sc->ev[i], &active) - snap[i];
+			d = pmuctx_counter_read(sc->ev[i], &active) -
+			    snap[s->snap_slot[i]];
 			/*
 			 * Not counting now: this slice's count is lost, and
 			 * READ says so (time_running).  A pinned CPU counter

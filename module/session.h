@@ -157,6 +157,14 @@ struct pmuctx_session {
 	u32			data_size;
 	u32			nr_events;
 	u32			events[PMUCTX_MAX_EVENTS];
+	/*
+	 * Counter-backed events keep a snapshot at switch-in: snap_slot[i]
+	 * is event i's slot among nr_snap (pmuctx_entry_size()); the
+	 * module's own (task-clock, context-switches, cpu-migrations) have
+	 * none.
+	 */
+	u32			nr_snap;
+	u8			snap_slot[PMUCTX_MAX_EVENTS];
 	u32			entry_size;	/* pmuctx_entry_size() */
 	u32			defer_offset;	/* 0: no struct pmuctx_defer */
 	u32			maps_offset;	/* 0: no struct pmuctx_maps */

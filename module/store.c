@@ -108,17 +108,17 @@ void pmuctx_store_put(void)
 
 /*
  * Entry memory.  Entries of up to PMUCTX_CACHE_MAX bytes come from slab
- * caches in steps of PMUCTX_CACHE_STEP bytes ("pmuctx_entry_224" holds the
- * entries of 4 counting events; kmalloc would round them up to 256).  The
+ * caches in steps of PMUCTX_CACHE_STEP bytes ("pmuctx_entry_200" holds the
+ * entries of the 4 default events; kmalloc would round them up to 256).  The
  * caches are created at module load, not with the first session that needs
  * one: kmem_cache_create() dumps a stack when it fails, which an
  * allocation failure in SESSION_CREATE must not do.  Bigger entries (large
  * save areas, many events with sampling) come from kmalloc; the size alone
  * tells which, at allocation and at free.
  */
-#define PMUCTX_CACHE_STEP	32
+#define PMUCTX_CACHE_STEP	8
 #define PMUCTX_CACHE_MIN	ALIGN(sizeof(struct pmuctx_entry) + \
-				      3 * sizeof(u64), PMUCTX_CACHE_STEP)
+				      2 * sizeof(u64), PMUCTX_CACHE_STEP)
 #define PMUCTX_CACHE_MAX	384
 #define PMUCTX_NR_CACHES	((PMUCTX_CACHE_MAX - PMUCTX_CACHE_MIN) / \
 				 PMUCTX_CACHE_STEP + 1)
@@ -141,7 +141,7 @@ int pmuctx_entry_caches_init(void)
 	char name[32];
 
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) % sizeof(u64));
-	/* 4 events in 224 bytes (DESIGN.md, PERFORMANCE.md) */
+	/* the 4 default events in 200 bytes (DESIGN.md, PERFORMANCE.md) */
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) > 128);
 	/* e->size is a u16 */
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) +
@@ -182,9 +182,25 @@ void pmuctx_entry_caches_destroy(void)
 void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 		       bool slices)
 {
-	size_t size = sizeof(struct pmuctx_entry) +
-		      3 * sizeof(u64) * s->nr_events + s->data_size;
+	unsigned int i;
+	size_t size;
 
+	/* a snapshot slot per counter-backed event (pmuctx_entry_start()) */
+	s->nr_snap = 0;
+	for (i = 0; i < s->nr_events; i++) {
+		switch (s->events[i]) {
+		case PMUCTX_EV_TASK_CLOCK:
+		case PMUCTX_EV_CONTEXT_SWITCHES:
+		case PMUCTX_EV_CPU_MIGRATIONS:
+			s->snap_slot[i] = 0;
+			break;
+		default:
+			s->snap_slot[i] = s->nr_snap++;
+			break;
+		}
+	}
+	size = sizeof(struct pmuctx_entry) +
+	       sizeof(u64) * (2 * s->nr_events + s->nr_snap) + s->data_size;
 	s->defer_offset = 0;
 	s->maps_offset = 0;
 	s->slice_offset = 0;

@@ -69,35 +69,37 @@ struct pmuctx_entry {
 		struct rcu_head	rcu;		/* pmuctx_entry_put() */
 	};
 	/*
-	 * snapshot[nr_events], total[nr_events], children[nr_events], the
-	 * save area (data_size bytes), in sampling sessions a struct
+	 * total[nr_events], children[nr_events], snapshot[nr_snap] (one
+	 * per counter-backed event), the save area (data_size bytes), in
+	 * sampling sessions a struct
 	 * pmuctx_defer at s->defer_offset (and a struct pmuctx_maps at
 	 * s->maps_offset), and in sessions with SWITCH records or a trigger
 	 * u64 slice accumulators[nr_events] at s->slice_offset.  The header
-	 * is 128 bytes on x86-64: with 4 events an entry is 224 bytes
-	 * (pmuctx_entry_alloc()).
+	 * is 128 bytes on x86-64: with the 4 default events (one of them
+	 * counter-backed) an entry is 200 bytes (pmuctx_entry_alloc()).
 	 */
 	u64			data[];
 };
 
-static inline u64 *pmuctx_snap(struct pmuctx_entry *e)
+static inline u64 *pmuctx_total(struct pmuctx_entry *e)
 {
 	return e->data;
 }
 
-static inline u64 *pmuctx_total(struct pmuctx_entry *e)
-{
-	return e->data + e->sess->nr_events;
-}
-
 static inline atomic64_t *pmuctx_children(struct pmuctx_entry *e)
 {
-	return (atomic64_t *)(e->data + 2 * e->sess->nr_events);
+	return (atomic64_t *)(e->data + e->sess->nr_events);
+}
+
+/* Indexed by e->sess->snap_slot[event]. */
+static inline u64 *pmuctx_snap(struct pmuctx_entry *e)
+{
+	return e->data + 2 * e->sess->nr_events;
 }
 
 static inline u64 *pmuctx_save(struct pmuctx_entry *e)
 {
-	return e->data + 3 * e->sess->nr_events;
+	return e->data + 2 * e->sess->nr_events + e->sess->nr_snap;
 }
 
 /*
