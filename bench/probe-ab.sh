@@ -6,9 +6,10 @@
 #
 # usage (host): tests/vm/run --no-module --mem 4096 --bind DIR -- \
 #                   bench/probe-ab.sh DIR/a.ko DIR/b.ko ...
-# Each module must carry bench/probe-time.patch, which sums local_clock()
-# time from the probe's entry to its exit per CPU and prints
-# "AB probe n=CALLS hit=CALLS_WITH_ENTRIES ns=TOTAL" at rmmod.  For every
+# Each module must be a debug build (make module-debug, PMUCTX_DEBUG=1),
+# whose module/probebench.c sums local_clock() time from the probe's entry
+# to its exit per CPU and prints
+# "probe time: n=CALLS hit=CALLS_WITH_ENTRIES ns=TOTAL" at rmmod.  For every
 # round, module and workload: insmod, run the workload under pmuctx stat,
 # rmmod, print one R line.  PROBE_AB_ROUNDS (5) and PROBE_AB_WORK
 # ("pp sys fork") select the rounds and workloads.
@@ -29,7 +30,7 @@ for round in $(seq "${PROBE_AB_ROUNDS:-5}"); do
 			fork) r=$(tools/pmuctx stat -o /dev/null -- bench/churn -f 512 -r 3 2>&1 | tail -2 | mn) ;;
 			esac
 			rmmod pmuctx || { echo "rmmod failed"; exit 1; }
-			echo "R mod=$(basename "$ko" .ko) w=$w round=$round bench=$r $(dmesg | grep 'AB probe' | tail -1 | sed 's/.*AB probe //')"
+			echo "R mod=$(basename "$ko" .ko) w=$w round=$round bench=$r $(dmesg | grep 'pmuctx: probe time: ' | tail -1 | sed 's/.*probe time: //')"
 		done
 	done
 done

@@ -54,6 +54,7 @@
 #include "hooks.h"
 #include "main.h"
 #include "maps.h"
+#include "probebench.h"
 #include "ring.h"
 #include "sample.h"
 #include "selftest.h"
@@ -467,6 +468,7 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	}
 out:
 	rcu_read_unlock();
+	pmuctx_probebench_end(now, cc->nr);	/* debug build only */
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "counters.h"
 #include "main.h"
 #include "perm.h"
+#include "probebench.h"
 #include "ringbench.h"
 #include "sample.h"
 #include "selftest.h"
@@ -132,6 +133,7 @@ static void __exit pmuctx_exit(void)
 	WARN_ON_ONCE(atomic64_read(&pmuctx_stats.bytes));
 	pmuctx_entry_caches_destroy();
 	pmuctx_sysctl_exit();
+	pmuctx_probebench_report();	/* debug build only */
 	pr_info("unloaded\n");
 }
 

@@ -10,17 +10,18 @@
 # release build of `make all`) against module-debug/module/pmuctx.ko.
 # scripts/check-kernel.sh passes the two it built for its kernel.
 #
-# The release module must have no symbol matching selftest, ringbench or
-# ring_bench (nm) and no selftest_* parameter (modinfo); the debug build
-# must have the five test hook parameters, the SELFTEST backend's code and,
-# on a kernel with debugfs, ring_bench: so that the check can fail.
+# The release module must have no symbol matching selftest, ringbench,
+# ring_bench or probebench (nm) and no selftest_* parameter (modinfo); the
+# debug build must have the five test hook parameters, the SELFTEST
+# backend's code, the probe timer and, on a kernel with debugfs,
+# ring_bench: so that the check can fail.
 # Environment: MAKE, KVER, KDIR (from the Makefile).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 MAKE=${MAKE:-make}
 HOOKS="selftest_inject selftest_inject_pid selftest_attach_delay_ms selftest_task_work_tail_ms selftest_revive_delay_ms"
-TEST_SYMS='selftest|ringbench|ring_bench'
+TEST_SYMS='selftest|ringbench|ring_bench|probebench'
 
 if [ $# -eq 0 ]; then
 	rel=$top/module/pmuctx.ko
@@ -74,7 +75,7 @@ else
 	fail "debug: test hook parameters missing:$missing"
 fi
 dsyms=$(nm "$dbg" | awk '{ print $NF }')
-want="pmuctx_selftest_save pmuctx_selftest_verify"
+want="pmuctx_selftest_save pmuctx_selftest_verify pmuctx_probebench_end"
 if grep -qx 'CONFIG_DEBUG_FS=y' "/lib/modules/$kver/build/.config" 2>/dev/null; then
 	want="$want pmuctx_ringbench_init"
 fi
