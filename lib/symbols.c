@@ -469,7 +469,7 @@ static struct proc *get_proc(struct pmuctx_syms *y, pid_t pid)
 	return p;
 }
 
-/* ---- PLT stubs (x86_64) ------------------------------------------------------ */
+/* ---- PLT stubs (x86_64) ------------------------------------------------ */
 /*
  * A call to a shared library's function goes through a stub that jumps
  * through a GOT slot the dynamic linker fills in.  Stubs are in
@@ -579,7 +579,8 @@ static const char *plt_reloc(Elf *elf, GElf_Addr slot, long index)
 		n = sh.sh_size / sh.sh_entsize;
 		if (index >= 0) {
 			sn = elf_strptr(elf, shstr, sh.sh_name);
-			if (!sn || strcmp(sn, ".rela.plt") || (size_t)index >= n ||
+			if (!sn || strcmp(sn, ".rela.plt") ||
+			    (size_t)index >= n ||
 			    !gelf_getrela(d, (int)index, &r))
 				continue;
 			return plt_rel_name(elf, &sh, &r);
