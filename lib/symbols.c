@@ -555,39 +555,54 @@ static const char *plt_rel_name(Elf *elf, const GElf_Shdr *sh,
 }
 
 /*
- * the symbol name of the relocation at GOT @slot (any RELA section), or of
- * entry @index of .rela.plt (@index >= 0)
+ * the symbol name of the relocation at GOT @slot in RELA section @scn, or
+ * of its entry @index (@index >= 0)
+ */
+static const char *plt_rela_find(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+				 GElf_Addr slot, long index)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	GElf_Rela r;
+
+	if (!d)
+		return NULL;
+	if (index >= 0)
+		return (size_t)index < n && gelf_getrela(d, (int)index, &r) ?
+		       plt_rel_name(elf, sh, &r) : NULL;
+	for (i = 0; i < n; i++)
+		if (gelf_getrela(d, (int)i, &r) && r.r_offset == slot)
+			return plt_rel_name(elf, sh, &r);
+	return NULL;
+}
+
+/*
+ * the symbol name of the relocation at GOT @slot, or of entry @index of
+ * .rela.plt (@index >= 0): .rela.plt first (JUMP_SLOT), then the other
+ * RELA sections (GLOB_DAT slots of .plt.got in .rela.dyn)
  */
 static const char *plt_reloc(Elf *elf, GElf_Addr slot, long index)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn;
 	GElf_Shdr sh;
-	GElf_Rela r;
-	Elf_Data *d;
-	size_t shstr, i, n;
-	const char *sn;
+	size_t shstr;
+	const char *sn, *name;
+	int pass;
 
 	if (elf_getshdrstrndx(elf, &shstr))
 		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		if (index >= 0) {
-			sn = elf_strptr(elf, shstr, sh.sh_name);
-			if (!sn || strcmp(sn, ".rela.plt") ||
-			    (size_t)index >= n ||
-			    !gelf_getrela(d, (int)index, &r))
+	for (pass = 0; pass < (index >= 0 ? 1 : 2); pass++) {
+		for (scn = elf_nextscn(elf, NULL); scn;
+		     scn = elf_nextscn(elf, scn)) {
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 				continue;
-			return plt_rel_name(elf, &sh, &r);
+			sn = elf_strptr(elf, shstr, sh.sh_name);
+			if (!sn || (pass == 0) != !strcmp(sn, ".rela.plt"))
+				continue;
+			name = plt_rela_find(elf, scn, &sh, slot, index);
+			if (name)
+				return name;
 		}
-		for (i = 0; i < n; i++)
-			if (gelf_getrela(d, (int)i, &r) && r.r_offset == slot)
-				return plt_rel_name(elf, &sh, &r);
 	}
 	return NULL;
 }
