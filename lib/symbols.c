@@ -14,7 +14,9 @@
  * libdwfl, one Dwfl per map, built from the map's text by
  * dwfl_linux_proc_maps_report() the first time it is needed: libdwfl
  * works out each file's load bias (PIE executables, shared libraries),
- * reads .symtab or .dynsym, and finds separate debug files.
+ * reads .symtab or .dynsym, and finds separate debug files.  No symbol
+ * covers a PLT stub: those are named NAME@plt from the file's relocations
+ * (x86_64, see "PLT stubs" below), as perf names them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 #include "profile.h"
 
@@ -125,6 +128,8 @@ struct pmuctx_syms {
 	struct arena strings;
 	char *debuginfo_path;
 	Dwfl_Callbacks cbs;
+	char **plt_names;	/* NAME@plt, made once each */
+	size_t nplt_names;
 };
 
 /* ---- kallsyms ----------------------------------------------------------- */
@@ -464,6 +469,200 @@ static struct proc *get_proc(struct pmuctx_syms *y, pid_t pid)
 	return p;
 }
 
+/* ---- PLT stubs (x86_64) ------------------------------------------------ */
+/*
+ * A call to a shared library's function goes through a stub that jumps
+ * through a GOT slot the dynamic linker fills in.  Stubs are in
+ * - .plt: with lazy binding a 16-byte header ("push GOT+8; jmp *GOT+16"),
+ *   then 16-byte entries "jmp *SLOT(%rip); push INDEX; jmp .plt"; with IBT
+ *   (.plt.sec present) its entries are "endbr64; push INDEX; bnd jmp .plt";
+ * - .plt.sec (IBT): 16-byte entries "endbr64; bnd jmp *SLOT(%rip)";
+ * - .plt.got: "jmp *SLOT(%rip)" for functions whose slot is also the one
+ *   their address is taken from (a GLOB_DAT relocation in .rela.dyn).
+ * A stub is named after the symbol of the relocation of its slot
+ * (R_X86_64_JUMP_SLOT in .rela.plt, GLOB_DAT), or, for the IBT .plt
+ * entries that jump through no slot, of entry INDEX of .rela.plt; in
+ * .dynsym, with "@plt" appended.  IRELATIVE relocations name no symbol:
+ * such stubs (and the header) stay unknown.
+ */
+
+/* the PLT section that holds ELF address @a, or NULL */
+static Elf_Scn *plt_section(Elf *elf, GElf_Addr a, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, sh) || sh->sh_type != SHT_PROGBITS ||
+		    a < sh->sh_addr || a - sh->sh_addr >= sh->sh_size)
+			continue;
+		n = elf_strptr(elf, shstr, sh->sh_name);
+		if (n && (!strcmp(n, ".plt") || !strcmp(n, ".plt.sec") ||
+			  !strcmp(n, ".plt.got")))
+			return scn;
+		return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * the first instruction of the stub at @b (@n bytes), after endbr64 and a
+ * bnd prefix: "jmp *disp32(%rip)" gives the GOT slot (@stub is its ELF
+ * address), "push imm32" the .rela.plt index; false for anything else
+ */
+static bool plt_decode(const unsigned char *b, size_t n, GElf_Addr stub,
+		       GElf_Addr *slot, long *index)
+{
+	size_t k = 0;
+	__s32 v;
+
+	if (n >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e &&
+	    b[3] == 0xfa)
+		k = 4;
+	if (k < n && b[k] == 0xf2)
+		k++;
+	if (k + 6 <= n && b[k] == 0xff && b[k + 1] == 0x25) {
+		memcpy(&v, b + k + 2, 4);
+		*slot = stub + k + 6 + (GElf_Addr)(__s64)v;
+		return true;
+	}
+	if (k + 5 <= n && b[k] == 0x68) {
+		memcpy(&v, b + k + 1, 4);
+		*index = v;
+		return v >= 0;
+	}
+	return false;
+}
+
+/* the symbol of relocation @r of the RELA section @sh: its name or NULL */
+static const char *plt_rel_name(Elf *elf, const GElf_Shdr *sh,
+				const GElf_Rela *r)
+{
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr ssh;
+	GElf_Sym sym;
+	Elf_Data *d;
+
+	if (!GELF_R_SYM(r->r_info) || !symscn || !gelf_getshdr(symscn, &ssh))
+		return NULL;
+	d = elf_getdata(symscn, NULL);
+	if (!d || !gelf_getsym(d, (int)GELF_R_SYM(r->r_info), &sym))
+		return NULL;
+	return elf_strptr(elf, ssh.sh_link, sym.st_name);
+}
+
+/*
+ * the symbol name of the relocation at GOT @slot in RELA section @scn, or
+ * of its entry @index (@index >= 0)
+ */
+static const char *plt_rela_find(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+				 GElf_Addr slot, long index)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	GElf_Rela r;
+
+	if (!d)
+		return NULL;
+	if (index >= 0)
+		return (size_t)index < n && gelf_getrela(d, (int)index, &r) ?
+		       plt_rel_name(elf, sh, &r) : NULL;
+	for (i = 0; i < n; i++)
+		if (gelf_getrela(d, (int)i, &r) && r.r_offset == slot)
+			return plt_rel_name(elf, sh, &r);
+	return NULL;
+}
+
+/*
+ * the symbol name of the relocation at GOT @slot, or of entry @index of
+ * .rela.plt (@index >= 0): .rela.plt first (JUMP_SLOT), then the other
+ * RELA sections (GLOB_DAT slots of .plt.got in .rela.dyn)
+ */
+static const char *plt_reloc(Elf *elf, GElf_Addr slot, long index)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	size_t shstr;
+	const char *sn, *name;
+	int pass;
+
+	if (elf_getshdrstrndx(elf, &shstr))
+		return NULL;
+	for (pass = 0; pass < (index >= 0 ? 1 : 2); pass++) {
+		for (scn = elf_nextscn(elf, NULL); scn;
+		     scn = elf_nextscn(elf, scn)) {
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+				continue;
+			sn = elf_strptr(elf, shstr, sh.sh_name);
+			if (!sn || (pass == 0) != !strcmp(sn, ".rela.plt"))
+				continue;
+			name = plt_rela_find(elf, scn, &sh, slot, index);
+			if (name)
+				return name;
+		}
+	}
+	return NULL;
+}
+
+/* NAME@plt, made once */
+static const char *plt_intern(struct pmuctx_syms *y, const char *sym)
+{
+	size_t i, n = strlen(sym);
+	char **v;
+
+	for (i = 0; i < y->nplt_names; i++)
+		if (!strncmp(y->plt_names[i], sym, n) &&
+		    !strcmp(y->plt_names[i] + n, "@plt"))
+			return y->plt_names[i];
+	v = realloc(y->plt_names, (y->nplt_names + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	y->plt_names = v;
+	v[y->nplt_names] = malloc(n + 5);
+	if (!v[y->nplt_names])
+		return NULL;
+	memcpy(v[y->nplt_names], sym, n);
+	memcpy(v[y->nplt_names] + n, "@plt", 5);
+	return v[y->nplt_names++];
+}
+
+/*
+ * plt_name() - NAME@plt when ELF address @a of @elf is in a PLT stub,
+ * with the stub's ELF address in @start; NULL otherwise
+ */
+static const char *plt_name(struct pmuctx_syms *y, Elf *elf, GElf_Addr a,
+			    GElf_Addr *start)
+{
+	GElf_Addr esz, stub, slot = 0;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	const char *sym;
+	long index = -1;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return NULL;
+	scn = plt_section(elf, a, &sh);
+	if (!scn)
+		return NULL;
+	esz = sh.sh_entsize ? sh.sh_entsize : 16;
+	stub = sh.sh_addr + (a - sh.sh_addr) / esz * esz;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || stub - sh.sh_addr + esz > d->d_size ||
+	    !plt_decode((const unsigned char *)d->d_buf +
+			(stub - sh.sh_addr), esz, stub, &slot, &index))
+		return NULL;
+	sym = plt_reloc(elf, slot, index);
+	if (!sym || !*sym)
+		return NULL;
+	*start = stub;
+	return plt_intern(y, sym);
+}
+
 static int lookup_user(struct pmuctx_syms *y, pid_t pid, __u64 time,
 		       __u64 addr, __u64 la, struct pmuctx_sym *out)
 {
@@ -472,10 +671,11 @@ static int lookup_user(struct pmuctx_syms *y, pid_t pid, __u64 time,
 	struct snap *s = NULL;
 	Dwfl_Module *mod;
 	Dwarf_Addr mstart, mend;
-	GElf_Addr off, bias;
+	GElf_Addr off, bias, pstart;
 	GElf_Sym sym;
 	const char *name;
 	size_t i, best;
+	Elf *elf;
 
 	out->module = "[unknown]";
 	out->offset = addr;
@@ -529,9 +729,15 @@ static int lookup_user(struct pmuctx_syms *y, pid_t pid, __u64 time,
 		out->mod_end = mend;
 		out->mod_pgoff = 0;
 	}
-	if (dwfl_module_getelf(mod, &bias))
+	elf = dwfl_module_getelf(mod, &bias);
+	if (elf)
 		out->offset = addr - bias;
-	name = dwfl_module_addrinfo(mod, la, &off, &sym, NULL, NULL, NULL);
+	name = elf ? plt_name(y, elf, la - bias, &pstart) : NULL;
+	if (name)
+		off = la - (pstart + bias);
+	else
+		name = dwfl_module_addrinfo(mod, la, &off, &sym, NULL, NULL,
+					    NULL);
 	if (y->flags & PMUCTX_SYMS_LINES) {
 		Dwfl_Line *l = dwfl_module_getsrc(mod, la);
 		int line = 0;
@@ -617,6 +823,9 @@ PMUCTX_API void pmuctx_syms_free(struct pmuctx_syms *y)
 		}
 	}
 	free(y->procs);
+	for (i = 0; i < y->nplt_names; i++)
+		free(y->plt_names[i]);
+	free(y->plt_names);
 	free(y->ksyms);
 	free(y->kmods);
 	free(y->kallsyms_path);

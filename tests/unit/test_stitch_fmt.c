@@ -5,13 +5,17 @@
  *    addresses;
  *  - user maps: this test program (PIE), libc (a shared library), a
  *    stripped copy of this program ("[unknown] (file+0xELF address)"), a
- *    missing file, [vdso], maps chosen by time;
+ *    missing file, [vdso], maps chosen by time; PLT stubs named NAME@plt
+ *    (libpltprobe*.so, checked against objdump's names);
  *  - folded stacks, the perf-report-like table, pprof (decoded again
- *    with protobuf-c's unpacker), and a whole build from synthetic
- *    records with deferred user callchains.
+ *    with protobuf-c's unpacker; unknown frames apart by mapping and
+ *    address), and a whole build from synthetic records with deferred
+ *    user callchains.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,6 +568,98 @@ out:
 	prof_free(p);
 }
 
+/* the Location at @addr, or NULL */
+static const Perftools__Profiles__Location *loc_at(const PProfile *pp,
+						   __u64 addr)
+{
+	size_t i;
+
+	for (i = 0; i < pp->n_location; i++)
+		if (pp->location[i]->address == addr)
+			return pp->location[i];
+	return NULL;
+}
+
+/*
+ * Frames without a symbol: two anonymous mappings, the same offset in
+ * each, and two addresses no mapping holds.  pprof must keep all four
+ * apart: own Locations with their address (and Mapping), and no Function
+ * shared between two of them.
+ */
+static void t_pprof_unknown(void)
+{
+	static const char maps[] =
+		"7f1000000000-7f1000010000 r-xp 00000000 00:00 0 \n"
+		"7f2000000000-7f2000010000 r-xp 00000000 00:00 0 \n";
+	static const __u64 a[4] = { 0x7f1000000100ULL, 0x1000,
+				    0x7f2000000100ULL, 0x2000 };
+	const struct pmuctx_rec_header *recs[2];
+	static __u64 store[2][32];
+	const Perftools__Profiles__Location *l[4];
+	__u64 fid[4];
+	struct prof_input in;
+	struct prof_maps m = { .pid = 50, .text = maps,
+			       .len = sizeof(maps) - 1 };
+	struct prof *p = NULL;
+	PProfile *pp = NULL;
+	void *gz = NULL, *raw = NULL;
+	size_t gzlen = 0, rawlen = 0, i, j;
+	bool found = true, apart = true;
+	char err[256];
+	int e;
+
+	for (i = 0; i < 2; i++) {
+		const struct pmuctx_rec_header *h =
+			ts_sample(10 + i, 0, 50, 50, PMUCTX_SAMPLE_M_USER, 0,
+				  1000, NULL, 0, a + 2 * i, 2);
+
+		memcpy(store[i], h, h->size);
+		recs[i] = (const void *)store[i];
+	}
+	memset(&in, 0, sizeof(in));
+	in.recs = recs;
+	in.nr_recs = 2;
+	in.maps = &m;
+	in.nr_maps = 1;
+	in.no_kernel_syms = true;
+	e = prof_build(&in, &p, err, sizeof(err));
+	CHECK(!e && p, "unknown frames: prof_build (%s)", e ? err : "ok");
+	if (e)
+		return;
+	if (!prof_pprof_encode(p, &gz, &gzlen))
+		raw = gunzip(gz, gzlen, &rawlen);
+	if (raw)
+		pp = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	CHECK(pp != NULL, "unknown frames: pprof encoded and unpacked");
+	if (!pp)
+		goto out;
+	for (i = 0; i < 4; i++) {
+		l[i] = loc_at(pp, a[i]);
+		found = found && l[i];
+		fid[i] = l[i] && l[i]->n_line ? l[i]->line[0]->function_id : 0;
+	}
+	CHECK(found, "unknown frames: a Location at each address");
+	for (i = 0; found && i < 4; i++)
+		for (j = i + 1; j < 4; j++)
+			if (l[i]->id == l[j]->id || (fid[i] && fid[i] == fid[j]))
+				apart = false;
+	CHECK(found && apart, "unknown frames: four Locations, no Function "
+	      "shared by two of them (not one merged [unknown])");
+	CHECK(found && l[0]->mapping_id && l[2]->mapping_id &&
+	      l[0]->mapping_id != l[2]->mapping_id &&
+	      pp->mapping[l[0]->mapping_id - 1]->memory_start ==
+	      0x7f1000000000ULL &&
+	      pp->mapping[l[2]->mapping_id - 1]->memory_start ==
+	      0x7f2000000000ULL,
+	      "unknown frames: each anonymous mapping its own Mapping");
+out:
+	if (pp)
+		perftools__profiles__profile__free_unpacked(pp, NULL);
+	free(raw);
+	free(gz);
+	prof_free(p);
+}
+
 static void t_build(void)
 {
 	const struct pmuctx_rec_header *recs[64];
@@ -673,6 +769,106 @@ out:
 #undef PUT
 }
 
+/* ---- PLT stubs ----------------------------------------------------------- */
+
+#define PLT_MAX 32
+
+/*
+ * objdump's names of the PLT stubs of @lib: its "ADDR <NAME@plt>:" lines
+ * in .plt, .plt.sec and .plt.got (not "<NAME@plt-0x10>", the header)
+ */
+static int objdump_plt(const char *lib, __u64 *addr, char (*name)[64])
+{
+	char cmd[PATH_MAX + 128], line[512], sym[128];
+	unsigned long long a;
+	FILE *f;
+	size_t l;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec "
+		 "-j .plt.got '%s' 2>/dev/null", lib);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (n < PLT_MAX && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx <%127[^>]>:", &a, sym) != 2)
+			continue;
+		l = strlen(sym);
+		if (l < 5 || l >= 64 || strcmp(sym + l - 4, "@plt") ||
+		    strpbrk(sym, "+-"))
+			continue;
+		addr[n] = a;
+		memcpy(name[n], sym, l + 1);
+		n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/* the stubs of one dlopen()ed library, looked up in this process's map */
+static void t_plt_lib(const char *file)
+{
+	LIBPMUCTX_OPTS(pmuctx_syms_opts, o, .flags = PMUCTX_SYMS_NO_KERNEL);
+	char path[PATH_MAX + 64], real[PATH_MAX], name[PLT_MAX][64], *maps;
+	char got[128] = "-";
+	__u64 addr[PLT_MAX], base, fn;
+	struct pmuctx_syms *y = NULL;
+	struct pmuctx_sym s;
+	int n, i, bad = -1, r;
+	bool strcoll_seen = false;
+	void *h;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/%s", TOP_DIR, file);
+	h = dlopen(path, RTLD_NOW);
+	CHECK(h && realpath(path, real), "dlopen(%s)", file);
+	if (!h)
+		return;
+	n = objdump_plt(real, addr, name);
+	maps = slurp("/proc/self/maps", &len);
+	base = maps ? first_start(maps, real) : 0;
+	CHECK(n >= 3 && base, "%s: objdump names %d PLT stubs, mapped at "
+	      "0x%llx", file, n, (unsigned long long)base);
+	pmuctx_syms_new(&y, &o);
+	if (maps)
+		pmuctx_syms_add_maps(y, 1, 0, maps, len);
+	for (i = 0; i < n; i++) {
+		/* 4 bytes into the stub: a sample inside it */
+		r = pmuctx_syms_lookup(y, 1, 0, base + addr[i] + 4, 0, &s);
+		if (r != 0 || !s.name || strcmp(s.name, name[i]) ||
+		    s.start != base + addr[i]) {
+			if (bad < 0)
+				snprintf(got, sizeof(got), "%s+0x%llx",
+					 s.name ? s.name : "(null)",
+					 (unsigned long long)s.offset);
+			if (bad < 0)
+				bad = i;
+			continue;
+		}
+		if (!strcmp(name[i], "strcoll@plt"))
+			strcoll_seen = true;
+	}
+	CHECK(n > 0 && bad < 0, "%s: every PLT stub named as objdump names it"
+	      " (first wrong: %s at 0x%llx, got %s)", file,
+	      bad >= 0 ? name[bad] : "-",
+	      (unsigned long long)(bad >= 0 ? addr[bad] : 0), got);
+	CHECK(strcoll_seen, "%s: pltprobe_cmp's strcoll() stub is "
+	      "strcoll@plt", file);
+	fn = (__u64)(uintptr_t)dlsym(h, "pltprobe_cmp");
+	r = pmuctx_syms_lookup(y, 1, 0, fn + 1, 0, &s);
+	CHECK(fn && r == 0 && s.name && !strcmp(s.name, "pltprobe_cmp"),
+	      "%s: a function outside the PLT keeps its own name", file);
+	pmuctx_syms_free(y);
+	free(maps);
+	dlclose(h);
+}
+
+static void t_plt_syms(void)
+{
+	t_plt_lib("libpltprobe.so");
+	t_plt_lib("libpltprobe-ibt.so");
+}
+
 void test_symbols(void)
 {
 	snprintf(kallsyms_path, sizeof(kallsyms_path),
@@ -683,6 +879,7 @@ void test_symbols(void)
 	write_file(hidden_path, hidden_text);
 	t_kernel_syms();
 	t_user_syms();
+	t_plt_syms();
 }
 
 /* ---- the recorder's MMAP snapshots (tools/profile/maps.c) ------------- */
@@ -859,6 +1056,7 @@ void test_profile(void)
 	t_folded();
 	t_text();
 	t_pprof();
+	t_pprof_unknown();
 	t_build();
 	t_maps_kernel();
 	t_maps_names();

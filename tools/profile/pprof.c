@@ -9,7 +9,10 @@
  * period.  Every frame is one Location (leaf first in Sample.location_id,
  * kernel frames below user frames) with one Line naming its Function, so
  * pprof needs no symbolization of its own; Mappings are the files (and
- * [kernel.kallsyms]).  Labels: comm, pid, tid.
+ * [kernel.kallsyms]).  A frame without a symbol is a Location with its
+ * Mapping and address and no Line: pprof shows it by address, apart from
+ * every other, instead of merging unknown frames into one Function.
+ * Labels: comm, pid, tid.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -257,27 +260,28 @@ static int pp_location(struct pp *x, const struct prof_frame *fr)
 	long m, fn;
 
 	m = hidx_find(&x->map_idx, hm, map_eq, x, fr);
-	fn = hidx_find(&x->func_idx, hf, func_eq, x, fr);
 	if (m < 0)
 		m = pp_add_mapping(x, fr, hm);
 	if (m < 0)
 		return -ENOMEM;
+	perftools__profiles__location__init(l);
+	l->id = fr->id;
+	l->mapping_id = x->maps[m].id;
+	l->address = fr->addr;
+	x->locp[x->nloc++] = l;
+	if (fr->unknown)	/* no Function: its address keeps it apart */
+		return 0;
+	fn = hidx_find(&x->func_idx, hf, func_eq, x, fr);
 	if (fn < 0)
 		fn = pp_add_function(x, fr, hf);
 	if (fn < 0)
 		return -ENOMEM;
-	perftools__profiles__location__init(l);
 	perftools__profiles__line__init(ln);
-	l->id = fr->id;
-	l->mapping_id = x->maps[m].id;
-	l->address = fr->addr;
 	ln->function_id = x->funcs[fn].id;
 	ln->line = fr->line;
-	x->linep[x->nloc] = ln;
+	x->linep[x->nloc - 1] = ln;
 	l->n_line = 1;
-	l->line = &x->linep[x->nloc];
-	x->locp[x->nloc] = l;
-	x->nloc++;
+	l->line = &x->linep[x->nloc - 1];
 	return 0;
 }
 

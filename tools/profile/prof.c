@@ -256,6 +256,7 @@ static long frame_of(struct prof *p, struct pmuctx_syms *y, bool kernel,
 	if (!f)
 		return -ENOMEM;
 	f->name = s.name ? intern(&p->priv->strings, s.name) : NULL;
+	f->unknown = !s.name && !(s.flags & PMUCTX_SYM_HIDDEN);
 	f->module = intern(&p->priv->strings, s.module ? s.module :
 			   "[unknown]");
 	f->file = s.file ? intern(&p->priv->strings, s.file) : NULL;

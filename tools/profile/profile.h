@@ -59,6 +59,8 @@ struct prof_frame {
 	__s32 pid;			/* user frames: the process */
 	__u64 addr;
 	const char *name;		/* symbol, or NULL */
+	bool unknown;			/* no symbol (hidden kernel ones
+					   aside): pprof keeps it apart */
 	const char *module;		/* file path or [kernel.kallsyms] */
 	const char *label;		/* what the outputs print */
 	const char *file;		/* source file or NULL */
