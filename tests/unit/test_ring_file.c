@@ -355,6 +355,126 @@ static void test_bad_files(void)
 	CHECK(pmf_read(path2, 0, &r, msg, sizeof(msg)) < 0, "empty file");
 }
 
+static size_t mk_lost(void *buf, __u64 time, __u32 cpu, __u64 lost)
+{
+	struct pmuctx_rec_lost r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = PMUCTX_REC_LOST;
+	r.hdr.size = sizeof(r);
+	r.c.time = time;
+	r.c.cpu = cpu;
+	r.lost = lost;
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+/*
+ * Issue 16 item 6: a wrapped flight-recorder window (run 8.9-73.0 s, CPU 0
+ * holding only 71.0-72.9 s, 500 records overwritten), 20 records lost by
+ * the kernel's count of which only 16 reached the file as LOST records,
+ * and a trigger window.
+ */
+static int write_coverage(const char *p)
+{
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	struct pmf_cpu_stats st[2];
+	unsigned char b[128];
+	size_t n;
+	int err;
+
+	meta_init(&m);
+	m.info.start_mono_ns = 8900000000ULL;
+	err = pmf_create(&w, p, &m, msg, sizeof(msg));
+	if (err)
+		return err;
+	memset(st, 0, sizeof(st));
+	pmf_window_begin(w, PMF_WIN_REQUEST, 73000000000ULL, 77);
+	n = mk_comm(b, 8900000000ULL, 1, 300, "burn");
+	pmf_add_record(w, b, n);
+	n = mk_lost(b, 71000000000ULL, 0, 16);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 72000000000ULL, 0, 301, 300, 1, false, 2000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 72900000000ULL, 0, 301, 0, 1, false, 3000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 73000000000ULL, 1, 300, 0, 0, true, 1000);
+	pmf_add_record(w, b, n);
+	st[0].lost = st[0].lost_window = 20;
+	st[0].records = 4000;
+	st[0].overwritten = 500;
+	st[1].records = 2;
+	pmf_window_end(w, st, 2, 73000000100ULL);
+	/* the trigger: 300's slice on CPU 1 ran 21 ms, over 5 ms */
+	pmf_window_begin(w, PMF_WIN_TRIGGER, 80000000000ULL, 0);
+	n = mk_switch(b, 79000000000ULL, 1, 300, 0, 0, true, 6000000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 79500000000ULL, 0, 301, 0, 1, false, 3000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 79600000000ULL, 1, 300, 0, 0, true, 21000000);
+	pmf_add_record(w, b, n);
+	st[0].lost_window = 0;
+	st[0].records = 4100;
+	st[0].overwritten = 530;
+	st[1].records = 4;
+	pmf_window_end(w, st, 2, 80000000100ULL);
+	return pmf_close(w, 0, msg, sizeof(msg));
+}
+
+static void test_report_coverage(void)
+{
+	const char *err_at = NULL;
+	int ret;
+
+	t_section("pmuctx report: what each window covers (issue 16 item 6)");
+	snprintf(path, sizeof(path), "%s/cov.pmu", dir);
+	CHECK_EQ(write_coverage(path), 0, "write the file");
+
+	ret = run(&cmd_report, "-i", path, "--summary", NULL);
+	CHECK_EQ(ret, 0, "report --summary exits 0");
+	/* per CPU, the time span the window holds and the overwritten count */
+	CHECK_HAS(cap_out, "#   cpu0: 71.000000000 .. 72.900000000 s, "
+		  "3 records, 500 overwritten, 20 lost",
+		  "window 0: CPU 0's span, overwritten and lost");
+	CHECK_HAS(cap_out, "#   cpu1: 8.900000000 .. 73.000000000 s, "
+		  "2 records, 0 overwritten, 0 lost",
+		  "window 0: CPU 1's span");
+	CHECK_HAS(cap_out, "5 records, 20 lost (cpu0: 20), 500 overwritten",
+		  "window 0: the overwritten total next to lost");
+	CHECK_HAS(cap_out, "#   cpu0: 79.500000000 .. 79.500000000 s, "
+		  "1 records, 30 overwritten, 0 lost",
+		  "window 1: overwritten since the previous window");
+	/* one loss total everywhere: the kernel's count (20), not 16 */
+	CHECK_HAS(cap_out, "# windows:  2, 8 records, 20 lost",
+		  "header: 20 lost");
+	CHECK_HAS(cap_out, "20 record(s) were lost",
+		  "summary: the same 20 lost");
+	CHECK_LACKS(cap_out, "16 record", "summary: not the LOST records' 16");
+	/* the trigger window names the task and the slice */
+	CHECK_HAS(cap_out, "#   fired by burn 300/300 on cpu1: slice "
+		  "79.579000000 .. 79.600000000 s, task-clock=21.000 ms > "
+		  "5.000 ms", "trigger window: the task and slice that fired");
+
+	ret = run(&cmd_report, "-i", path, "--format", "perf-script", NULL);
+	CHECK_EQ(ret, 0, "perf-script exits 0");
+	CHECK_HAS(cap_err, "20 record(s) were lost",
+		  "perf-script: the same 20 lost");
+
+	ret = run(&cmd_report, "-i", path, "--format", "json", NULL);
+	CHECK_EQ(ret, 0, "json exits 0");
+	CHECK_EQ(json_validate(cap_out, &err_at), 0, "json is valid");
+	CHECK_HAS(cap_out, "\"lost\":20,\"overwritten\":500,\"cpus\":[{\"cpu\":0,"
+		  "\"first_ns\":71000000000,\"last_ns\":72900000000,"
+		  "\"records\":3,\"overwritten\":500,\"lost\":20}",
+		  "json: per-CPU span, overwritten and lost");
+	CHECK_HAS(cap_out, "\"fired_by\":{\"pid\":300,\"tid\":300,"
+		  "\"comm\":\"burn\",\"cpu\":1,\"start_ns\":79579000000,"
+		  "\"end_ns\":79600000000,\"value\":21000000}",
+		  "json: the trigger window's slice");
+	CHECK_HAS(cap_out, "\"lost_total\":20", "json: the loss total");
+}
+
 static void test_report(void)
 {
 	const char *err_at = NULL;
@@ -921,6 +1041,7 @@ void test_ring_file(void)
 	test_roundtrip();
 	test_bad_files();
 	test_report();
+	test_report_coverage();
 	test_report_profile();
 	test_parsers();
 	test_record_usage();
