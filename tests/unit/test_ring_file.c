@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -813,6 +814,80 @@ static void test_record_usage(void)
 	CHECK(ret == 0 && strstr(cap_out, "perf-script"), "report --help");
 }
 
+/* the COMM record of @tid in the file, recorder's or kernel's; NULL: none */
+static const struct pmuctx_rec_comm *file_comm(const struct pmf_reader *r,
+					       __s32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_recs; i++) {
+		const struct pmuctx_rec_comm *c = (const void *)r->recs[i];
+
+		if (c->hdr.type == PMUCTX_REC_COMM && c->c.tid == tid)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * Issue 16 item 6: tasks that existed before recording have names even
+ * when the buffer wrapped and the kernel's COMM records of SESSION_CREATE
+ * are gone (like perf's synthesized events: read from /proc at enable).
+ */
+static void test_record_names(void)
+{
+	struct pmf_reader *r = NULL;
+	const struct pmuctx_rec_comm *c;
+	int go[2], i;
+	pid_t kid;
+	char b;
+
+	t_section("pmuctx record -a: names of the tasks that were there");
+	if (pipe(go)) {
+		CHECK(0, "pipe");
+		return;
+	}
+	kid = fork();
+	if (!kid) {
+		prctl(PR_SET_NAME, "fr-oldtask");
+		close(go[0]);
+		if (write(go[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	if (kid < 0 || read(go[0], &b, 1) != 1) {
+		CHECK(0, "a named child");
+		close(go[0]);
+		return;
+	}
+	close(go[0]);
+	/* a wrapped flight recorder: none of the kernel's COMM records */
+	fring_install(128, PMUCTX_RING_OVERWRITE);
+	for (i = 0; i < 50 * 128 * 4096 / 48; i++)
+		fring_user(1, 10 + (__u64)i, (__u64)i);
+	CHECK_EQ(run(&cmd_record, "-q", "--overwrite", "-a", "-o", path, "--",
+		     "true", NULL), 0, "record --overwrite -a -- true");
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0, "the file reads");
+	if (r) {
+		c = file_comm(r, kid);
+		CHECK(c && !strcmp(c->comm, "fr-oldtask") &&
+		      c->c.pid == kid && (c->hdr.misc & PMF_COMM_M_RECORDER),
+		      "a task that was there before has its COMM record "
+		      "(the recorder's)");
+		c = file_comm(r, getpid());
+		CHECK(c != NULL, "so has this process");
+		CHECK(r->nr_wins && file_comm(r, kid) >= (const void *)
+		      r->recs[r->wins[0].first] && (const void *)
+		      file_comm(r, kid) <= (const void *)r->recs[r->wins[0].first +
+		      r->wins[0].nr - 1], "in the first window");
+		pmf_free(r);
+	}
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+}
+
 static char dev_env[] = "PMUCTX_DEVICE=" FAKE_PATH;
 
 static void test_record_run(void)
@@ -913,6 +988,10 @@ static void test_record_run(void)
 	      fake.last_attr.trigger_event == 2 &&
 	      fake.last_attr.trigger_threshold == 5000000,
 	      "--trigger: implies overwrite, adds task-clock, 1 + its index");
+	CHECK(fake.last_attr.ring_records & PMUCTX_REC_MASK_SWITCH,
+	      "--trigger: implies switch records (they name the slice)");
+
+	test_record_names();
 
 	/* not executable */
 	fring_install(128, PMUCTX_RING_NORMAL);
