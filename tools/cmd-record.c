@@ -13,6 +13,7 @@
 #include "pmfile.h"
 #include "profile/profile.h"
 #include "record/loop.h"
+#include "record/names.h"
 #include "record/options.h"
 #include "record/session.h"
 #include "record/windows.h"
@@ -264,6 +265,7 @@ static void record_cleanup(struct recorder *R)
 		close(R->sfd);
 	}
 	maps_cap_free(R->mc);
+	record_free_names(R);
 	pmuctx_ring_unmap(R->ring);
 	pmuctx_close(R->h);
 	free(R->prev_lost);

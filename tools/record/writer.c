@@ -13,6 +13,7 @@
 
 #include "pmfile.h"
 #include "profile/profile.h"
+#include "record/names.h"
 #include "record/session.h"
 #include "record/writer.h"
 
@@ -282,11 +283,19 @@ int record_create_file(struct recorder *R)
 		if (o->t.pid)
 			maps_capture(R->mc, o->t.pid, now_ns(), MAPS_START);
 	}
+	/* the session exists (its tasks adopted), recording not enabled */
+	if (record_read_names(R)) {
+		fprintf(stderr, "pmuctx record: out of memory\n");
+		return EXIT_RUNTIME;
+	}
 	if (!o->overwrite &&
 	    pmf_window_begin(R->w, PMF_WIN_STREAM, now_ns(), 0)) {
 		record_file_error(R);
 		return EXIT_RUNTIME;
 	}
+	/* overwrite mode: in the first window (record_take_window()) */
+	if (!o->overwrite && record_put_names(R))
+		return EXIT_RUNTIME;
 	return 0;
 }
 
