@@ -1958,7 +1958,8 @@ static void perf_report(struct report *R,
 	}
 	if (report_lost_total(R))
 		fprintf(stderr, "pmuctx report: %llu record(s) were lost while "
-			"recording\n", (unsigned long long)report_lost_total(R));
+			"recording\n",
+			(unsigned long long)report_lost_total(R));
 }
 
 static void write_report(struct report *R, const struct report_args *a,

@@ -465,8 +465,8 @@ static void test_report_coverage(void)
 	ret = run(&cmd_report, "-i", path, "--format", "json", NULL);
 	CHECK_EQ(ret, 0, "json exits 0");
 	CHECK_EQ(json_validate(cap_out, &err_at), 0, "json is valid");
-	CHECK_HAS(cap_out, "\"lost\":20,\"overwritten\":500,\"cpus\":[{\"cpu\":0,"
-		  "\"first_ns\":71000000000,\"last_ns\":72900000000,"
+	CHECK_HAS(cap_out, "\"lost\":20,\"overwritten\":500,"
+		  "\"cpus\":[{\"cpu\":0,\"first_ns\":71000000000,\"last_ns\":72900000000,"
 		  "\"records\":3,\"overwritten\":500,\"lost\":20}",
 		  "json: per-CPU span, overwritten and lost");
 	CHECK_HAS(cap_out, "\"fired_by\":{\"pid\":300,\"tid\":300,"
@@ -878,10 +878,13 @@ static void test_record_names(void)
 		      "(the recorder's)");
 		c = file_comm(r, getpid());
 		CHECK(c != NULL, "so has this process");
-		CHECK(r->nr_wins && file_comm(r, kid) >= (const void *)
-		      r->recs[r->wins[0].first] && (const void *)
-		      file_comm(r, kid) <= (const void *)r->recs[r->wins[0].first +
-		      r->wins[0].nr - 1], "in the first window");
+		c = file_comm(r, kid);
+		CHECK(r->nr_wins && r->wins[0].nr &&
+		      (const void *)c >= (const void *)
+		      r->recs[r->wins[0].first] &&
+		      (const void *)c <= (const void *)
+		      r->recs[r->wins[0].first + r->wins[0].nr - 1],
+		      "in the first window");
 		pmf_free(r);
 	}
 	kill(kid, SIGKILL);
