@@ -980,6 +980,28 @@ static void test_record_run(void)
 		r = NULL;
 	}
 
+	/* what the recorder says of a wrapped window: overwritten, not "0 lost" */
+	fring_install(128, PMUCTX_RING_OVERWRITE);
+	for (i = 0; i < 50 * 128 * 4096 / 48; i++)
+		fring_user(2, 10 + (__u64)i, (__u64)i);
+	{
+		char want[128];
+		unsigned long long ov =
+			(unsigned long long)fring_ctl(2)->overwritten;
+
+		ret = run(&cmd_record, "--overwrite", "-o", path, "--",
+			  "true", NULL);
+		CHECK(ret == 0 && ov > 0, "record --overwrite -- true: %llu "
+		      "records overwritten", ov);
+		snprintf(want, sizeof(want), "0 lost and %llu overwritten "
+			 "since the previous window", ov);
+		CHECK_HAS(cap_err, want, "the window's line says how many "
+			  "records were overwritten");
+		snprintf(want, sizeof(want), " lost, %llu overwritten, 1 "
+			 "window(s)", ov);
+		CHECK_HAS(cap_err, want, "so does the summary");
+	}
+
 	/* a trigger */
 	fring_install(128, PMUCTX_RING_OVERWRITE);
 	ret = run(&cmd_record, "-q", "-e", "cs", "--trigger",
