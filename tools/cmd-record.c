@@ -74,6 +74,11 @@ static const char record_help[] =
 "      - when the kernel trigger fires (--trigger): a task's slice went\n"
 "        over the threshold, and the buffers hold what led up to it,\n"
 "      - at the end of the recording.\n"
+"    Each window's line says how many records were lost and how many the\n"
+"    kernel overwrote since the previous window: a window holds only the\n"
+"    newest part of each CPU's records (pmuctx report shows the span of\n"
+"    each). The names of the tasks there before recording (-a, -p) are\n"
+"    read from /proc before it starts and stored in the first window.\n"
 "\n"
 "    Like pmuctx stat, a command starts only once recording is enabled; a\n"
 "    Ctrl-C reaches the command (which decides what to do), SIGTERM and\n"
@@ -269,6 +274,7 @@ static void record_cleanup(struct recorder *R)
 	pmuctx_ring_unmap(R->ring);
 	pmuctx_close(R->h);
 	free(R->prev_lost);
+	free(R->prev_over);
 	free(R->stats);
 	free(R->cmdline);
 }

@@ -75,6 +75,8 @@ struct recorder {
 	long page_size;
 	bool rounded;			/* --buffer-size was not pages */
 	__u64 *prev_lost;		/* per CPU, at the previous window */
+	__u64 *prev_over;		/* per CPU, overwritten then */
+	__u64 over_window;		/* overwritten since the previous one */
 	struct pmf_cpu_stats *stats;	/* per CPU, scratch */
 	bool tty;
 	uint64_t last_progress;

@@ -75,9 +75,10 @@ int record_take_window(struct recorder *R, __u32 reason, pid_t requester)
 		if (requester > 0)
 			fprintf(stderr, " from pid %d", (int)requester);
 		fprintf(stderr, "): %" PRIu64 " records in %s so far, %llu "
-			"lost since the previous window\n",
+			"lost and %llu overwritten since the previous window\n",
 			(uint64_t)pmf_records(R->w), R->o->output,
-			(unsigned long long)lost);
+			(unsigned long long)lost,
+			(unsigned long long)R->over_window);
 	}
 	return rerr ? rerr : 0;
 }
