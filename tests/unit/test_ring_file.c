@@ -420,6 +420,18 @@ static int write_coverage(const char *p)
 	st[0].overwritten = 530;
 	st[1].records = 4;
 	pmf_window_end(w, st, 2, 80000000100ULL);
+	/*
+	 * A trigger window whose firing record is missing: the 21 ms slice
+	 * is still in the buffer (overlap), but CPU 1 wrote a newer record
+	 * after it, so it cannot be the slice that froze the buffers.
+	 */
+	pmf_window_begin(w, PMF_WIN_TRIGGER, 90000000000ULL, 0);
+	n = mk_switch(b, 79600000000ULL, 1, 300, 0, 0, true, 21000000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 85000000000ULL, 1, 300, 0, 0, true, 1000);
+	pmf_add_record(w, b, n);
+	st[1].records = 5;
+	pmf_window_end(w, st, 2, 90000000100ULL);
 	return pmf_close(w, 0, msg, sizeof(msg));
 }
 
@@ -447,7 +459,7 @@ static void test_report_coverage(void)
 		  "1 records, 30 overwritten, 0 lost",
 		  "window 1: overwritten since the previous window");
 	/* one loss total everywhere: the kernel's count (20), not 16 */
-	CHECK_HAS(cap_out, "# windows:  2, 8 records, 20 lost",
+	CHECK_HAS(cap_out, "# windows:  3, 10 records, 20 lost",
 		  "header: 20 lost");
 	CHECK_HAS(cap_out, "20 record(s) were lost",
 		  "summary: the same 20 lost");
@@ -456,6 +468,15 @@ static void test_report_coverage(void)
 	CHECK_HAS(cap_out, "#   fired by burn 300/300 on cpu1: slice "
 		  "79.579000000 .. 79.600000000 s, task-clock=21.000 ms > "
 		  "5.000 ms", "trigger window: the task and slice that fired");
+	{
+		const char *w2 = strstr(cap_out, "# window 2 (trigger)");
+
+		CHECK(w2 && strstr(w2, "#   fired by a slice whose switch "
+				   "record is not in the window") &&
+		      !strstr(w2, "fired by burn"),
+		      "a trigger window without its record names no older "
+		      "slice");
+	}
 
 	ret = run(&cmd_report, "-i", path, "--format", "perf-script", NULL);
 	CHECK_EQ(ret, 0, "perf-script exits 0");
