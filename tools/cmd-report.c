@@ -672,11 +672,13 @@ static __u64 report_lost_total(const struct report *R)
 
 /*
  * The slice that fired a trigger window: the newest SWITCH record in it
- * whose trigger event is over the threshold.  The kernel freezes the
- * buffers right after writing that record (pmuctx record --trigger always
- * records switch events), so nothing newer reached the window on its
- * CPU; older slices over the threshold, kept from earlier windows, are
- * older.  NULL when the window has no such record.
+ * whose trigger event is over the threshold, if it is also the newest
+ * record of its CPU.  The kernel freezes the buffers in sched_switch
+ * right after writing that record, IRQs off (pmuctx record --trigger
+ * always records switch events), so nothing newer reached its CPU's
+ * buffer; a slice over the threshold kept from an earlier window is
+ * followed by newer records.  NULL when the window has no such record
+ * (the firing one was not written: switch records off, or it was lost).
  */
 static const struct pmuctx_rec_switch *win_trigger(const struct report *R,
 						   const struct pmf_win *w)
@@ -697,6 +699,17 @@ static const struct pmuctx_rec_switch *win_trigger(const struct report *R,
 			continue;
 		if (!best || s->c.time >= best->c.time)
 			best = s;
+	}
+	for (k = 0; best && k < w->nr; k++) {
+		const struct pmuctx_rec_header *h = R->r->recs[w->first + k];
+		const struct pmuctx_rec_common *c = (const void *)(h + 1);
+
+		if (h->type == PMUCTX_REC_PAD ||
+		    (h->type == PMUCTX_REC_COMM &&
+		     (h->misc & PMF_COMM_M_RECORDER)))
+			continue;
+		if (c->cpu == best->c.cpu && c->time > best->c.time)
+			return NULL;
 	}
 	return best;
 }
