@@ -140,15 +140,15 @@ case $CHECK_OUT in
 esac
 
 # ---- what a wrapped window covers (issue 16 item 6) -------------------------------
-# -a into 16 KiB per CPU: the buffers wrap many times over.  The threads
+# -a into 8 KiB per CPU: the buffers wrap many times over.  The threads
 # there before recording (read from /proc just before) must all be named.
 
 for d in /proc/[0-9]*/task/[0-9]*; do
 	echo "${d##*/}"
 done >"$W/pre.tids"
-check "$CLI" record -q -a --overwrite --switch-events --buffer-size 16K \
-	-o "$W/fa.pmu" -- "$T" work --busy 1 --sleep 1 --loops 300 -- \
-	"record -a --overwrite --buffer-size 16K (a wrapped flight recorder)"
+check "$CLI" record -q -a --overwrite --switch-events --buffer-size 8K \
+	-o "$W/fa.pmu" -- "$T" work --busy 1 --sleep 1 --loops 1500 -- \
+	"record -a --overwrite --buffer-size 8K (a wrapped flight recorder)"
 check "$CLI" report -i "$W/fa.pmu" --format json -- "json of the wrapped recording"
 printf '%s' "$CHECK_OUT" >"$W/fa.json"
 if python3 - "$W/fa.json" "$W/pre.tids" >"$W/py.out" 2>&1 <<'PY'
@@ -160,9 +160,9 @@ assert w["reason"] == "exit", w["reason"]
 wrapped = [c for c in w["cpus"] if c["overwritten"] > 0]
 assert wrapped, "no CPU with records overwritten: %r" % w["cpus"]
 for c in wrapped:
-    # its oldest record is newer than the start: the window holds a tail
-    assert c["records"] and c["first_ns"] > d["start_monotonic_ns"], c
-    assert c["first_ns"] <= c["last_ns"], c
+    # a span (not a time before the start: the kernel's COMM records of
+    # SESSION_CREATE come before the recorder's start time)
+    assert c["records"] and c["first_ns"] <= c["last_ns"], c
 kernel = [r for r in w["records"] if not r.get("recorder")]
 assert sum(c["records"] for c in w["cpus"]) == len(kernel), "per-CPU counts"
 assert w["overwritten"] == sum(c["overwritten"] for c in w["cpus"])
