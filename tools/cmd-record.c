@@ -13,6 +13,7 @@
 #include "pmfile.h"
 #include "profile/profile.h"
 #include "record/loop.h"
+#include "record/names.h"
 #include "record/options.h"
 #include "record/session.h"
 #include "record/windows.h"
@@ -73,6 +74,11 @@ static const char record_help[] =
 "      - when the kernel trigger fires (--trigger): a task's slice went\n"
 "        over the threshold, and the buffers hold what led up to it,\n"
 "      - at the end of the recording.\n"
+"    Each window's line says how many records were lost and how many the\n"
+"    kernel overwrote since the previous window: a window holds only the\n"
+"    newest part of each CPU's records (pmuctx report shows the span of\n"
+"    each). The names of the tasks there before recording (-a, -p) are\n"
+"    read from /proc before it starts and stored in the first window.\n"
 "\n"
 "    Like pmuctx stat, a command starts only once recording is enabled; a\n"
 "    Ctrl-C reaches the command (which decides what to do), SIGTERM and\n"
@@ -106,7 +112,8 @@ static const char record_help[] =
 "        its functions named).\n"
 "\n"
 "    --trigger 'EVENT>VALUE'\n"
-"        Kernel trigger (implies --overwrite): when one time slice of a task\n"
+"        Kernel trigger (implies --overwrite and --switch-events): when one\n"
+"        time slice of a task\n"
 "        (switch-in to switch-out) counts more than VALUE of EVENT, the\n"
 "        kernel freezes the buffers and a window is written. VALUE takes a\n"
 "        unit for task-clock and cpu-clock (ns, us, ms, s; default ns) and\n"
@@ -263,9 +270,11 @@ static void record_cleanup(struct recorder *R)
 		close(R->sfd);
 	}
 	maps_cap_free(R->mc);
+	record_free_names(R);
 	pmuctx_ring_unmap(R->ring);
 	pmuctx_close(R->h);
 	free(R->prev_lost);
+	free(R->prev_over);
 	free(R->stats);
 	free(R->cmdline);
 }

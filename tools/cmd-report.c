@@ -43,12 +43,18 @@ static const char report_help[] =
 "      - the recording's header: command, host, kernel, start time, mode,\n"
 "        buffer size, records, events, trigger;\n"
 "      - every window (one per snapshot in flight-recorder mode, one\n"
-"        stream in normal mode): why it was taken, its records in time\n"
-"        order across CPUs, and what was lost (per CPU);\n"
+"        stream in normal mode): why it was taken, and per CPU the time\n"
+"        span its records cover, how many it holds, how many the kernel\n"
+"        overwrote since the previous window (flight recorder) and how\n"
+"        many it lost; for a trigger window the task and slice that\n"
+"        fired it; then its records in time order across CPUs;\n"
 "      - a per-task summary: for each task, the time slices seen in\n"
 "        switch records and the sum of their per-slice counts, and the\n"
 "        totals of its exit record. Records present in several\n"
-"        (overlapping) windows are counted once.\n"
+"        (overlapping) windows are counted once. The loss total, in\n"
+"        every format, is the kernel's count (the windows' per-CPU\n"
+"        counters), which includes LOST records that never reached the\n"
+"        file.\n"
 "\n"
 "    A recording with samples (pmuctx record -F/-g) is a profile: each\n"
 "    SAMPLE is joined with its deferred user callchain (the USER_CALLCHAIN\n"
@@ -85,8 +91,12 @@ static const char report_help[] =
 "          \"ring_pages\", \"page_size\", \"records_mask\": [...], \"events\":\n"
 "          [...], \"trigger\": {\"event\", \"threshold\"} or null,\n"
 "          \"start_monotonic_ns\", \"start_realtime_ns\", \"complete\",\n"
-"          \"exit_status\", \"windows\": [{\"index\", \"reason\", \"time_ns\",\n"
-"          \"requester\", \"complete\", \"lost\", \"lost_per_cpu\": [...],\n"
+"          \"exit_status\", \"lost_total\", \"windows\": [{\"index\", \"reason\",\n"
+"          \"time_ns\", \"requester\", \"complete\", \"lost\", \"lost_per_cpu\":\n"
+"          [...], \"overwritten\", \"cpus\": [{\"cpu\", \"first_ns\", \"last_ns\",\n"
+"          \"records\", \"overwritten\", \"lost\"}], \"fired_by\" (trigger\n"
+"          windows: {\"pid\", \"tid\", \"comm\", \"cpu\", \"start_ns\",\n"
+"          \"end_ns\", \"value\"} or null),\n"
 "          \"records\": [{\"type\", \"time_ns\", \"cpu\", \"pid\", \"tid\", ...}]}],\n"
 "          \"tasks\": [{\"pid\", \"tid\", \"comm\", \"slices\", \"values\": {EV: N},\n"
 "          \"exit\": {EV: N} or null}], \"sampling\": {\"freq\", \"flags\",\n"
@@ -569,6 +579,181 @@ static struct task **sorted_tasks(struct report *R, size_t *n)
 
 /* ---- text ------------------------------------------------------------------- */
 
+/* ---- what a window covers ------------------------------------------------------ */
+
+/*
+ * One CPU's part of a window: the span of its records in the file, and
+ * what the kernel counted for it (WINDOW_END): records overwritten since
+ * the previous window (overwrite mode: older records the writer dropped
+ * from the tail) and records lost since the previous window.
+ */
+struct win_cpu {
+	__u64 first, last;	/* c.time of its oldest and newest record */
+	__u64 records;		/* its records in the window */
+	__u64 overwritten;
+	__u64 lost;
+};
+
+static unsigned int win_nr_cpus(const struct report *R,
+				const struct pmf_win *w)
+{
+	return w->have_end ? w->end.nr_cpus : R->info->nr_cpus;
+}
+
+/* @v: win_nr_cpus() elements; a window not finished has no counts */
+static void win_cover(const struct report *R, const struct pmf_win *w,
+		      struct win_cpu *v, unsigned int n)
+{
+	const struct pmf_reader *r = R->r;
+	const struct pmf_win *prev = NULL;
+	unsigned int i;
+	size_t k;
+
+	memset(v, 0, n * sizeof(*v));
+	for (k = 0; k < w->nr; k++) {
+		const struct pmuctx_rec_header *h = r->recs[w->first + k];
+		const struct pmuctx_rec_common *c = (const void *)(h + 1);
+		struct win_cpu *p;
+
+		/* the recorder's thread names are not the kernel's records */
+		if (h->type == PMUCTX_REC_PAD || c->cpu >= n ||
+		    (h->type == PMUCTX_REC_COMM &&
+		     (h->misc & PMF_COMM_M_RECORDER)))
+			continue;
+		p = &v[c->cpu];
+		if (!p->records || c->time < p->first)
+			p->first = c->time;
+		if (!p->records || c->time > p->last)
+			p->last = c->time;
+		p->records++;
+	}
+	if (!w->have_end)
+		return;
+	for (k = (size_t)(w - r->wins); k-- > 0;)
+		if (r->wins[k].have_end) {
+			prev = &r->wins[k];
+			break;
+		}
+	for (i = 0; i < n; i++) {
+		__u64 o = w->cpus[i].overwritten, po = 0;
+
+		if (prev && i < prev->end.nr_cpus)
+			po = prev->cpus[i].overwritten;
+		v[i].overwritten = o >= po ? o - po : o;
+		v[i].lost = w->cpus[i].lost_window;
+	}
+}
+
+/*
+ * The records lost while recording, one number for every output: the
+ * kernel's per-CPU counts in the finished windows (each window's count
+ * since the previous one), which include records whose LOST record never
+ * reached the file (dropped or overwritten itself, or still pending when
+ * the last window was taken).  Only without any finished window, the LOST
+ * records' sum.
+ */
+static __u64 report_lost_total(const struct report *R)
+{
+	const struct pmf_reader *r = R->r;
+	bool any = false;
+	__u64 lost = 0;
+	unsigned int i;
+	size_t w;
+
+	for (w = 0; w < r->nr_wins; w++) {
+		if (!r->wins[w].have_end)
+			continue;
+		any = true;
+		for (i = 0; i < r->wins[w].end.nr_cpus; i++)
+			lost += r->wins[w].cpus[i].lost_window;
+	}
+	return any ? lost : R->lost_records;
+}
+
+/*
+ * The slice that fired a trigger window: the newest SWITCH record in it
+ * whose trigger event is over the threshold, if it is also the newest
+ * record of its CPU.  The kernel freezes the buffers in sched_switch
+ * right after writing that record, IRQs off (pmuctx record --trigger
+ * always records switch events), so nothing newer reached its CPU's
+ * buffer; a slice over the threshold kept from an earlier window is
+ * followed by newer records.  NULL when the window has no such record
+ * (the firing one was not written: switch records off, or it was lost).
+ */
+static const struct pmuctx_rec_switch *win_trigger(const struct report *R,
+						   const struct pmf_win *w)
+{
+	const struct pmf_info *in = R->info;
+	const struct pmuctx_rec_switch *best = NULL;
+	unsigned int ev = in->trigger_event;
+	size_t k;
+
+	if (w->hdr.reason != PMF_WIN_TRIGGER || !ev || ev > in->nr_events)
+		return NULL;
+	for (k = 0; k < w->nr; k++) {
+		const struct pmuctx_rec_header *h = R->r->recs[w->first + k];
+		const struct pmuctx_rec_switch *s = (const void *)h;
+
+		if (h->type != PMUCTX_REC_SWITCH || s->nr < ev ||
+		    s->delta[ev - 1] <= in->trigger_threshold)
+			continue;
+		if (!best || s->c.time >= best->c.time)
+			best = s;
+	}
+	for (k = 0; best && k < w->nr; k++) {
+		const struct pmuctx_rec_header *h = R->r->recs[w->first + k];
+		const struct pmuctx_rec_common *c = (const void *)(h + 1);
+
+		if (h->type == PMUCTX_REC_PAD ||
+		    (h->type == PMUCTX_REC_COMM &&
+		     (h->misc & PMF_COMM_M_RECORDER)))
+			continue;
+		if (c->cpu == best->c.cpu && c->time > best->c.time)
+			return NULL;
+	}
+	return best;
+}
+
+/*
+ * When the slice of @s began: its length is its task-clock when that is
+ * an event of the session, else the switch that ran its task in on that
+ * CPU, if the window holds it.  False when neither says.
+ */
+static bool slice_start(const struct report *R, const struct pmf_win *w,
+			const struct pmuctx_rec_switch *s, __u64 *start)
+{
+	const struct pmf_info *in = R->info;
+	const struct pmuctx_rec_switch *in_sw = NULL;
+	unsigned int i;
+	size_t k;
+
+	for (i = 0; i < in->nr_events && i < s->nr; i++)
+		if (in->events[i] == PMUCTX_EV_TASK_CLOCK &&
+		    s->delta[i] <= s->c.time) {
+			*start = s->c.time - s->delta[i];
+			return true;
+		}
+	for (k = 0; k < w->nr; k++) {
+		const struct pmuctx_rec_header *h = R->r->recs[w->first + k];
+		const struct pmuctx_rec_switch *o = (const void *)h;
+
+		if (h->type == PMUCTX_REC_SWITCH && o->c.cpu == s->c.cpu &&
+		    o->next_tid == s->c.tid && o->c.time < s->c.time &&
+		    (!in_sw || o->c.time > in_sw->c.time))
+			in_sw = o;
+	}
+	if (!in_sw)
+		return false;
+	*start = in_sw->c.time;
+	return true;
+}
+
+static void print_time(FILE *f, __u64 t)
+{
+	fprintf(f, "%" PRIu64 ".%09" PRIu64, (uint64_t)(t / 1000000000ULL),
+		(uint64_t)(t % 1000000000ULL));
+}
+
 static void text_header(struct report *R, const char *path)
 {
 	const struct pmf_reader *r = R->r;
@@ -578,8 +763,6 @@ static void text_header(struct report *R, const char *path)
 	time_t secs = (time_t)(in->start_real_ns / 1000000000ULL);
 	struct tm tm;
 	unsigned int i;
-	__u64 lost = 0;
-	size_t w;
 
 	if (localtime_r(&secs, &tm))
 		strftime(tbuf, sizeof(tbuf), "%Y-%m-%d %H:%M:%S %z", &tm);
@@ -619,12 +802,8 @@ static void text_header(struct report *R, const char *path)
 			    in->trigger_threshold);
 		fprintf(f, " in one slice\n");
 	}
-	for (w = 0; w < r->nr_wins; w++)
-		if (r->wins[w].have_end)
-			for (i = 0; i < r->wins[w].end.nr_cpus; i++)
-				lost += r->wins[w].cpus[i].lost_window;
 	fprintf(f, "# windows:  %zu, %zu records, %llu lost", r->nr_wins,
-		r->nr_recs, (unsigned long long)lost);
+		r->nr_recs, (unsigned long long)report_lost_total(R));
 	if (r->have_end && !(r->end.flags & PMF_END_OPEN))
 		fprintf(f, ", command exit status %d", r->end.exit_status);
 	else
@@ -791,11 +970,19 @@ static void text_window(struct report *R, const struct pmf_win *w,
 {
 	const struct pmf_reader *r = R->r;
 	const struct pmuctx_rec_header **a;
+	const struct pmuctx_rec_switch *trig;
+	bool ovw = R->info->ring_mode == PMUCTX_RING_OVERWRITE;
+	unsigned int n = win_nr_cpus(R, w), quiet = 0;
+	struct win_cpu *v;
 	FILE *f = R->out;
-	__u64 lost = 0;
+	__u64 lost = 0, over = 0;
 	unsigned int i;
 	size_t k;
 
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return;
+	win_cover(R, w, v, n);
 	fprintf(f, "\n# window %u (%s", w->hdr.index,
 		pmf_reason_name(w->hdr.reason));
 	if (w->hdr.requester > 0)
@@ -804,25 +991,87 @@ static void text_window(struct report *R, const struct pmf_win *w,
 		(uint64_t)(w->hdr.time / 1000000000ULL),
 		(uint64_t)(w->hdr.time % 1000000000ULL), w->nr);
 	if (w->have_end) {
-		for (i = 0; i < w->end.nr_cpus; i++)
-			lost += w->cpus[i].lost_window;
+		for (i = 0; i < n; i++) {
+			lost += v[i].lost;
+			over += v[i].overwritten;
+		}
 		fprintf(f, ", %llu lost", (unsigned long long)lost);
 		if (lost) {
 			const char *sep = "";
 
 			fprintf(f, " (");
-			for (i = 0; i < w->end.nr_cpus; i++) {
-				if (!w->cpus[i].lost_window)
+			for (i = 0; i < n; i++) {
+				if (!v[i].lost)
 					continue;
 				fprintf(f, "%scpu%u: %llu", sep, i,
-					(unsigned long long)
-					w->cpus[i].lost_window);
+					(unsigned long long)v[i].lost);
 				sep = ", ";
 			}
 			fprintf(f, ")");
 		}
+		if (ovw)
+			fprintf(f, ", %llu overwritten",
+				(unsigned long long)over);
 	} else {
 		fprintf(f, " (window not finished: recording went on)");
+	}
+	fprintf(f, "\n");
+	/* per CPU: the time it holds, and what the kernel says it misses */
+	for (i = 0; i < n; i++) {
+		if (!v[i].records && !v[i].overwritten && !v[i].lost) {
+			quiet++;
+			continue;
+		}
+		fprintf(f, "#   cpu%u: ", i);
+		if (v[i].records) {
+			print_time(f, v[i].first);
+			fprintf(f, " .. ");
+			print_time(f, v[i].last);
+			fprintf(f, " s, %llu records",
+				(unsigned long long)v[i].records);
+		} else {
+			fprintf(f, "no records");
+		}
+		if (w->have_end) {
+			if (ovw)
+				fprintf(f, ", %llu overwritten",
+					(unsigned long long)v[i].overwritten);
+			fprintf(f, ", %llu lost",
+				(unsigned long long)v[i].lost);
+		}
+		fprintf(f, "\n");
+	}
+	if (quiet && quiet < n)
+		fprintf(f, "#   (%u other CPU(s): no records, nothing "
+			"overwritten or lost)\n", quiet);
+	free(v);
+	trig = win_trigger(R, w);
+	if (trig) {
+		const struct pmf_info *in = R->info;
+		unsigned int ev = in->trigger_event - 1;
+		char cb[32], lb[32];
+		__u64 st;
+
+		fprintf(f, "#   fired by %s %d/%d on cpu%u: slice ",
+			comm_of(R, trig->c.pid, trig->c.tid, trig->c.cpu, cb,
+				sizeof(cb)), (int)trig->c.pid,
+			(int)trig->c.tid, trig->c.cpu);
+		if (slice_start(R, w, trig, &st)) {
+			print_time(f, st);
+			fprintf(f, " .. ");
+		} else {
+			fprintf(f, "ending at ");
+		}
+		print_time(f, trig->c.time);
+		fprintf(f, " s, %s=", event_label(in, ev, lb, sizeof(lb)));
+		print_value(f, in, ev, trig->delta[ev]);
+		fprintf(f, " > ");
+		print_value(f, in, ev, in->trigger_threshold);
+		fprintf(f, "\n");
+	} else if (w->hdr.reason == PMF_WIN_TRIGGER) {
+		fprintf(f, "#   fired by a slice whose switch record is not "
+			"in the window (recorded without switch records, or "
+			"the record was lost)\n");
 	}
 	fprintf(f, "\n");
 	if (summary || !w->nr)
@@ -855,10 +1104,10 @@ static void text_tasks(struct report *R)
 		return;
 	fprintf(f, "\n# per-task summary: %zu task(s) (slices and sums from "
 		"switch records, totals from exit records)\n", n);
-	if (R->lost_records)
-		fprintf(f, "# LOST records report %llu record(s) dropped: the "
-			"sums may be short\n",
-			(unsigned long long)R->lost_records);
+	if (report_lost_total(R))
+		fprintf(f, "# %llu record(s) were lost while recording (the "
+			"kernel's count): the sums may be short\n",
+			(unsigned long long)report_lost_total(R));
 	if (!n) {
 		fprintf(f, "#   (no switch or exit records: record with "
 			"--switch-events)\n");
@@ -1098,6 +1347,66 @@ static void json_header(struct report *R, struct json *j, const char *path)
 	json_kv_u64(j, "start_realtime_ns", in->start_real_ns);
 }
 
+/* "overwritten", "cpus" (what each CPU covers) and a trigger's "fired_by" */
+static void json_window_cover(struct report *R, struct json *j,
+			      const struct pmf_win *win)
+{
+	const struct pmuctx_rec_switch *trig = win_trigger(R, win);
+	unsigned int n = win_nr_cpus(R, win), i;
+	struct win_cpu *v = calloc(n ? n : 1, sizeof(*v));
+	__u64 over = 0, st;
+	char cb[32];
+
+	if (v)
+		win_cover(R, win, v, n);
+	for (i = 0; v && i < n; i++)
+		over += v[i].overwritten;
+	json_kv_u64(j, "overwritten", over);
+	json_key(j, "cpus");
+	json_begin_array(j);
+	for (i = 0; v && i < n; i++) {
+		json_begin_object(j);
+		json_kv_u64(j, "cpu", i);
+		json_key(j, "first_ns");
+		if (v[i].records)
+			json_u64(j, v[i].first);
+		else
+			json_null(j);
+		json_key(j, "last_ns");
+		if (v[i].records)
+			json_u64(j, v[i].last);
+		else
+			json_null(j);
+		json_kv_u64(j, "records", v[i].records);
+		json_kv_u64(j, "overwritten", v[i].overwritten);
+		json_kv_u64(j, "lost", v[i].lost);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	free(v);
+	if (win->hdr.reason != PMF_WIN_TRIGGER)
+		return;
+	json_key(j, "fired_by");
+	if (!trig) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_kv_i64(j, "pid", trig->c.pid);
+	json_kv_i64(j, "tid", trig->c.tid);
+	json_kv_string(j, "comm", comm_of(R, trig->c.pid, trig->c.tid,
+					  trig->c.cpu, cb, sizeof(cb)));
+	json_kv_u64(j, "cpu", trig->c.cpu);
+	json_key(j, "start_ns");
+	if (slice_start(R, win, trig, &st))
+		json_u64(j, st);
+	else
+		json_null(j);
+	json_kv_u64(j, "end_ns", trig->c.time);
+	json_kv_u64(j, "value", trig->delta[R->info->trigger_event - 1]);
+	json_end_object(j);
+}
+
 static void json_window(struct report *R, struct json *j,
 			const struct pmf_win *win)
 {
@@ -1121,6 +1430,7 @@ static void json_window(struct report *R, struct json *j,
 	}
 	json_end_array(j);
 	json_kv_u64(j, "lost", lost);
+	json_window_cover(R, j, win);
 	json_key(j, "records");
 	json_begin_array(j);
 	a = malloc((win->nr ? win->nr : 1) * sizeof(*a));
@@ -1238,6 +1548,7 @@ static void json_report(struct report *R, const char *path)
 		json_i64(&j, r->end.exit_status);
 	else
 		json_null(&j);
+	json_kv_u64(&j, "lost_total", report_lost_total(R));
 	json_key(&j, "windows");
 	json_begin_array(&j);
 	for (w = 0; w < r->nr_wins; w++)
@@ -1658,9 +1969,10 @@ static void perf_report(struct report *R,
 		account(R, all[k], false);
 		perf_line(R, all[k]);
 	}
-	if (R->lost_records)
+	if (report_lost_total(R))
 		fprintf(stderr, "pmuctx report: %llu record(s) were lost while "
-			"recording\n", (unsigned long long)R->lost_records);
+			"recording\n",
+			(unsigned long long)report_lost_total(R));
 }
 
 static void write_report(struct report *R, const struct report_args *a,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -355,6 +356,147 @@ static void test_bad_files(void)
 	CHECK(pmf_read(path2, 0, &r, msg, sizeof(msg)) < 0, "empty file");
 }
 
+static size_t mk_lost(void *buf, __u64 time, __u32 cpu, __u64 lost)
+{
+	struct pmuctx_rec_lost r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = PMUCTX_REC_LOST;
+	r.hdr.size = sizeof(r);
+	r.c.time = time;
+	r.c.cpu = cpu;
+	r.lost = lost;
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+/*
+ * Issue 16 item 6: a wrapped flight-recorder window (run 8.9-73.0 s, CPU 0
+ * holding only 71.0-72.9 s, 500 records overwritten), 20 records lost by
+ * the kernel's count of which only 16 reached the file as LOST records,
+ * and a trigger window.
+ */
+static int write_coverage(const char *p)
+{
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	struct pmf_cpu_stats st[2];
+	unsigned char b[128];
+	size_t n;
+	int err;
+
+	meta_init(&m);
+	m.info.start_mono_ns = 8900000000ULL;
+	err = pmf_create(&w, p, &m, msg, sizeof(msg));
+	if (err)
+		return err;
+	memset(st, 0, sizeof(st));
+	pmf_window_begin(w, PMF_WIN_REQUEST, 73000000000ULL, 77);
+	n = mk_comm(b, 8900000000ULL, 1, 300, "burn");
+	pmf_add_record(w, b, n);
+	n = mk_lost(b, 71000000000ULL, 0, 16);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 72000000000ULL, 0, 301, 300, 1, false, 2000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 72900000000ULL, 0, 301, 0, 1, false, 3000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 73000000000ULL, 1, 300, 0, 0, true, 1000);
+	pmf_add_record(w, b, n);
+	st[0].lost = st[0].lost_window = 20;
+	st[0].records = 4000;
+	st[0].overwritten = 500;
+	st[1].records = 2;
+	pmf_window_end(w, st, 2, 73000000100ULL);
+	/* the trigger: 300's slice on CPU 1 ran 21 ms, over 5 ms */
+	pmf_window_begin(w, PMF_WIN_TRIGGER, 80000000000ULL, 0);
+	n = mk_switch(b, 79000000000ULL, 1, 300, 0, 0, true, 6000000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 79500000000ULL, 0, 301, 0, 1, false, 3000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 79600000000ULL, 1, 300, 0, 0, true, 21000000);
+	pmf_add_record(w, b, n);
+	st[0].lost_window = 0;
+	st[0].records = 4100;
+	st[0].overwritten = 530;
+	st[1].records = 4;
+	pmf_window_end(w, st, 2, 80000000100ULL);
+	/*
+	 * A trigger window whose firing record is missing: the 21 ms slice
+	 * is still in the buffer (overlap), but CPU 1 wrote a newer record
+	 * after it, so it cannot be the slice that froze the buffers.
+	 */
+	pmf_window_begin(w, PMF_WIN_TRIGGER, 90000000000ULL, 0);
+	n = mk_switch(b, 79600000000ULL, 1, 300, 0, 0, true, 21000000);
+	pmf_add_record(w, b, n);
+	n = mk_switch(b, 85000000000ULL, 1, 300, 0, 0, true, 1000);
+	pmf_add_record(w, b, n);
+	st[1].records = 5;
+	pmf_window_end(w, st, 2, 90000000100ULL);
+	return pmf_close(w, 0, msg, sizeof(msg));
+}
+
+static void test_report_coverage(void)
+{
+	const char *err_at = NULL;
+	int ret;
+
+	t_section("pmuctx report: what each window covers (issue 16 item 6)");
+	snprintf(path, sizeof(path), "%s/cov.pmu", dir);
+	CHECK_EQ(write_coverage(path), 0, "write the file");
+
+	ret = run(&cmd_report, "-i", path, "--summary", NULL);
+	CHECK_EQ(ret, 0, "report --summary exits 0");
+	/* per CPU, the time span the window holds and the overwritten count */
+	CHECK_HAS(cap_out, "#   cpu0: 71.000000000 .. 72.900000000 s, "
+		  "3 records, 500 overwritten, 20 lost",
+		  "window 0: CPU 0's span, overwritten and lost");
+	CHECK_HAS(cap_out, "#   cpu1: 8.900000000 .. 73.000000000 s, "
+		  "2 records, 0 overwritten, 0 lost",
+		  "window 0: CPU 1's span");
+	CHECK_HAS(cap_out, "5 records, 20 lost (cpu0: 20), 500 overwritten",
+		  "window 0: the overwritten total next to lost");
+	CHECK_HAS(cap_out, "#   cpu0: 79.500000000 .. 79.500000000 s, "
+		  "1 records, 30 overwritten, 0 lost",
+		  "window 1: overwritten since the previous window");
+	/* one loss total everywhere: the kernel's count (20), not 16 */
+	CHECK_HAS(cap_out, "# windows:  3, 10 records, 20 lost",
+		  "header: 20 lost");
+	CHECK_HAS(cap_out, "20 record(s) were lost",
+		  "summary: the same 20 lost");
+	CHECK_LACKS(cap_out, "16 record", "summary: not the LOST records' 16");
+	/* the trigger window names the task and the slice */
+	CHECK_HAS(cap_out, "#   fired by burn 300/300 on cpu1: slice "
+		  "79.579000000 .. 79.600000000 s, task-clock=21.000 ms > "
+		  "5.000 ms", "trigger window: the task and slice that fired");
+	{
+		const char *w2 = strstr(cap_out, "# window 2 (trigger)");
+
+		CHECK(w2 && strstr(w2, "#   fired by a slice whose switch "
+				   "record is not in the window") &&
+		      !strstr(w2, "fired by burn"),
+		      "a trigger window without its record names no older "
+		      "slice");
+	}
+
+	ret = run(&cmd_report, "-i", path, "--format", "perf-script", NULL);
+	CHECK_EQ(ret, 0, "perf-script exits 0");
+	CHECK_HAS(cap_err, "20 record(s) were lost",
+		  "perf-script: the same 20 lost");
+
+	ret = run(&cmd_report, "-i", path, "--format", "json", NULL);
+	CHECK_EQ(ret, 0, "json exits 0");
+	CHECK_EQ(json_validate(cap_out, &err_at), 0, "json is valid");
+	CHECK_HAS(cap_out, "\"lost\":20,\"overwritten\":500,"
+		  "\"cpus\":[{\"cpu\":0,\"first_ns\":71000000000,\"last_ns\":72900000000,"
+		  "\"records\":3,\"overwritten\":500,\"lost\":20}",
+		  "json: per-CPU span, overwritten and lost");
+	CHECK_HAS(cap_out, "\"fired_by\":{\"pid\":300,\"tid\":300,"
+		  "\"comm\":\"burn\",\"cpu\":1,\"start_ns\":79579000000,"
+		  "\"end_ns\":79600000000,\"value\":21000000}",
+		  "json: the trigger window's slice");
+	CHECK_HAS(cap_out, "\"lost_total\":20", "json: the loss total");
+}
+
 static void test_report(void)
 {
 	const char *err_at = NULL;
@@ -693,6 +835,83 @@ static void test_record_usage(void)
 	CHECK(ret == 0 && strstr(cap_out, "perf-script"), "report --help");
 }
 
+/* the COMM record of @tid in the file, recorder's or kernel's; NULL: none */
+static const struct pmuctx_rec_comm *file_comm(const struct pmf_reader *r,
+					       __s32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_recs; i++) {
+		const struct pmuctx_rec_comm *c = (const void *)r->recs[i];
+
+		if (c->hdr.type == PMUCTX_REC_COMM && c->c.tid == tid)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * Issue 16 item 6: tasks that existed before recording have names even
+ * when the buffer wrapped and the kernel's COMM records of SESSION_CREATE
+ * are gone (like perf's synthesized events: read from /proc at enable).
+ */
+static void test_record_names(void)
+{
+	struct pmf_reader *r = NULL;
+	const struct pmuctx_rec_comm *c;
+	int go[2], i;
+	pid_t kid;
+	char b;
+
+	t_section("pmuctx record -a: names of the tasks that were there");
+	if (pipe(go)) {
+		CHECK(0, "pipe");
+		return;
+	}
+	kid = fork();
+	if (!kid) {
+		prctl(PR_SET_NAME, "fr-oldtask");
+		close(go[0]);
+		if (write(go[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	if (kid < 0 || read(go[0], &b, 1) != 1) {
+		CHECK(0, "a named child");
+		close(go[0]);
+		return;
+	}
+	close(go[0]);
+	/* a wrapped flight recorder: none of the kernel's COMM records */
+	fring_install(128, PMUCTX_RING_OVERWRITE);
+	for (i = 0; i < 50 * 128 * 4096 / 48; i++)
+		fring_user(1, 10 + (__u64)i, (__u64)i);
+	CHECK_EQ(run(&cmd_record, "-q", "--overwrite", "-a", "-o", path, "--",
+		     "true", NULL), 0, "record --overwrite -a -- true");
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0, "the file reads");
+	if (r) {
+		c = file_comm(r, kid);
+		CHECK(c && !strcmp(c->comm, "fr-oldtask") &&
+		      c->c.pid == kid && (c->hdr.misc & PMF_COMM_M_RECORDER),
+		      "a task that was there before has its COMM record "
+		      "(the recorder's)");
+		c = file_comm(r, getpid());
+		CHECK(c != NULL, "so has this process");
+		c = file_comm(r, kid);
+		CHECK(r->nr_wins && r->wins[0].nr &&
+		      (const void *)c >= (const void *)
+		      r->recs[r->wins[0].first] &&
+		      (const void *)c <= (const void *)
+		      r->recs[r->wins[0].first + r->wins[0].nr - 1],
+		      "in the first window");
+		pmf_free(r);
+	}
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+}
+
 static char dev_env[] = "PMUCTX_DEVICE=" FAKE_PATH;
 
 static void test_record_run(void)
@@ -782,6 +1001,28 @@ static void test_record_run(void)
 		r = NULL;
 	}
 
+	/* what the recorder says of a wrapped window: overwritten, not "0 lost" */
+	fring_install(128, PMUCTX_RING_OVERWRITE);
+	for (i = 0; i < 50 * 128 * 4096 / 48; i++)
+		fring_user(2, 10 + (__u64)i, (__u64)i);
+	{
+		char want[128];
+		unsigned long long ov =
+			(unsigned long long)fring_ctl(2)->overwritten;
+
+		ret = run(&cmd_record, "--overwrite", "-o", path, "--",
+			  "true", NULL);
+		CHECK(ret == 0 && ov > 0, "record --overwrite -- true: %llu "
+		      "records overwritten", ov);
+		snprintf(want, sizeof(want), "0 lost and %llu overwritten "
+			 "since the previous window", ov);
+		CHECK_HAS(cap_err, want, "the window's line says how many "
+			  "records were overwritten");
+		snprintf(want, sizeof(want), " lost, %llu overwritten, 1 "
+			 "window(s)", ov);
+		CHECK_HAS(cap_err, want, "so does the summary");
+	}
+
 	/* a trigger */
 	fring_install(128, PMUCTX_RING_OVERWRITE);
 	ret = run(&cmd_record, "-q", "-e", "cs", "--trigger",
@@ -793,6 +1034,10 @@ static void test_record_run(void)
 	      fake.last_attr.trigger_event == 2 &&
 	      fake.last_attr.trigger_threshold == 5000000,
 	      "--trigger: implies overwrite, adds task-clock, 1 + its index");
+	CHECK(fake.last_attr.ring_records & PMUCTX_REC_MASK_SWITCH,
+	      "--trigger: implies switch records (they name the slice)");
+
+	test_record_names();
 
 	/* not executable */
 	fring_install(128, PMUCTX_RING_NORMAL);
@@ -921,6 +1166,7 @@ void test_ring_file(void)
 	test_roundtrip();
 	test_bad_files();
 	test_report();
+	test_report_coverage();
 	test_report_profile();
 	test_parsers();
 	test_record_usage();

@@ -292,8 +292,11 @@ static int check_opts(struct record_opts *o)
 
 	if (ret)
 		return ret;
-	if (o->trigger)
+	/* the switch record of the slice that fires it names it (report) */
+	if (o->trigger) {
 		o->overwrite = true;
+		o->switch_events = true;
+	}
 	if ((o->call_graph || o->sample_event) && !o->freq)
 		o->freq = DEFAULT_FREQ;
 	if (o->max_stack && !o->call_graph)

@@ -8,6 +8,7 @@
  *	session.c	the session and its ring buffers
  *	writer.c	the file: its header, the records, the summary
  *	windows.c	--overwrite windows and the SIGUSR2 protocol
+ *	names.c		the names of the tasks there before recording
  *	loop.c		the command, the signals, poll() until the end
  */
 #ifndef PMUCTX_TOOLS_RECORD_H
@@ -74,6 +75,8 @@ struct recorder {
 	long page_size;
 	bool rounded;			/* --buffer-size was not pages */
 	__u64 *prev_lost;		/* per CPU, at the previous window */
+	__u64 *prev_over;		/* per CPU, overwritten then */
+	__u64 over_window;		/* overwritten since the previous one */
 	struct pmf_cpu_stats *stats;	/* per CPU, scratch */
 	bool tty;
 	uint64_t last_progress;
@@ -86,6 +89,9 @@ struct recorder {
 	__u64 samples;			/* SAMPLE records written */
 	__u64 budget_dropped;		/* samples the global budget refused */
 	__u64 throttled;		/* THROTTLE records of the sampler's own */
+	/* COMM records of the tasks there before, for the first window */
+	struct pmuctx_rec_comm *names;
+	size_t nr_names, cap_names;
 
 	/* the command (pmuctx record -- CMD), or the process of -p */
 	char *cmdline;			/* for the file's header */

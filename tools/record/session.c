@@ -117,8 +117,9 @@ int record_open_session(struct recorder *R)
 			(unsigned long long)R->page_size);
 	R->nr_cpus = pmuctx_ring_nr_cpus(R->ring);
 	R->prev_lost = calloc(R->nr_cpus, sizeof(*R->prev_lost));
+	R->prev_over = calloc(R->nr_cpus, sizeof(*R->prev_over));
 	R->stats = calloc(R->nr_cpus, sizeof(*R->stats));
-	if (!R->prev_lost || !R->stats) {
+	if (!R->prev_lost || !R->prev_over || !R->stats) {
 		fprintf(stderr, "pmuctx record: out of memory\n");
 		return EXIT_RUNTIME;
 	}

@@ -14,6 +14,7 @@
 #include <sys/signalfd.h>
 
 #include "pmfile.h"
+#include "record/names.h"
 #include "record/windows.h"
 #include "record/writer.h"
 
@@ -52,7 +53,10 @@ int record_take_window(struct recorder *R, __u32 reason, pid_t requester)
 		reason = PMF_WIN_TRIGGER;
 	if (pmf_window_begin(R->w, reason, t, requester))
 		return record_file_error(R);
-	err = record_copy_records(R);
+	/* the first window: the names of the tasks there before */
+	err = record_put_names(R);
+	if (!err)
+		err = record_copy_records(R);
 	record_fill_stats(R);
 	rerr = pmuctx_ring_resume(R->ring);
 	if (rerr)
@@ -71,9 +75,10 @@ int record_take_window(struct recorder *R, __u32 reason, pid_t requester)
 		if (requester > 0)
 			fprintf(stderr, " from pid %d", (int)requester);
 		fprintf(stderr, "): %" PRIu64 " records in %s so far, %llu "
-			"lost since the previous window\n",
+			"lost and %llu overwritten since the previous window\n",
 			(uint64_t)pmf_records(R->w), R->o->output,
-			(unsigned long long)lost);
+			(unsigned long long)lost,
+			(unsigned long long)R->over_window);
 	}
 	return rerr ? rerr : 0;
 }

@@ -13,6 +13,7 @@
 
 #include "pmfile.h"
 #include "profile/profile.h"
+#include "record/names.h"
 #include "record/session.h"
 #include "record/writer.h"
 
@@ -46,6 +47,19 @@ __u64 record_total_lost(struct recorder *R)
 	for (i = 0; i < R->nr_cpus; i++)
 		if (!pmuctx_ring_stats(R->ring, i, &st))
 			sum += st.lost;
+	return sum;
+}
+
+/* records the kernel overwrote, all CPUs, since the start */
+static __u64 total_overwritten(struct recorder *R)
+{
+	struct pmuctx_ring_cpu_stats st;
+	unsigned int i;
+	__u64 sum = 0;
+
+	for (i = 0; i < R->nr_cpus; i++)
+		if (!pmuctx_ring_stats(R->ring, i, &st))
+			sum += st.overwritten;
 	return sum;
 }
 
@@ -90,12 +104,16 @@ int record_file_error(struct recorder *R)
 	return -EIO;
 }
 
-/* per-CPU stats for WINDOW_END, lost counted since the previous window */
+/*
+ * per-CPU stats for WINDOW_END, lost counted since the previous window;
+ * R->over_window: records the kernel overwrote since then, all CPUs
+ */
 void record_fill_stats(struct recorder *R)
 {
 	struct pmuctx_ring_cpu_stats st;
 	unsigned int i;
 
+	R->over_window = 0;
 	for (i = 0; i < R->nr_cpus; i++) {
 		struct pmf_cpu_stats *s = &R->stats[i];
 
@@ -110,6 +128,8 @@ void record_fill_stats(struct recorder *R)
 		s->data_tail = st.data_tail;
 		s->flags = st.flags;
 		R->prev_lost[i] = st.lost;
+		R->over_window += st.overwritten - R->prev_over[i];
+		R->prev_over[i] = st.overwritten;
 	}
 }
 
@@ -282,11 +302,19 @@ int record_create_file(struct recorder *R)
 		if (o->t.pid)
 			maps_capture(R->mc, o->t.pid, now_ns(), MAPS_START);
 	}
+	/* the session exists (its tasks adopted), recording not enabled */
+	if (record_read_names(R)) {
+		fprintf(stderr, "pmuctx record: out of memory\n");
+		return EXIT_RUNTIME;
+	}
 	if (!o->overwrite &&
 	    pmf_window_begin(R->w, PMF_WIN_STREAM, now_ns(), 0)) {
 		record_file_error(R);
 		return EXIT_RUNTIME;
 	}
+	/* overwrite mode: in the first window (record_take_window()) */
+	if (!o->overwrite && record_put_names(R))
+		return EXIT_RUNTIME;
 	return 0;
 }
 
@@ -331,8 +359,9 @@ void record_close_file(struct recorder *R, int exit_status)
 {
 	const struct record_opts *o = R->o;
 	__u64 recs = pmf_records(R->w), lost = record_total_lost(R);
+	__u64 over = o->overwrite ? total_overwritten(R) : 0;
 	__u32 wins = pmf_windows(R->w);
-	char bytes[32], why[512];
+	char bytes[32], why[512], ovs[48] = "";
 
 	human_bytes(bytes, sizeof(bytes), pmf_bytes(R->w));
 	if (pmf_close(R->w, exit_status, why, sizeof(why))) {
@@ -340,12 +369,15 @@ void record_close_file(struct recorder *R, int exit_status)
 		R->failed = true;
 	}
 	R->w = NULL;
+	if (o->overwrite)
+		snprintf(ovs, sizeof(ovs), ", %llu overwritten",
+			 (unsigned long long)over);
 	if (!o->quiet && !R->failed)
-		fprintf(stderr, "pmuctx record: %llu records%s, %llu lost, %u "
+		fprintf(stderr, "pmuctx record: %llu records%s, %llu lost%s, %u "
 			"window(s), %s written to %s\n",
 			(unsigned long long)recs,
 			o->overwrite ? " in windows" : "",
-			(unsigned long long)lost, wins, bytes, o->output);
+			(unsigned long long)lost, ovs, wins, bytes, o->output);
 	if (!o->quiet && !R->failed && o->freq)
 		sample_summary(R);
 }

@@ -15,7 +15,11 @@
 # run; nothing left behind.  Then the CLI: pmuctx record (normal and
 # --overwrite), pmuctx snapshot while it records, pmuctx report in every
 # format, --trigger, the exit status, and the errors a user meets
-# (max_ring_pages, ulimit -l, -c, a truncated file).
+# (max_ring_pages, ulimit -l, -c, a truncated file).  Issue 16 item 6:
+# a wrapped system-wide flight recorder says per CPU what its window
+# holds (span, the kernel's overwritten count), names every task that was
+# there before, gives one loss total in every format; a trigger window
+# names the task and slice that fired it.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -135,6 +139,74 @@ case $CHECK_OUT in
 *) not_ok "... saying it is truncated"; diag_out "$CHECK_OUT" ;;
 esac
 
+# ---- what a wrapped window covers (issue 16 item 6) -------------------------------
+# -a into 8 KiB per CPU: the buffers wrap many times over.  The threads
+# there before recording (read from /proc just before) must all be named.
+
+for d in /proc/[0-9]*/task/[0-9]*; do
+	echo "${d##*/}"
+done >"$W/pre.tids"
+check "$CLI" record -q -a --overwrite --switch-events --buffer-size 8K \
+	-o "$W/fa.pmu" -- "$T" work --busy 1 --sleep 1 --loops 1500 -- \
+	"record -a --overwrite --buffer-size 8K (a wrapped flight recorder)"
+check "$CLI" report -i "$W/fa.pmu" --format json -- "json of the wrapped recording"
+printf '%s' "$CHECK_OUT" >"$W/fa.json"
+if python3 - "$W/fa.json" "$W/pre.tids" >"$W/py.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pre = set(int(x) for x in open(sys.argv[2]).read().split())
+w = d["windows"][-1]
+assert w["reason"] == "exit", w["reason"]
+wrapped = [c for c in w["cpus"] if c["overwritten"] > 0]
+assert wrapped, "no CPU with records overwritten: %r" % w["cpus"]
+for c in wrapped:
+    # a span (not a time before the start: the kernel's COMM records of
+    # SESSION_CREATE come before the recorder's start time)
+    assert c["records"] and c["first_ns"] <= c["last_ns"], c
+kernel = [r for r in w["records"] if not r.get("recorder")]
+assert sum(c["records"] for c in w["cpus"]) == len(kernel), "per-CPU counts"
+assert w["overwritten"] == sum(c["overwritten"] for c in w["cpus"])
+print("wrapped CPUs: " + ", ".join("cpu%d %d..%d ns, %d overwritten" %
+      (c["cpu"], c["first_ns"], c["last_ns"], c["overwritten"])
+      for c in wrapped))
+seen = [t for t in d["tasks"] if t["tid"] in pre]
+unnamed = [t["tid"] for t in seen if not t["comm"]]
+print("%d of %d tasks there before are unnamed %r" % (len(unnamed), len(seen), unnamed))
+assert seen and not unnamed
+lost = sum(x["lost"] for x in d["windows"] if x["complete"])
+assert d["lost_total"] == lost, (d["lost_total"], lost)
+print("lost_total %d" % lost)
+PY
+then
+	ok "wrapped window: per-CPU spans and overwritten counts, every earlier task named"
+	diag_out "$(cat "$W/py.out")"
+else
+	not_ok "wrapped window: per-CPU spans and overwritten counts, every earlier task named"
+	diag_out "$(cat "$W/py.out")"
+fi
+lost=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lost_total"])' "$W/fa.json" 2>/dev/null || echo x)
+check "$CLI" report -i "$W/fa.pmu" --summary -- "text report of the wrapped recording"
+txt=$CHECK_OUT
+"$CLI" report -i "$W/fa.pmu" --format perf-script >/dev/null 2>"$W/ps.err" || true
+case $txt in
+*"# windows:  "*", $lost lost"*) ok "header: $lost lost, as JSON's lost_total" ;;
+*) not_ok "header: $lost lost, as JSON's lost_total"; diag_out "$(printf '%s\n' "$txt" | grep '^#' | head -n 20)" ;;
+esac
+if [ "$lost" = 0 ]; then
+	grep -q 'were lost' "$W/ps.err" &&
+		not_ok "perf-script: nothing lost, nothing said" ||
+		ok "perf-script: nothing lost, nothing said"
+else
+	grep -q "^pmuctx report: $lost record(s) were lost" "$W/ps.err" &&
+	case $txt in *"# $lost record(s) were lost"*) true ;; *) false ;; esac &&
+		ok "summary and perf-script: the same $lost lost" ||
+		{ not_ok "summary and perf-script: the same $lost lost"; diag_out "$(cat "$W/ps.err")"; }
+fi
+case $txt in
+*"#   cpu"*" overwritten, "*" lost"*) ok "text: per-CPU lines with span, overwritten, lost" ;;
+*) not_ok "text: per-CPU lines with span, overwritten, lost"; diag_out "$(printf '%s\n' "$txt" | grep '^#' | head -n 20)" ;;
+esac
+
 # ---- --trigger ----------------------------------------------------------------
 # -p: attached to a running workload, so the slice of its exec (which can
 # run over 5 ms under TCG) is not part of the session.
@@ -156,6 +228,12 @@ trig t1 20 10
 case $CHECK_OUT in
 *"(trigger)"*) ok "a busy 20 ms slice fires the trigger: a trigger window" ;;
 *) not_ok "a busy 20 ms slice fires the trigger: a trigger window"
+   diag_out "$(printf '%s\n' "$CHECK_OUT" | grep '^#')" ;;
+esac
+case $CHECK_OUT in
+*"#   fired by t_ring $_w/"*" on cpu"*": slice "*" s, task-clock="*" > 5.000 ms"*)
+	ok "the trigger window names the task ($_w) and the slice that fired it" ;;
+*) not_ok "the trigger window names the task ($_w) and the slice that fired it"
    diag_out "$(printf '%s\n' "$CHECK_OUT" | grep '^#')" ;;
 esac
 check "$CLI" report -i "$W/t1.pmu" --format json -- "json of the trigger recording"
