@@ -100,6 +100,22 @@ _check() {
 # last_ok: true if the last check/expect_fail/require was ok.
 last_ok() { [ "$LAST_OK" = 1 ]; }
 
+# text_has TEXT GREP_OPTS PATTERN DESC...: ok DESC if a line of TEXT
+# matches PATTERN (grep -q GREP_OPTS -e PATTERN; GREP_OPTS such as -i or
+# -iE, or ""), else not ok DESC with TEXT as diagnostics.  Like ok and
+# not_ok it leaves LAST_OK (the last check's) alone.
+text_has() {
+	_t=$1 _o=$2 _p=$3; shift 3
+	# shellcheck disable=SC2086 # GREP_OPTS is zero or more options
+	if printf '%s\n' "$_t" | grep -q $_o -e "$_p"; then
+		ok "$*"
+	else
+		not_ok "$*"
+		diag_out "$_t"
+	fi
+	return 0
+}
+
 # as_user UID GID [GROUPS] CMD...: run CMD with that uid/gid and no
 # capabilities.  GROUPS is a comma list of numeric supplementary groups,
 # or "-" for none; without it there are none either.  HOME=/tmp.
