@@ -2647,6 +2647,49 @@ static uint64_t parse_u64(const char *s)
 	return v;
 }
 
+/* the options that take a number: int-sized (int, uid_t, gid_t) or long */
+static const struct num_opt {
+	const char *name;
+	void *var;
+	size_t size;
+} num_opts[] = {
+	{ "--ops", &opt_ops, sizeof(opt_ops) },
+	{ "--procs", &opt_procs, sizeof(opt_procs) },
+	{ "--unpriv", &opt_unpriv, sizeof(opt_unpriv) },
+	{ "--uid", &opt_uid, sizeof(opt_uid) },
+	{ "--gid", &opt_gid, sizeof(opt_gid) },
+	{ "--group", &opt_group, sizeof(opt_group) },
+	{ "--timeout", &opt_timeout, sizeof(opt_timeout) },
+	{ "--only", &opt_only, sizeof(opt_only) },
+	{ "--stream", &opt_stream, sizeof(opt_stream) },
+};
+
+static const struct num_opt *num_opt(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (!strcmp(name, num_opts[i].name))
+			return &num_opts[i];
+	return NULL;
+}
+
+/* @v converted to the option's type, as the casts did */
+static void num_opt_set(const struct num_opt *o, uint64_t v)
+{
+	_Static_assert(sizeof(uid_t) == sizeof(int) &&
+		       sizeof(gid_t) == sizeof(int), "uid_t, gid_t: int-sized");
+	if (o->size == sizeof(long)) {
+		long l = (long)v;
+
+		memcpy(o->var, &l, sizeof(l));
+	} else {
+		int n = (int)v;
+
+		memcpy(o->var, &n, sizeof(n));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct stats total;
@@ -2667,6 +2710,7 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const struct num_opt *o;
 
 		if (!strcmp(a, "--seed") || !strcmp(a, "--replay")) {
 			if (!v)
@@ -2674,37 +2718,15 @@ int main(int argc, char **argv)
 			opt_seed = parse_u64(v);
 			have_seed = true;
 			i++;
-		} else if (!strcmp(a, "--ops") && v) {
-			opt_ops = (long)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--procs") && v) {
-			opt_procs = (int)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--unpriv") && v) {
-			opt_unpriv = (int)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--uid") && v) {
-			opt_uid = (uid_t)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--gid") && v) {
-			opt_gid = (gid_t)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--group") && v) {
-			opt_group = (gid_t)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--timeout") && v) {
-			opt_timeout = (int)parse_u64(v);
+		} else if ((o = num_opt(a))) {
+			if (!v)
+				usage();
+			num_opt_set(o, parse_u64(v));
 			i++;
 		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
 			opt_verbose = 1;
-		} else if (!strcmp(a, "--only") && v) {
-			opt_only = (int)parse_u64(v);
-			i++;
 		} else if (!strcmp(a, "--no-children")) {
 			opt_children = 0;
-		} else if (!strcmp(a, "--stream") && v) {
-			opt_stream = (int)parse_u64(v);
-			i++;
 		} else if (!strcmp(a, "--model-check")) {
 			opt_model_check = 1;
 		} else {
