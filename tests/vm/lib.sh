@@ -163,6 +163,9 @@ mod_loaded() { [ -d "/sys/module/$MODNAME" ]; }
 mod_unload() { if mod_loaded; then rmmod "$MODNAME"; fi; }
 mod_load() { mod_loaded || insmod "$MODULE"; }
 mod_reload() { mod_unload && insmod "$MODULE"; }
+# debug_kernel: the guest runs a debug kernel (fault injection, or "debug"
+# in its release): slower, so the long cases run shorter there.
+debug_kernel() { [ -e /proc/self/fail-nth ] || uname -r | grep -q debug; }
 # mod_is_debug [KO]: the loaded module (or the file KO) is a debug build.
 mod_is_debug() {
 	if [ $# -gt 0 ]; then
