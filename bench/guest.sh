@@ -257,25 +257,26 @@ case_cs() {
 # tables) and the report uses the second.  Plus perf's own reference,
 # `perf bench breakpoint thread`, under the same three.
 case_churn() {
-	local cfgs=(none pmuctx perf) r cfg w t out v
+	local cfgs=(none pmuctx perf) r cfg w t out v b flag sizes
 	ensure_loaded
 	say "case churn: threads $CHURN_T, procs $CHURN_P, $CHURN_ROUNDS rounds"
 	for ((r = 1; r <= CHURN_ROUNDS; r++)); do
 		for cfg in $(rotate $((r - 1)) "${cfgs[@]}"); do
 			w=$(wrap "$cfg")
-			for t in $CHURN_T; do
-				# shellcheck disable=SC2086
-				out=$($w "$CHURN" -t "$t" -r 2 2>"$T/err")
-				reps "$out" churn ns_per_task ns_per_task \
-					"case=churn bench=threads cfg=$cfg param=$t round=$r" \
-					"case=churn bench=threads cfg=$cfg param=$t round=$r"
-			done
-			for t in $CHURN_P; do
-				# shellcheck disable=SC2086
-				out=$($w "$CHURN" -f "$t" -r 2 2>"$T/err")
-				reps "$out" churn ns_per_task ns_per_task \
-					"case=churn bench=procs cfg=$cfg param=$t round=$r" \
-					"case=churn bench=procs cfg=$cfg param=$t round=$r"
+			# threads (-t N) and processes (-f N), one size after the other
+			for b in threads procs; do
+				if [ "$b" = threads ]; then
+					flag=-t sizes=$CHURN_T
+				else
+					flag=-f sizes=$CHURN_P
+				fi
+				for t in $sizes; do
+					# shellcheck disable=SC2086
+					out=$($w "$CHURN" "$flag" "$t" -r 2 2>"$T/err")
+					reps "$out" churn ns_per_task ns_per_task \
+						"case=churn bench=$b cfg=$cfg param=$t round=$r" \
+						"case=churn bench=$b cfg=$cfg param=$t round=$r"
+				done
 			done
 			# shellcheck disable=SC2086
 			out=$($w perf bench breakpoint thread $BP_ARGS 2>"$T/err")
