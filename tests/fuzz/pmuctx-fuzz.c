@@ -301,6 +301,24 @@ static void fail(const char *fmt, ...)
 	failures++;
 }
 
+/*
+ * @ret/@err of a call on a struct at @p that must fail with E2BIG and
+ * write the kernel's size @ksize back into its size field; @what names it.
+ */
+static void want_e2big(const char *what, long ret, int err, const void *p,
+		       uint32_t ksize)
+{
+	uint32_t got;
+
+	if (ret != -1 || err != E2BIG) {
+		fail("%s: ret %ld errno %d, want E2BIG", what, ret, err);
+		return;
+	}
+	memcpy(&got, p, sizeof(got));
+	if (got != ksize)
+		fail("%s: E2BIG wrote size %u, want %u", what, got, ksize);
+}
+
 /* errno classes counted per operation (for the summary) */
 static void count_err(int op, int ret, int err)
 {
@@ -658,12 +676,8 @@ static void op_info(void)
 		arena[usize - 1 - rn(&R, usize - ksize_info)] = 1;
 		ret = xioctl(fd, PMUCTX_IOC_INFO, (unsigned long)arena, &err);
 		count_err(OP_INFO, ret, err);
-		if (ret != -1 || err != E2BIG)
-			fail("INFO with a non-zero unknown tail: ret %ld errno %d, want E2BIG",
-			     ret, err);
-		else if (*(uint32_t *)arena != ksize_info)
-			fail("INFO E2BIG wrote size %u, want %u",
-			     *(uint32_t *)arena, ksize_info);
+		want_e2big("INFO with a non-zero unknown tail", ret, err, arena,
+			   ksize_info);
 		return;
 	default: { /* garbage */
 		struct pmuctx_info in;
@@ -1048,23 +1062,18 @@ static void op_create(bool mutated)
 		return;
 	}
 	if (usize > PAGE && p == arena) {
+		char what[64];
+
 		/* over a page, whatever the tail: E2BIG (size_check()) */
-		if (ret != -1 || err != E2BIG)
-			fail("SESSION_CREATE of size %u > a page: ret %ld errno %d, want E2BIG",
-			     usize, ret, err);
-		else if (*(uint32_t *)p != ksize_attr)
-			fail("SESSION_CREATE E2BIG wrote size %u, want %u",
-			     *(uint32_t *)p, ksize_attr);
+		snprintf(what, sizeof(what),
+			 "SESSION_CREATE of size %u > a page", usize);
+		want_e2big(what, ret, err, p, ksize_attr);
 		return;
 	}
 	if (usize > ksize_attr && p == arena &&
 	    !all_byte(p + ksize_attr, usize - ksize_attr, 0)) {
-		if (ret != -1 || err != E2BIG)
-			fail("SESSION_CREATE with a non-zero unknown tail: ret %ld errno %d, want E2BIG",
-			     ret, err);
-		else if (*(uint32_t *)p != ksize_attr)
-			fail("SESSION_CREATE E2BIG wrote size %u, want %u",
-			     *(uint32_t *)p, ksize_attr);
+		want_e2big("SESSION_CREATE with a non-zero unknown tail", ret,
+			   err, p, ksize_attr);
 		return;
 	}
 	valid = attr_valid(&a, usize);
