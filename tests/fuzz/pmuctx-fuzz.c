@@ -2500,6 +2500,19 @@ static void size_check1(const char *what, int fd, unsigned long cmd,
 	}
 }
 
+/* a task-clock session on a pid with a one-page ring, of size @size */
+static void ring_attr(struct pmuctx_session_attr *a, uint32_t size)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = size;
+	a->target = PMUCTX_TARGET_PID;
+	a->cgroup_fd = -1;
+	a->nr_events = 1;
+	a->events[0] = PMUCTX_EV_TASK_CLOCK;
+	a->ring_pages = 1;
+	a->ring_mode = PMUCTX_RING_NORMAL;
+}
+
 static void size_check(void)
 {
 	struct pmuctx_session_attr a;
@@ -2516,13 +2529,7 @@ static void size_check(void)
 	memset(&in, 0, sizeof(in));
 	size_check1("INFO", fd, PMUCTX_IOC_INFO, &in, sizeof(in),
 		    PMUCTX_INFO_SIZE_VER0);
-	memset(&a, 0, sizeof(a));
-	a.target = PMUCTX_TARGET_PID;
-	a.cgroup_fd = -1;
-	a.nr_events = 1;
-	a.events[0] = PMUCTX_EV_TASK_CLOCK;
-	a.ring_pages = 1;
-	a.ring_mode = PMUCTX_RING_NORMAL;
+	ring_attr(&a, 0);
 	/* too big first: the page-sized one succeeds and makes fd live */
 	size_check1("SESSION_CREATE", fd, PMUCTX_IOC_SESSION_CREATE, &a,
 		    sizeof(a), PMUCTX_SESSION_ATTR_SIZE_VER0);
@@ -2555,14 +2562,7 @@ static int model_check(void)
 	     usize++) {
 		for (v = 0; v < 2; v++) {
 			cur_op = (long)usize * 2 + v;
-			memset(&a, 0, sizeof(a));
-			a.size = usize;
-			a.target = PMUCTX_TARGET_PID;
-			a.cgroup_fd = -1;
-			a.nr_events = 1;
-			a.events[0] = PMUCTX_EV_TASK_CLOCK;
-			a.ring_pages = 1;
-			a.ring_mode = PMUCTX_RING_NORMAL;
+			ring_attr(&a, usize);
 			a.ring_records = PMUCTX_REC_MASK_ALL;
 			if (v)
 				a.sample_freq = 100;
