@@ -64,6 +64,19 @@ BP_ARGS="-b 4 -p 1 -t 64"	# perf bench breakpoint thread
 say() { echo "bench: $*" >&2; }
 raw() { echo "$*" >>"$RAW"; }
 now() { date +%s.%N; }
+# reps OUT PREFIX KEY UNIT FIELDS FFIELDS: for each line of OUT that
+# starts with PREFIX (rep 1, 2, ...), "R FIELDS rep=N value=V unit=UNIT"
+# with V from its KEY=V; "F FFIELDS msg=..." (the start of $T/err) if
+# there is no such line.
+reps() {
+	local out=$1 prefix=$2 key=$3 unit=$4 fields=$5 ffields=$6 line v n=0
+	while read -r line; do
+		n=$((n + 1))
+		v=$(echo "$line" | sed -n "s/.*$key=\([0-9.]*\).*/\1/p")
+		[ -n "$v" ] && raw "R $fields rep=$n value=$v unit=$unit"
+	done <<<"$(echo "$out" | grep "^$prefix")"
+	[ "$n" -gt 0 ] || raw "F $ffields msg=$(head -c 200 "$T/err" | tr ' \n' '__')"
+}
 
 # ---- module state ---------------------------------------------------------
 mod_loaded() { grep -q '^pmuctx ' /proc/modules; }
@@ -209,13 +222,9 @@ case_cs() {
 			[ "$cfg" = idle ] && raw "I case=cs cfg=idle round=$r $(info_fields)"
 			# shellcheck disable=SC2086
 			out=$($w "$PP" -c 0 -l "$PP_LOOPS" -r "$PP_WINDOWS" -w "$PP_LOOPS" 2>"$T/err")
-			n=0
-			while read -r line; do
-				n=$((n + 1))
-				v=$(echo "$line" | sed -n 's/.*ns_per_switch=\([0-9.]*\).*/\1/p')
-				[ -n "$v" ] && raw "R case=cs bench=pingpong cfg=$cfg param=0 round=$r rep=$n value=$v unit=ns_per_switch"
-			done <<<"$(echo "$out" | grep '^pingpong')"
-			[ "$n" -gt 0 ] || raw "F case=cs bench=pingpong cfg=$cfg round=$r msg=$(head -c 200 "$T/err" | tr ' \n' '__')"
+			reps "$out" pingpong ns_per_switch ns_per_switch \
+				"case=cs bench=pingpong cfg=$cfg param=0 round=$r" \
+				"case=cs bench=pingpong cfg=$cfg round=$r"
 			[ "$cfg" = pmuctx ] || [ "$cfg" = perf ] &&
 				raw "I case=cs bench=pingpong cfg=$cfg round=$r cs_counted=$(grep -m1 'context-switches' "$T/stat.out" | awk '{print $1}' | tr -d ,)"
 
@@ -248,33 +257,26 @@ case_cs() {
 # tables) and the report uses the second.  Plus perf's own reference,
 # `perf bench breakpoint thread`, under the same three.
 case_churn() {
-	local cfgs=(none pmuctx perf) r cfg w t out n v
+	local cfgs=(none pmuctx perf) r cfg w t out v b flag sizes
 	ensure_loaded
 	say "case churn: threads $CHURN_T, procs $CHURN_P, $CHURN_ROUNDS rounds"
 	for ((r = 1; r <= CHURN_ROUNDS; r++)); do
 		for cfg in $(rotate $((r - 1)) "${cfgs[@]}"); do
 			w=$(wrap "$cfg")
-			for t in $CHURN_T; do
-				# shellcheck disable=SC2086
-				out=$($w "$CHURN" -t "$t" -r 2 2>"$T/err")
-				n=0
-				while read -r line; do
-					n=$((n + 1))
-					v=$(echo "$line" | sed -n 's/.*ns_per_task=\([0-9.]*\).*/\1/p')
-					[ -n "$v" ] && raw "R case=churn bench=threads cfg=$cfg param=$t round=$r rep=$n value=$v unit=ns_per_task"
-				done <<<"$(echo "$out" | grep '^churn')"
-				[ "$n" -gt 0 ] || raw "F case=churn bench=threads cfg=$cfg param=$t round=$r msg=$(head -c 200 "$T/err" | tr ' \n' '__')"
-			done
-			for t in $CHURN_P; do
-				# shellcheck disable=SC2086
-				out=$($w "$CHURN" -f "$t" -r 2 2>"$T/err")
-				n=0
-				while read -r line; do
-					n=$((n + 1))
-					v=$(echo "$line" | sed -n 's/.*ns_per_task=\([0-9.]*\).*/\1/p')
-					[ -n "$v" ] && raw "R case=churn bench=procs cfg=$cfg param=$t round=$r rep=$n value=$v unit=ns_per_task"
-				done <<<"$(echo "$out" | grep '^churn')"
-				[ "$n" -gt 0 ] || raw "F case=churn bench=procs cfg=$cfg param=$t round=$r msg=$(head -c 200 "$T/err" | tr ' \n' '__')"
+			# threads (-t N) and processes (-f N), one size after the other
+			for b in threads procs; do
+				if [ "$b" = threads ]; then
+					flag=-t sizes=$CHURN_T
+				else
+					flag=-f sizes=$CHURN_P
+				fi
+				for t in $sizes; do
+					# shellcheck disable=SC2086
+					out=$($w "$CHURN" "$flag" "$t" -r 2 2>"$T/err")
+					reps "$out" churn ns_per_task ns_per_task \
+						"case=churn bench=$b cfg=$cfg param=$t round=$r" \
+						"case=churn bench=$b cfg=$cfg param=$t round=$r"
+				done
 			done
 			# shellcheck disable=SC2086
 			out=$($w perf bench breakpoint thread $BP_ARGS 2>"$T/err")
@@ -294,7 +296,7 @@ case_churn() {
 # process sleep (store entries under pmuctx stat, inherited).  pmuctx info
 # is recorded once the N threads exist.
 case_scale() {
-	local cfgs=(none pmuctx) r cfg w n out k v
+	local cfgs=(none pmuctx) r cfg w n out
 	ensure_loaded
 	say "case scale: N = $SCALE_N, $SCALE_ROUNDS rounds"
 	for ((r = 1; r <= SCALE_ROUNDS; r++)); do
@@ -305,13 +307,9 @@ case_scale() {
 				# shellcheck disable=SC2086
 				out=$($w "$PP" -c 0 -l "$PP_LOOPS" -r "$PP_WINDOWS" -i "$n" \
 					-x "$CLI info --json > $T/info.json" 2>"$T/err")
-				k=0
-				while read -r line; do
-					k=$((k + 1))
-					v=$(echo "$line" | sed -n 's/.*ns_per_switch=\([0-9.]*\).*/\1/p')
-					[ -n "$v" ] && raw "R case=scale bench=pingpong cfg=$cfg param=$n round=$r rep=$k value=$v unit=ns_per_switch"
-				done <<<"$(echo "$out" | grep '^pingpong')"
-				[ "$k" -gt 0 ] || raw "F case=scale cfg=$cfg param=$n round=$r msg=$(head -c 200 "$T/err" | tr ' \n' '__')"
+				reps "$out" pingpong ns_per_switch ns_per_switch \
+					"case=scale bench=pingpong cfg=$cfg param=$n round=$r" \
+					"case=scale cfg=$cfg param=$n round=$r"
 				if [ -s "$T/info.json" ]; then
 					raw "I case=scale cfg=$cfg param=$n round=$r $(tr -d '{}"' <"$T/info.json" | tr ',' '\n' | grep -E '^(tasks_tracked|store_bytes|entry_bytes|pool_entries):' | sed 's/:/=/' | tr '\n' ' ')"
 				fi

@@ -41,6 +41,14 @@ fi
 failed=0
 pass() { echo "ok - $*"; }
 fail() { echo "not ok - $*"; failed=1; }
+# missing_from LINES WORD...: " WORD" for each WORD that is no line of LINES
+missing_from() {
+	local lines=$1 w
+	shift
+	for w; do
+		printf '%s\n' "$lines" | grep -qx "$w" || printf ' %s' "$w"
+	done
+}
 
 for ko in "$rel" "$dbg"; do
 	[ -f "$ko" ] || { echo "check-module-builds: $ko is missing (make module / make module-debug)" >&2; exit 1; }
@@ -65,10 +73,8 @@ fi
 
 # the debug build: the same module plus the test code
 dparms=$(modinfo -F parm "$dbg" | cut -d: -f1)
-missing=
-for h in $HOOKS; do
-	printf '%s\n' "$dparms" | grep -qx "$h" || missing="$missing $h"
-done
+# shellcheck disable=SC2086 # HOOKS is a list of words
+missing=$(missing_from "$dparms" $HOOKS)
 if [ -z "$missing" ]; then
 	pass "debug: the test hook parameters ($HOOKS)"
 else
@@ -79,10 +85,8 @@ want="pmuctx_selftest_save pmuctx_selftest_verify pmuctx_probebench_end"
 if grep -qx 'CONFIG_DEBUG_FS=y' "/lib/modules/$kver/build/.config" 2>/dev/null; then
 	want="$want pmuctx_ringbench_init"
 fi
-missing=
-for s in $want; do
-	printf '%s\n' "$dsyms" | grep -qx "$s" || missing="$missing $s"
-done
+# shellcheck disable=SC2086 # want is a list of words
+missing=$(missing_from "$dsyms" $want)
 if [ -z "$missing" ]; then
 	pass "debug: the SELFTEST backend and ring_bench are in it ($want)"
 else

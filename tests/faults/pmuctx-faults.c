@@ -447,36 +447,38 @@ static void undo_resume(int ret, bool fired)
 	ioctl(C.fd, PMUCTX_IOC_RESUME, 0);
 }
 
-static void undo_fork(int ret, bool fired)
+/*
+ * After a fork or clone (@what) that returned @ret: a child that exists is
+ * tracked or counted as dropped, exactly once; a failed one is neither.
+ */
+static void one_new_task(const char *what, int ret)
 {
 	uint64_t seen, dropped;
+
+	hold_counts(&seen, &dropped);
+	if ((seen - C.seen0) + (dropped - C.dropped0) != (ret ? 0u : 1u))
+		result(0, "%s %s: session saw %llu new tasks and dropped %llu",
+		       what, ret ? "failed" : "succeeded",
+		       (unsigned long long)(seen - C.seen0),
+		       (unsigned long long)(dropped - C.dropped0));
+}
+
+static void undo_fork(int ret, bool fired)
+{
 	int st;
 
 	(void)fired;
 	if (!ret)
 		waitpid(C.pid, &st, 0);
-	hold_counts(&seen, &dropped);
-	/* a child that exists is tracked or counted as dropped, exactly once */
-	if ((seen - C.seen0) + (dropped - C.dropped0) != (ret ? 0u : 1u))
-		result(0, "fork %s: session saw %llu new tasks and dropped %llu",
-		       ret ? "failed" : "succeeded",
-		       (unsigned long long)(seen - C.seen0),
-		       (unsigned long long)(dropped - C.dropped0));
+	one_new_task("fork", ret);
 }
 
 static void undo_thread(int ret, bool fired)
 {
-	uint64_t seen, dropped;
-
 	(void)fired;
 	if (!ret)
 		pthread_join(C.thr, NULL);
-	hold_counts(&seen, &dropped);
-	if ((seen - C.seen0) + (dropped - C.dropped0) != (ret ? 0u : 1u))
-		result(0, "clone(thread) %s: session saw %llu new tasks and dropped %llu",
-		       ret ? "failed" : "succeeded",
-		       (unsigned long long)(seen - C.seen0),
-		       (unsigned long long)(dropped - C.dropped0));
+	one_new_task("clone(thread)", ret);
 }
 
 static void undo_close(int ret, bool fired)

@@ -301,6 +301,24 @@ static void fail(const char *fmt, ...)
 	failures++;
 }
 
+/*
+ * @ret/@err of a call on a struct at @p that must fail with E2BIG and
+ * write the kernel's size @ksize back into its size field; @what names it.
+ */
+static void want_e2big(const char *what, long ret, int err, const void *p,
+		       uint32_t ksize)
+{
+	uint32_t got;
+
+	if (ret != -1 || err != E2BIG) {
+		fail("%s: ret %ld errno %d, want E2BIG", what, ret, err);
+		return;
+	}
+	memcpy(&got, p, sizeof(got));
+	if (got != ksize)
+		fail("%s: E2BIG wrote size %u, want %u", what, got, ksize);
+}
+
 /* errno classes counted per operation (for the summary) */
 static void count_err(int op, int ret, int err)
 {
@@ -658,12 +676,8 @@ static void op_info(void)
 		arena[usize - 1 - rn(&R, usize - ksize_info)] = 1;
 		ret = xioctl(fd, PMUCTX_IOC_INFO, (unsigned long)arena, &err);
 		count_err(OP_INFO, ret, err);
-		if (ret != -1 || err != E2BIG)
-			fail("INFO with a non-zero unknown tail: ret %ld errno %d, want E2BIG",
-			     ret, err);
-		else if (*(uint32_t *)arena != ksize_info)
-			fail("INFO E2BIG wrote size %u, want %u",
-			     *(uint32_t *)arena, ksize_info);
+		want_e2big("INFO with a non-zero unknown tail", ret, err, arena,
+			   ksize_info);
 		return;
 	default: { /* garbage */
 		struct pmuctx_info in;
@@ -1048,23 +1062,18 @@ static void op_create(bool mutated)
 		return;
 	}
 	if (usize > PAGE && p == arena) {
+		char what[64];
+
 		/* over a page, whatever the tail: E2BIG (size_check()) */
-		if (ret != -1 || err != E2BIG)
-			fail("SESSION_CREATE of size %u > a page: ret %ld errno %d, want E2BIG",
-			     usize, ret, err);
-		else if (*(uint32_t *)p != ksize_attr)
-			fail("SESSION_CREATE E2BIG wrote size %u, want %u",
-			     *(uint32_t *)p, ksize_attr);
+		snprintf(what, sizeof(what),
+			 "SESSION_CREATE of size %u > a page", usize);
+		want_e2big(what, ret, err, p, ksize_attr);
 		return;
 	}
 	if (usize > ksize_attr && p == arena &&
 	    !all_byte(p + ksize_attr, usize - ksize_attr, 0)) {
-		if (ret != -1 || err != E2BIG)
-			fail("SESSION_CREATE with a non-zero unknown tail: ret %ld errno %d, want E2BIG",
-			     ret, err);
-		else if (*(uint32_t *)p != ksize_attr)
-			fail("SESSION_CREATE E2BIG wrote size %u, want %u",
-			     *(uint32_t *)p, ksize_attr);
+		want_e2big("SESSION_CREATE with a non-zero unknown tail", ret,
+			   err, p, ksize_attr);
 		return;
 	}
 	valid = attr_valid(&a, usize);
@@ -2491,6 +2500,19 @@ static void size_check1(const char *what, int fd, unsigned long cmd,
 	}
 }
 
+/* a task-clock session on a pid with a one-page ring, of size @size */
+static void ring_attr(struct pmuctx_session_attr *a, uint32_t size)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = size;
+	a->target = PMUCTX_TARGET_PID;
+	a->cgroup_fd = -1;
+	a->nr_events = 1;
+	a->events[0] = PMUCTX_EV_TASK_CLOCK;
+	a->ring_pages = 1;
+	a->ring_mode = PMUCTX_RING_NORMAL;
+}
+
 static void size_check(void)
 {
 	struct pmuctx_session_attr a;
@@ -2507,13 +2529,7 @@ static void size_check(void)
 	memset(&in, 0, sizeof(in));
 	size_check1("INFO", fd, PMUCTX_IOC_INFO, &in, sizeof(in),
 		    PMUCTX_INFO_SIZE_VER0);
-	memset(&a, 0, sizeof(a));
-	a.target = PMUCTX_TARGET_PID;
-	a.cgroup_fd = -1;
-	a.nr_events = 1;
-	a.events[0] = PMUCTX_EV_TASK_CLOCK;
-	a.ring_pages = 1;
-	a.ring_mode = PMUCTX_RING_NORMAL;
+	ring_attr(&a, 0);
 	/* too big first: the page-sized one succeeds and makes fd live */
 	size_check1("SESSION_CREATE", fd, PMUCTX_IOC_SESSION_CREATE, &a,
 		    sizeof(a), PMUCTX_SESSION_ATTR_SIZE_VER0);
@@ -2546,14 +2562,7 @@ static int model_check(void)
 	     usize++) {
 		for (v = 0; v < 2; v++) {
 			cur_op = (long)usize * 2 + v;
-			memset(&a, 0, sizeof(a));
-			a.size = usize;
-			a.target = PMUCTX_TARGET_PID;
-			a.cgroup_fd = -1;
-			a.nr_events = 1;
-			a.events[0] = PMUCTX_EV_TASK_CLOCK;
-			a.ring_pages = 1;
-			a.ring_mode = PMUCTX_RING_NORMAL;
+			ring_attr(&a, usize);
 			a.ring_records = PMUCTX_REC_MASK_ALL;
 			if (v)
 				a.sample_freq = 100;
@@ -2647,6 +2656,49 @@ static uint64_t parse_u64(const char *s)
 	return v;
 }
 
+/* the options that take a number: int-sized (int, uid_t, gid_t) or long */
+static const struct num_opt {
+	const char *name;
+	void *var;
+	size_t size;
+} num_opts[] = {
+	{ "--ops", &opt_ops, sizeof(opt_ops) },
+	{ "--procs", &opt_procs, sizeof(opt_procs) },
+	{ "--unpriv", &opt_unpriv, sizeof(opt_unpriv) },
+	{ "--uid", &opt_uid, sizeof(opt_uid) },
+	{ "--gid", &opt_gid, sizeof(opt_gid) },
+	{ "--group", &opt_group, sizeof(opt_group) },
+	{ "--timeout", &opt_timeout, sizeof(opt_timeout) },
+	{ "--only", &opt_only, sizeof(opt_only) },
+	{ "--stream", &opt_stream, sizeof(opt_stream) },
+};
+
+static const struct num_opt *num_opt(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(num_opts) / sizeof(num_opts[0]); i++)
+		if (!strcmp(name, num_opts[i].name))
+			return &num_opts[i];
+	return NULL;
+}
+
+/* @v converted to the option's type, as the casts did */
+static void num_opt_set(const struct num_opt *o, uint64_t v)
+{
+	_Static_assert(sizeof(uid_t) == sizeof(int) &&
+		       sizeof(gid_t) == sizeof(int), "uid_t, gid_t: int-sized");
+	if (o->size == sizeof(long)) {
+		long l = (long)v;
+
+		memcpy(o->var, &l, sizeof(l));
+	} else {
+		int n = (int)v;
+
+		memcpy(o->var, &n, sizeof(n));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct stats total;
@@ -2667,6 +2719,7 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const struct num_opt *o;
 
 		if (!strcmp(a, "--seed") || !strcmp(a, "--replay")) {
 			if (!v)
@@ -2674,37 +2727,15 @@ int main(int argc, char **argv)
 			opt_seed = parse_u64(v);
 			have_seed = true;
 			i++;
-		} else if (!strcmp(a, "--ops") && v) {
-			opt_ops = (long)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--procs") && v) {
-			opt_procs = (int)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--unpriv") && v) {
-			opt_unpriv = (int)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--uid") && v) {
-			opt_uid = (uid_t)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--gid") && v) {
-			opt_gid = (gid_t)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--group") && v) {
-			opt_group = (gid_t)parse_u64(v);
-			i++;
-		} else if (!strcmp(a, "--timeout") && v) {
-			opt_timeout = (int)parse_u64(v);
+		} else if ((o = num_opt(a))) {
+			if (!v)
+				usage();
+			num_opt_set(o, parse_u64(v));
 			i++;
 		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
 			opt_verbose = 1;
-		} else if (!strcmp(a, "--only") && v) {
-			opt_only = (int)parse_u64(v);
-			i++;
 		} else if (!strcmp(a, "--no-children")) {
 			opt_children = 0;
-		} else if (!strcmp(a, "--stream") && v) {
-			opt_stream = (int)parse_u64(v);
-			i++;
 		} else if (!strcmp(a, "--model-check")) {
 			opt_model_check = 1;
 		} else {

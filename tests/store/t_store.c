@@ -190,6 +190,26 @@ static void tree_fn(void *arg)
 		;
 }
 
+/*
+ * A gated child running @fn(@arg) and an inheriting session on it
+ * (@flags too, the three events of ev3), checked as "@desc (fd)"; the gate
+ * opens once the session is there.  Returns the session fd, or < 0 with
+ * the child still held at its gate.
+ */
+static int gated_session(struct gated *g, void (*fn)(void *), void *arg,
+			 unsigned int flags, const char *desc)
+{
+	int fd;
+
+	*g = gated_child(fn, arg);
+	fd = session(PMUCTX_TARGET_PID, g->pid,
+		     PMUCTX_SESSION_INHERIT | flags, ev3, 3, 0, 0);
+	result(fd >= 0, "%s (%d)", desc, fd);
+	if (fd >= 0)
+		gate_open(g);
+	return fd;
+}
+
 static void test_forktree(void)
 {
 	struct pmuctx_read r;
@@ -198,14 +218,10 @@ static void test_forktree(void)
 	int fd, bad;
 
 	ru0 = rusage_children_ns();
-	g = gated_child(tree_fn, NULL);
-	fd = session(PMUCTX_TARGET_PID, g.pid,
-		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
-		     ev3, 3, 0, 0);
-	result(fd >= 0, "forktree: session on a gated child (%d)", fd);
+	fd = gated_session(&g, tree_fn, NULL, PMUCTX_SESSION_KEEP_EXITED,
+			   "forktree: session on a gated child");
 	if (fd < 0)
 		return;
-	gate_open(&g);
 	bad = wait_all();
 	ru = rusage_children_ns() - ru0;
 	result(sread(fd, &r, 1) == 0, "forktree: read per-task");
@@ -273,13 +289,9 @@ static void test_parent_first(void)
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ru0 = rusage_children_ns();
-	g = gated_child(orphan_fn, NULL);
-	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 3,
-		     0, 0);
-	result(fd >= 0, "parent-first: session (%d)", fd);
+	fd = gated_session(&g, orphan_fn, NULL, 0, "parent-first: session");
 	if (fd < 0)
 		return;
-	gate_open(&g);
 	wait_all();
 	ru = rusage_children_ns() - ru0;
 	result(sread(fd, &r, 0) == 0, "parent-first: read");
@@ -319,14 +331,10 @@ static void test_close_early(void)
 	struct gated g;
 	int fd;
 
-	g = gated_child(longrun_fn, NULL);
-	fd = session(PMUCTX_TARGET_PID, g.pid,
-		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
-		     ev3, 3, 0, 0);
-	result(fd >= 0, "close-early: session (%d)", fd);
+	fd = gated_session(&g, longrun_fn, NULL, PMUCTX_SESSION_KEEP_EXITED,
+			   "close-early: session");
 	if (fd < 0)
 		return;
-	gate_open(&g);
 	/* The children fork at once; give slow (debug) kernels time. */
 	for (int tries = 0; tries < 100; tries++) {
 		get_info(&i);
@@ -376,13 +384,9 @@ static void test_threads(void)
 	struct gated g;
 	int fd;
 
-	g = gated_child(threads_fn, NULL);
-	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 3,
-		     0, 0);
-	result(fd >= 0, "threads: session (%d)", fd);
+	fd = gated_session(&g, threads_fn, NULL, 0, "threads: session");
 	if (fd < 0)
 		return;
-	gate_open(&g);
 	result(wait_all() == 0, "threads: 1000 threads created and joined");
 	result(sread(fd, &r, 0) == 0, "threads: read");
 	result(r.tasks_seen == 1001 && r.tasks_exited == 1001 &&
@@ -671,14 +675,10 @@ static void test_cap(void)
 
 	get_info(&i0);
 	result(write_param("max_tasks", "5") == 0, "cap: max_tasks set to 5");
-	g = gated_child(tree_fn, NULL);
-	fd = session(PMUCTX_TARGET_PID, g.pid,
-		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
-		     ev3, 3, 0, 0);
-	result(fd >= 0, "cap: session (%d)", fd);
+	fd = gated_session(&g, tree_fn, NULL, PMUCTX_SESSION_KEEP_EXITED,
+			   "cap: session");
 	if (fd < 0)
 		goto out;
-	gate_open(&g);
 	bad = wait_all();
 	result(!bad, "cap: the workload is unaffected");
 	result(sread(fd, &r, 0) == 0, "cap: read");
@@ -1116,16 +1116,13 @@ static void setuid_case(const char *who, void (*fn)(void *), const char *path)
 	struct pmuctx_read r;
 	struct gated g;
 	unsigned int k;
+	char desc[64];
 	int fd, st;
 
-	g = gated_child(fn, &x);
-	fd = session(PMUCTX_TARGET_PID, g.pid,
-		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_KEEP_EXITED,
-		     ev3, 3, 0, 0);
-	result(fd >= 0, "%s: session on a child (%d)", who, fd);
+	snprintf(desc, sizeof(desc), "%s: session on a child", who);
+	fd = gated_session(&g, fn, &x, PMUCTX_SESSION_KEEP_EXITED, desc);
 	if (fd < 0)
 		return;
-	gate_open(&g);
 	waitpid(g.pid, &st, 0);
 	result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "%s: helper ran as root (status %d)", who, st);

@@ -97,46 +97,31 @@ static int number(struct jp *j)
 	return j->p > s ? 0 : -1;
 }
 
-static int object(struct jp *j)
+/*
+ * An object ('{' ... '}') or an array ('[' ... ']'): the same loop of
+ * members separated by ',', an object's member a string key and ':'
+ * before its value.
+ */
+static int container(struct jp *j, int is_object)
 {
-	j->p++;
-	ws(j);
-	if (*j->p == '}') {
-		j->p++;
-		return 0;
-	}
-	for (;;) {
-		ws(j);
-		if (string(j))
-			return -1;
-		ws(j);
-		if (*j->p != ':')
-			return -1;
-		j->p++;
-		if (value(j))
-			return -1;
-		ws(j);
-		if (*j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (*j->p == '}') {
-			j->p++;
-			return 0;
-		}
-		return -1;
-	}
-}
+	char close = is_object ? '}' : ']';
 
-static int array(struct jp *j)
-{
 	j->p++;
 	ws(j);
-	if (*j->p == ']') {
+	if (*j->p == close) {
 		j->p++;
 		return 0;
 	}
 	for (;;) {
+		if (is_object) {
+			ws(j);
+			if (string(j))
+				return -1;
+			ws(j);
+			if (*j->p != ':')
+				return -1;
+			j->p++;
+		}
 		if (value(j))
 			return -1;
 		ws(j);
@@ -144,7 +129,7 @@ static int array(struct jp *j)
 			j->p++;
 			continue;
 		}
-		if (*j->p == ']') {
+		if (*j->p == close) {
 			j->p++;
 			return 0;
 		}
@@ -160,8 +145,8 @@ static int value(struct jp *j)
 	if (++j->depth > 64)
 		return -1;
 	switch (*j->p) {
-	case '{': r = object(j); break;
-	case '[': r = array(j); break;
+	case '{': r = container(j, 1); break;
+	case '[': r = container(j, 0); break;
 	case '"': r = string(j); break;
 	case 't': r = strncmp(j->p, "true", 4) ? -1 : (j->p += 4, 0); break;
 	case 'f': r = strncmp(j->p, "false", 5) ? -1 : (j->p += 5, 0); break;

@@ -27,6 +27,49 @@ static const char *cap_close(FILE *f)
 	return capture_buf;
 }
 
+/* what one printer writes for one report, captured */
+static const char *human_of(const struct stat_report *r)
+{
+	FILE *f = cap_open();
+
+	stat_print_human(f, r);
+	return cap_close(f);
+}
+
+static const char *csv_of(const struct stat_report *r, const char *sep)
+{
+	FILE *f = cap_open();
+
+	stat_print_csv(f, r, sep);
+	return cap_close(f);
+}
+
+static const char *json_of(const struct stat_report *r)
+{
+	FILE *f = cap_open();
+
+	stat_print_json(f, r);
+	return cap_close(f);
+}
+
+static const char *info_human_of(const struct pmuctx_info *info,
+				 const struct info_params *ps)
+{
+	FILE *f = cap_open();
+
+	info_print_human(f, info, ps);
+	return cap_close(f);
+}
+
+static const char *info_json_of(const struct pmuctx_info *info,
+				const struct info_params *ps)
+{
+	FILE *f = cap_open();
+
+	info_print_json(f, info, ps);
+	return cap_close(f);
+}
+
 static struct pmuctx_task_values tasks[3];
 
 static void make_counts(struct pmuctx_counts *c)
@@ -103,13 +146,10 @@ static void test_human(void)
 	struct pmuctx_counts c;
 	struct stat_report r;
 	const char *out;
-	FILE *f;
 
 	make_counts(&c);
 	base_report(&r, &c);
-	f = cap_open();
-	stat_print_human(f, &r);
-	out = cap_close(f);
+	out = human_of(&r);
 	CHECK_HAS(out, "\n Performance counter stats for 'make -j4':\n\n",
 		  "human: perf-style header");
 	CHECK_HAS(out, "\n          1,234.57 msec task-clock ",
@@ -130,33 +170,25 @@ static void test_human(void)
 	CHECK_LACKS(out, "Per-task", "human: no task table by default");
 
 	r.kind = STAT_TARGET_SYSTEM;
-	f = cap_open();
-	stat_print_human(f, &r);
-	CHECK_HAS(cap_close(f), " Performance counter stats for "
+	CHECK_HAS(human_of(&r), " Performance counter stats for "
 		  "'system wide':", "human: system-wide header");
 	r.kind = STAT_TARGET_PID;
 	r.pid = 4242;
 	r.have_rusage = false;
-	f = cap_open();
-	stat_print_human(f, &r);
-	out = cap_close(f);
+	out = human_of(&r);
 	CHECK_HAS(out, " Performance counter stats for process id '4242':",
 		  "human: process id header");
 	CHECK_LACKS(out, "seconds user", "human: no user/sys without rusage");
 	r.kind = STAT_TARGET_CGROUP;
 	r.cgroup = "/sys/fs/cgroup/x";
-	f = cap_open();
-	stat_print_human(f, &r);
-	CHECK_HAS(cap_close(f), "cgroup '/sys/fs/cgroup/x'",
+	CHECK_HAS(human_of(&r), "cgroup '/sys/fs/cgroup/x'",
 		  "human: cgroup header");
 
 	/* notes and warnings */
 	base_report(&r, &c);
 	c.priv_exec_stopped = 2;
 	c.tasks_dropped = 5;
-	f = cap_open();
-	stat_print_human(f, &r);
-	out = cap_close(f);
+	out = human_of(&r);
 	CHECK_HAS(out, "note: counting stopped for 2 task(s) at a "
 		  "privilege-raising exec (setuid/setgid/file caps)",
 		  "human: privilege-raising exec note");
@@ -170,9 +202,7 @@ static void test_human(void)
 	c.tasks = tasks;
 	c.tasks_unlisted = 9;
 	r.per_task = true;
-	f = cap_open();
-	stat_print_human(f, &r);
-	out = cap_close(f);
+	out = human_of(&r);
 	CHECK_HAS(out, "Per-task counts (3 tasks; 9 exited not listed)",
 		  "human: per-task table title");
 	CHECK_HAS(out, "PID      TID     PPID  COMM",
@@ -199,9 +229,7 @@ static void test_human(void)
 	c.values[3] = 1000;
 	c.values[4] = 25;
 	base_report(&r, &c);
-	f = cap_open();
-	stat_print_human(f, &r);
-	out = cap_close(f);
+	out = human_of(&r);
 	CHECK_HAS(out, "#    3.000 GHz", "human: cycles in GHz");
 	CHECK_HAS(out, "#     2.00  insn per cycle", "human: IPC");
 	CHECK_HAS(out, "#     2.50% of all branches", "human: miss ratio");
@@ -216,9 +244,7 @@ static void test_human(void)
 	c.time_running[3] = 0;
 	c.time_running[4] = 1000000000;
 	c.values[3] = 0;
-	f = cap_open();
-	stat_print_human(f, &r);
-	out = cap_close(f);
+	out = human_of(&r);
 	CHECK_HAS(out, "insn per cycle", "human: ratios stay with partial counts");
 	CHECK_HAS(out, "GHz  (73.20%)", "human: share of the run time counted "
 		  "after the value's ratio");
@@ -229,16 +255,12 @@ static void test_human(void)
 		  "monitored tasks' run time", "human: a note explains both");
 	CHECK_HAS(out, "not scaled", "human: the note says values are not "
 		  "scaled");
-	f = cap_open();
-	stat_print_csv(f, &r, ",");
-	out = cap_close(f);
+	out = csv_of(&r, ",");
 	CHECK_HAS(out, "\n<not counted>,,branches\n",
 		  "-x: <not counted> in the value field, as perf");
 	CHECK_HAS(out, "\n3000000000,,cycles\n", "-x: partial count raw");
 	CHECK_HAS(out, "# note: 2 event(s) did not count", "-x: the note");
-	f = cap_open();
-	stat_print_json(f, &r);
-	out = cap_close(f);
+	out = json_of(&r);
 	CHECK_HAS(out, "\"time_slices_ns\":1000000000",
 		  "json: time_slices_ns");
 	CHECK_HAS(out, "\"unit\":\"\",\"time_running_ns\":732000000}",
@@ -250,13 +272,10 @@ static void test_csv(void)
 	struct pmuctx_counts c;
 	struct stat_report r;
 	const char *out;
-	FILE *f;
 
 	make_counts(&c);
 	base_report(&r, &c);
-	f = cap_open();
-	stat_print_csv(f, &r, ",");
-	out = cap_close(f);
+	out = csv_of(&r, ",");
 	CHECK(!strcmp(out, "1234567890,ns,task-clock\n"
 			   "4321,,context-switches\n"
 			   "0,,cpu-migrations\n"
@@ -266,9 +285,7 @@ static void test_csv(void)
 		   "0,,cpu-migrations\n1300000,,page-faults\n"))
 		t_diag("got:\n%s", out);
 
-	f = cap_open();
-	stat_print_csv(f, &r, ";;");
-	out = cap_close(f);
+	out = csv_of(&r, ";;");
 	CHECK_HAS(out, "1234567890;;ns;;task-clock\n4321;;;;context-switches",
 		  "-x with a multi-character separator");
 
@@ -276,9 +293,7 @@ static void test_csv(void)
 	c.nr_tasks = 2;
 	c.tasks = tasks;
 	r.per_task = true;
-	f = cap_open();
-	stat_print_csv(f, &r, ",");
-	out = cap_close(f);
+	out = csv_of(&r, ",");
 	CHECK_HAS(out, "make-100,1000000,ns,task-clock\n",
 		  "-x per task: COMM-TID,VALUE,UNIT,EVENT");
 	CHECK_HAS(out, "cc1-101,7,,context-switches\n",
@@ -292,14 +307,11 @@ static void test_json(void)
 	struct pmuctx_counts c;
 	struct stat_report r;
 	const char *out, *at;
-	FILE *f;
 
 	make_counts(&c);
 	base_report(&r, &c);
 	r.exit_status = 3;
-	f = cap_open();
-	stat_print_json(f, &r);
-	out = cap_close(f);
+	out = json_of(&r);
 	CHECK(json_validate(out, &at) == 0, "--json: valid JSON");
 	CHECK(strchr(out, '\n') == out + strlen(out) - 1,
 	      "--json: one line");
@@ -326,9 +338,7 @@ static void test_json(void)
 	r.pid = 77;
 	r.have_rusage = false;
 	r.have_exit_status = false;
-	f = cap_open();
-	stat_print_json(f, &r);
-	out = cap_close(f);
+	out = json_of(&r);
 	CHECK(json_validate(out, &at) == 0,
 	      "--json --per-task: valid JSON despite a hostile comm");
 	if (json_validate(out, &at))
@@ -390,17 +400,13 @@ static void test_info_params(struct pmuctx_info *info)
 	      "info params: the present, numeric parameters, in order (%u)",
 	      ps.n);
 	info->size = sizeof(*info);
-	f = cap_open();
-	info_print_human(f, info, &ps);
-	out = cap_close(f);
+	out = info_human_of(info, &ps);
 	CHECK_HAS(out, "limits (module parameters):\n",
 		  "info: a limits section");
 	CHECK_HAS(out, "  sample_budget          100,000 samples/s, all sessions together\n",
 		  "info: the budget, grouped, with its unit");
 	CHECK(!strstr(out, "max_tasks  "), "info: an unreadable value is left out");
-	f = cap_open();
-	info_print_json(f, info, &ps);
-	out = cap_close(f);
+	out = info_json_of(info, &ps);
 	CHECK(!json_validate(out, &at), "info --json with limits: valid JSON");
 	CHECK_HAS(out, "\"limits\":{\"sample_budget\":100000,\"sample_budget_now\":5900}",
 		  "info --json: the limits object");
@@ -416,7 +422,6 @@ static void test_info_format(void)
 {
 	struct pmuctx_info info;
 	const char *out, *at;
-	FILE *f;
 
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
@@ -429,9 +434,7 @@ static void test_info_format(void)
 	info.store_bytes = 123456;
 	info.max_tasks = 65536;
 	info.selftest_checks = 99;
-	f = cap_open();
-	info_print_human(f, &info, NULL);
-	out = cap_close(f);
+	out = info_human_of(&info, NULL);
 	CHECK_HAS(out, "pmuctx module 0.1.0\n", "info: module version");
 	CHECK_HAS(out, "module 1, library 1", "info: both ABI versions");
 	CHECK_HAS(out, "counting inherit selftest", "info: features by name");
@@ -440,9 +443,7 @@ static void test_info_format(void)
 		  "info: store bytes grouped");
 	CHECK_HAS(out, "max tasks:             65,536", "info: max tasks");
 	CHECK_HAS(out, "checks:                99", "info: selftest checks");
-	f = cap_open();
-	info_print_json(f, &info, NULL);
-	out = cap_close(f);
+	out = info_json_of(&info, NULL);
 	CHECK(!json_validate(out, &at), "info --json: valid JSON");
 	CHECK_HAS(out, "\"features\":[\"counting\",\"inherit\",\"selftest\"]",
 		  "info --json: features array");
@@ -450,14 +451,10 @@ static void test_info_format(void)
 
 	info.size = PMUCTX_INFO_SIZE_VER0;
 	info.abi_version = 0;
-	f = cap_open();
-	info_print_human(f, &info, NULL);
-	out = cap_close(f);
+	out = info_human_of(&info, NULL);
 	CHECK_HAS(out, "[MISMATCH]", "info: ABI mismatch is flagged");
 	CHECK_HAS(out, "only the first 72 bytes", "info: older module noted");
-	f = cap_open();
-	info_print_json(f, &info, NULL);
-	out = cap_close(f);
+	out = info_json_of(&info, NULL);
 	CHECK(!json_validate(out, NULL) && !strstr(out, "max_tasks"),
 	      "info --json of an older module: valid, no VER1 keys");
 	test_info_params(&info);

@@ -100,6 +100,22 @@ _check() {
 # last_ok: true if the last check/expect_fail/require was ok.
 last_ok() { [ "$LAST_OK" = 1 ]; }
 
+# text_has TEXT GREP_OPTS PATTERN DESC...: ok DESC if a line of TEXT
+# matches PATTERN (grep -q GREP_OPTS -e PATTERN; GREP_OPTS such as -i or
+# -iE, or ""), else not ok DESC with TEXT as diagnostics.  Like ok and
+# not_ok it leaves LAST_OK (the last check's) alone.
+text_has() {
+	_t=$1 _o=$2 _p=$3; shift 3
+	# shellcheck disable=SC2086 # GREP_OPTS is zero or more options
+	if printf '%s\n' "$_t" | grep -q $_o -e "$_p"; then
+		ok "$*"
+	else
+		not_ok "$*"
+		diag_out "$_t"
+	fi
+	return 0
+}
+
 # as_user UID GID [GROUPS] CMD...: run CMD with that uid/gid and no
 # capabilities.  GROUPS is a comma list of numeric supplementary groups,
 # or "-" for none; without it there are none either.  HOME=/tmp.
@@ -147,6 +163,9 @@ mod_loaded() { [ -d "/sys/module/$MODNAME" ]; }
 mod_unload() { if mod_loaded; then rmmod "$MODNAME"; fi; }
 mod_load() { mod_loaded || insmod "$MODULE"; }
 mod_reload() { mod_unload && insmod "$MODULE"; }
+# debug_kernel: the guest runs a debug kernel (fault injection, or "debug"
+# in its release): slower, so the long cases run shorter there.
+debug_kernel() { [ -e /proc/self/fail-nth ] || uname -r | grep -q debug; }
 # mod_is_debug [KO]: the loaded module (or the file KO) is a debug build.
 mod_is_debug() {
 	if [ $# -gt 0 ]; then

@@ -45,11 +45,7 @@ else
 		not_ok "every module parameter has a description"
 		diag_out "$bad"
 	fi
-	if printf '%s\n' "$parms" | grep -q '^max_tasks:'; then
-		ok "parameter max_tasks is documented"
-	else
-		not_ok "parameter max_tasks is documented"
-	fi
+	text_has "$parms" "" '^max_tasks:' "parameter max_tasks is documented"
 fi
 vermagic=$(modinfo -F vermagic "$MODULE" | cut -d' ' -f1)
 if [ "$vermagic" = "$(uname -r)" ]; then

@@ -30,12 +30,8 @@ check as_user "$NOBODY" "$NOBODY" "$GID" sh -c ": <$DEV" -- \
 check as_user "$NOBODY" "$NOBODY" "$GID" "$cli" info -- \
 	"uid $NOBODY in group $GID: pmuctx info succeeds"
 if last_ok; then
-	if printf '%s\n' "$CHECK_OUT" | grep -qi 'ABI version'; then
-		ok "pmuctx info as a group member prints the ABI version"
-	else
-		not_ok "pmuctx info as a group member prints the ABI version"
-		diag_out "$CHECK_OUT"
-	fi
+	text_has "$CHECK_OUT" -i 'ABI version' \
+		"pmuctx info as a group member prints the ABI version"
 fi
 # the limits a group member runs into, from the module's parameters
 if last_ok; then
@@ -57,18 +53,8 @@ expect_fail as_user "$NOBODY" "$NOBODY" - sh -c ": <$DEV" -- \
 expect_fail as_user "$NOBODY" "$NOBODY" - "$cli" info -- \
 	"uid $NOBODY outside group $GID: pmuctx info fails"
 msg=$CHECK_OUT
-if printf '%s\n' "$msg" | grep -qiE "$GROUP_RE"; then
-	ok "the refusal names the group pmuctx"
-else
-	not_ok "the refusal names the group pmuctx"
-	diag_out "$msg"
-fi
-if printf '%s\n' "$msg" | grep -qi 'CAP_PERFMON'; then
-	ok "the refusal mentions CAP_PERFMON"
-else
-	not_ok "the refusal mentions CAP_PERFMON"
-	diag_out "$msg"
-fi
+text_has "$msg" -iE "$GROUP_RE" "the refusal names the group pmuctx"
+text_has "$msg" -i 'CAP_PERFMON' "the refusal mentions CAP_PERFMON"
 # Another group does not help either.
 expect_fail as_user "$NOBODY" "$NOBODY" 4243 sh -c ": <$DEV" -- \
 	"uid $NOBODY in another group (4243) cannot open $DEV"
@@ -78,18 +64,8 @@ check mod_unload -- "rmmod $MODNAME"
 check test ! -e "$DEV" -- "$DEV is gone after rmmod"
 expect_fail "$CLI" info -- "pmuctx info fails without the module"
 msg=$CHECK_OUT
-if printf '%s\n' "$msg" | grep -qiE 'not loaded'; then
-	ok "the message says the module is not loaded"
-else
-	not_ok "the message says the module is not loaded"
-	diag_out "$msg"
-fi
-if printf '%s\n' "$msg" | grep -q 'modprobe pmuctx'; then
-	ok "the message mentions 'modprobe pmuctx'"
-else
-	not_ok "the message mentions 'modprobe pmuctx'"
-	diag_out "$msg"
-fi
+text_has "$msg" -iE 'not loaded' "the message says the module is not loaded"
+text_has "$msg" "" 'modprobe pmuctx' "the message mentions 'modprobe pmuctx'"
 
 # Reload: the node comes back with the module's defaults.
 check insmod "$MODULE" -- "insmod again"

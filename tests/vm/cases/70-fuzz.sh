@@ -23,7 +23,7 @@ F=tests/fuzz/pmuctx-fuzz
 need_exec "$F" || exit 1
 mod_load 2>/dev/null || true
 
-if [ -e /proc/self/fail-nth ] || uname -r | grep -q debug; then
+if debug_kernel; then
 	ops=${PMUCTX_FUZZ_OPS:-100000}
 else
 	ops=${PMUCTX_FUZZ_OPS:-20000}

@@ -22,7 +22,7 @@ S=tests/faults/pmuctx-stress
 need_exec "$S" || exit 1
 mod_load 2>/dev/null || true
 
-if [ -e /proc/self/fail-nth ] || uname -r | grep -q debug; then
+if debug_kernel; then
 	secs=${PMUCTX_STRESS_SECS:-15} n=40 hp=10 rc_secs=5
 else
 	secs=${PMUCTX_STRESS_SECS:-60} n=200 hp=10 rc_secs=10

@@ -40,11 +40,8 @@ positive() { [ -n "$1" ] && [ "$1" -gt 0 ] 2>/dev/null; }
 check "$EX/raw-ioctl" -- "raw-ioctl runs"
 out=$CHECK_OUT
 last_ok || diag_out "$out"
-if printf '%s\n' "$out" | grep -q '^module: version [^,]*, ABI [0-9]'; then
-	ok "raw-ioctl prints the module version and ABI from PMUCTX_IOC_INFO"
-else
-	not_ok "raw-ioctl prints the module version and ABI from PMUCTX_IOC_INFO"
-fi
+text_has "$out" "" '^module: version [^,]*, ABI [0-9]' \
+	"raw-ioctl prints the module version and ABI from PMUCTX_IOC_INFO"
 tc=$(value task-clock "$out") pf=$(value page-faults "$out")
 # 20M additions take milliseconds even natively.  Touching 8 MiB faults at
 # least once (fewer than 2048 times with transparent huge pages).
@@ -86,11 +83,8 @@ else
 	not_ok "lib-stat prints the three counts (task-clock '$tc', cs '$cs', faults '$pf')"
 	diag_out "$out"
 fi
-if printf '%s\n' "$out" | grep -qE '^task-clock +[0-9]+ ns$'; then
-	ok "lib-stat prints the unit from pmuctx_event_unit()"
-else
-	not_ok "lib-stat prints the unit from pmuctx_event_unit()"
-fi
+text_has "$out" -E '^task-clock +[0-9]+ ns$' \
+	"lib-stat prints the unit from pmuctx_event_unit()"
 # As an unprivileged user without access to the device, the library's
 # message says what to do.
 u=$(user_exec "$EX/lib-stat")
@@ -131,12 +125,8 @@ if [ "$rc" = 77 ]; then
 	fi
 elif [ "$rc" = 0 ]; then
 	ok "flight-recorder runs"
-	if printf '%s\n' "$out" | grep -q '^flight-recorder: frozen by the trigger'; then
-		ok "flight-recorder: the task-clock trigger froze the buffers (poll woke up)"
-	else
-		not_ok "flight-recorder: the task-clock trigger froze the buffers (poll woke up)"
-		diag_out "$out"
-	fi
+	text_has "$out" "" '^flight-recorder: frozen by the trigger' \
+		"flight-recorder: the task-clock trigger froze the buffers (poll woke up)"
 	n=$(printf '%s\n' "$out" | grep -cE '^ +[0-9]+\.[0-9]+ cpu[0-9]+ +[A-Z]+ +pid ' || true)
 	if [ "$n" -ge 1 ] && [ "$n" -le 15 ]; then
 		ok "flight-recorder prints the last records ($n of at most 15)"
@@ -144,11 +134,8 @@ elif [ "$rc" = 0 ]; then
 		not_ok "flight-recorder prints the last records (1..15 lines, got $n)"
 		diag_out "$out"
 	fi
-	if printf '%s\n' "$out" | grep -qE ' SWITCH .*ran [0-9.]+ ms'; then
-		ok "flight-recorder: SWITCH records carry the slice's task-clock"
-	else
-		not_ok "flight-recorder: SWITCH records carry the slice's task-clock"
-	fi
+	text_has "$out" -E ' SWITCH .*ran [0-9.]+ ms' \
+		"flight-recorder: SWITCH records carry the slice's task-clock"
 	# The glitch (80 ms of CPU in one slice, threshold 40 ms) is recorded.
 	if printf '%s\n' "$out" | awk '/ SWITCH .*ran [0-9.]+ ms/ {
 		for (i = 1; i < NF; i++) if ($i == "ran" && $(i + 1) + 0 >= 40) f = 1
@@ -183,18 +170,10 @@ elif [ "$rc" = 0 ]; then
 		not_ok "profile: >= 90% of the samples stitched ($st of $n)"
 		diag_out "$out"
 	fi
-	if printf '%s\n' "$out" | grep -qE '^ +[0-9.]+%  inner$'; then
-		ok "profile: the workload's inner() is among the top functions (symbols from the ELF file)"
-	else
-		not_ok "profile: the workload's inner() is among the top functions"
-		diag_out "$out"
-	fi
-	if printf '%s\n' "$out" | grep -qE '^hottest stack( \([0-9]+ samples\))?: .*main;outer;middle'; then
-		ok "profile: the hottest stack goes through main;outer;middle"
-	else
-		not_ok "profile: the hottest stack goes through main;outer;middle"
-		diag_out "$out"
-	fi
+	text_has "$out" -E '^ +[0-9.]+%  inner$' \
+		"profile: the workload's inner() is among the top functions (symbols from the ELF file)"
+	text_has "$out" -E '^hottest stack( \([0-9]+ samples\))?: .*main;outer;middle' \
+		"profile: the hottest stack goes through main;outer;middle"
 else
 	not_ok "profile runs (exit $rc)"
 	diag_out "$out"
