@@ -965,24 +965,16 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 	fputc('\n', f);
 }
 
-static void text_window(struct report *R, const struct pmf_win *w,
-			bool summary)
+/* The window's line: why, when, how many records, what the kernel missed. */
+static void text_window_head(struct report *R, const struct pmf_win *w,
+			     const struct win_cpu *v, unsigned int n)
 {
-	const struct pmf_reader *r = R->r;
-	const struct pmuctx_rec_header **a;
-	const struct pmuctx_rec_switch *trig;
 	bool ovw = R->info->ring_mode == PMUCTX_RING_OVERWRITE;
-	unsigned int n = win_nr_cpus(R, w), quiet = 0;
-	struct win_cpu *v;
 	FILE *f = R->out;
 	__u64 lost = 0, over = 0;
+	const char *sep = "";
 	unsigned int i;
-	size_t k;
 
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		return;
-	win_cover(R, w, v, n);
 	fprintf(f, "\n# window %u (%s", w->hdr.index,
 		pmf_reason_name(w->hdr.reason));
 	if (w->hdr.requester > 0)
@@ -990,33 +982,39 @@ static void text_window(struct report *R, const struct pmf_win *w,
 	fprintf(f, ") at %" PRIu64 ".%09" PRIu64 ": %zu records",
 		(uint64_t)(w->hdr.time / 1000000000ULL),
 		(uint64_t)(w->hdr.time % 1000000000ULL), w->nr);
-	if (w->have_end) {
-		for (i = 0; i < n; i++) {
-			lost += v[i].lost;
-			over += v[i].overwritten;
-		}
-		fprintf(f, ", %llu lost", (unsigned long long)lost);
-		if (lost) {
-			const char *sep = "";
-
-			fprintf(f, " (");
-			for (i = 0; i < n; i++) {
-				if (!v[i].lost)
-					continue;
-				fprintf(f, "%scpu%u: %llu", sep, i,
-					(unsigned long long)v[i].lost);
-				sep = ", ";
-			}
-			fprintf(f, ")");
-		}
-		if (ovw)
-			fprintf(f, ", %llu overwritten",
-				(unsigned long long)over);
-	} else {
-		fprintf(f, " (window not finished: recording went on)");
+	if (!w->have_end) {
+		fprintf(f, " (window not finished: recording went on)\n");
+		return;
 	}
+	for (i = 0; i < n; i++) {
+		lost += v[i].lost;
+		over += v[i].overwritten;
+	}
+	fprintf(f, ", %llu lost", (unsigned long long)lost);
+	if (lost) {
+		fprintf(f, " (");
+		for (i = 0; i < n; i++) {
+			if (!v[i].lost)
+				continue;
+			fprintf(f, "%scpu%u: %llu", sep, i,
+				(unsigned long long)v[i].lost);
+			sep = ", ";
+		}
+		fprintf(f, ")");
+	}
+	if (ovw)
+		fprintf(f, ", %llu overwritten", (unsigned long long)over);
 	fprintf(f, "\n");
-	/* per CPU: the time it holds, and what the kernel says it misses */
+}
+
+/* Per CPU: the time it holds, and what the kernel says it misses. */
+static void text_window_cpus(struct report *R, const struct pmf_win *w,
+			     const struct win_cpu *v, unsigned int n)
+{
+	bool ovw = R->info->ring_mode == PMUCTX_RING_OVERWRITE;
+	unsigned int i, quiet = 0;
+	FILE *f = R->out;
+
 	for (i = 0; i < n; i++) {
 		if (!v[i].records && !v[i].overwritten && !v[i].lost) {
 			quiet++;
@@ -1044,35 +1042,61 @@ static void text_window(struct report *R, const struct pmf_win *w,
 	if (quiet && quiet < n)
 		fprintf(f, "#   (%u other CPU(s): no records, nothing "
 			"overwritten or lost)\n", quiet);
-	free(v);
-	trig = win_trigger(R, w);
-	if (trig) {
-		const struct pmf_info *in = R->info;
-		unsigned int ev = in->trigger_event - 1;
-		char cb[32], lb[32];
-		__u64 st;
+}
 
-		fprintf(f, "#   fired by %s %d/%d on cpu%u: slice ",
-			comm_of(R, trig->c.pid, trig->c.tid, trig->c.cpu, cb,
-				sizeof(cb)), (int)trig->c.pid,
-			(int)trig->c.tid, trig->c.cpu);
-		if (slice_start(R, w, trig, &st)) {
-			print_time(f, st);
-			fprintf(f, " .. ");
-		} else {
-			fprintf(f, "ending at ");
-		}
-		print_time(f, trig->c.time);
-		fprintf(f, " s, %s=", event_label(in, ev, lb, sizeof(lb)));
-		print_value(f, in, ev, trig->delta[ev]);
-		fprintf(f, " > ");
-		print_value(f, in, ev, in->trigger_threshold);
-		fprintf(f, "\n");
-	} else if (w->hdr.reason == PMF_WIN_TRIGGER) {
-		fprintf(f, "#   fired by a slice whose switch record is not "
-			"in the window (recorded without switch records, or "
-			"the record was lost)\n");
+/* A trigger window: the task and slice that fired it. */
+static void text_window_trigger(struct report *R, const struct pmf_win *w)
+{
+	const struct pmuctx_rec_switch *trig = win_trigger(R, w);
+	const struct pmf_info *in = R->info;
+	unsigned int ev = in->trigger_event - 1;
+	char cb[32], lb[32];
+	FILE *f = R->out;
+	__u64 st;
+
+	if (!trig) {
+		if (w->hdr.reason == PMF_WIN_TRIGGER)
+			fprintf(f, "#   fired by a slice whose switch record "
+				"is not in the window (recorded without "
+				"switch records, or the record was lost)\n");
+		return;
 	}
+	fprintf(f, "#   fired by %s %d/%d on cpu%u: slice ",
+		comm_of(R, trig->c.pid, trig->c.tid, trig->c.cpu, cb,
+			sizeof(cb)), (int)trig->c.pid, (int)trig->c.tid,
+		trig->c.cpu);
+	if (slice_start(R, w, trig, &st)) {
+		print_time(f, st);
+		fprintf(f, " .. ");
+	} else {
+		fprintf(f, "ending at ");
+	}
+	print_time(f, trig->c.time);
+	fprintf(f, " s, %s=", event_label(in, ev, lb, sizeof(lb)));
+	print_value(f, in, ev, trig->delta[ev]);
+	fprintf(f, " > ");
+	print_value(f, in, ev, in->trigger_threshold);
+	fprintf(f, "\n");
+}
+
+static void text_window(struct report *R, const struct pmf_win *w,
+			bool summary)
+{
+	const struct pmf_reader *r = R->r;
+	const struct pmuctx_rec_header **a;
+	unsigned int n = win_nr_cpus(R, w);
+	struct win_cpu *v;
+	FILE *f = R->out;
+	size_t k;
+
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return;
+	win_cover(R, w, v, n);
+	text_window_head(R, w, v, n);
+	text_window_cpus(R, w, v, n);
+	free(v);
+	text_window_trigger(R, w);
 	fprintf(f, "\n");
 	if (summary || !w->nr)
 		return;
