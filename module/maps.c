@@ -199,13 +199,13 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 	 * a setuid exec runs after it, and the new program's layout is not
 	 * the session's to see (security item 1's rule).
 	 */
-	pmuctx_sample_in_work(true);	/* no sample of the scan */
+	pmuctx_sample_mark_work(e, true);	/* no sample of the scan */
 	if (!(current->flags & PF_EXITING) && !fatal_signal_pending(current) &&
 	    !READ_ONCE(e->dead) && pmuctx_sess_live(e->sess))
 		pmuctx_maps_scan(e);
 	WRITE_ONCE(m->pending, false);
+	pmuctx_sample_mark_work(e, false);
 	pmuctx_entry_put(e);
-	pmuctx_sample_in_work(false);
 	pmuctx_task_work_done();	/* last: only the return follows */
 }
 

@@ -290,6 +290,7 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 		/* before pending: a join right after it links x anew */
 		WRITE_ONCE(dx->join_next, NULL);
 		WRITE_ONCE(dx->stale, false);
+		WRITE_ONCE(dx->in_work, false);
 		barrier();
 		WRITE_ONCE(dx->pending, false);
 		pmuctx_entry_put(x);
@@ -308,50 +309,43 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 }
 
 /*
- * Task context, around the body of each of pmuctx's task_works (this
- * file's unwind, maps.c's scan): mark every sampling entry of the current
- * task as running pmuctx's own code, so that no session samples it.  The
- * time is the profiler's, not the program's (perf walks user stacks in
- * the interrupt, where no sample can land).  Entries hashed while the
- * work runs are not marked; one unhashed meanwhile is dead anyway.
+ * A tick in pmuctx's own code: one of its task_works (this file's unwind,
+ * maps.c's scan) marks the entries it holds references to while it runs
+ * (in_work), and a tick of any session of the task, found through the
+ * store, sees the mark; or the interrupted ip is in the module (a probe,
+ * a work before it marked or after it unmarked).  The time is the
+ * profiler's, not the program's: perf walks user stacks in the interrupt,
+ * where no sample can land.  The works touch no store themselves: they
+ * may run after the last session is closed and the store is gone.
+ * Interrupt (NMI included), inside rcu_read_lock(), @e's session live (so
+ * the store is too).
  */
-void pmuctx_sample_in_work(bool on)
+static bool pmuctx_sample_ours(struct pmuctx_entry *e, struct pt_regs *regs)
 {
 	struct task_struct *t = current;
 	struct rhlist_head *list, *pos;
 	struct pmuctx_entry *x;
-	unsigned long flags;
 
-	/* IRQs off: no tick between the first entry marked and the last */
-	local_irq_save(flags);
-	rcu_read_lock();
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
-	rhl_for_each_entry_rcu(x, pos, list, node) {
-		struct pmuctx_defer *dx = pmuctx_defer(x);
-
-		if (dx)
-			WRITE_ONCE(dx->in_work, on);
-	}
-	rcu_read_unlock();
-	local_irq_restore(flags);
-}
-
-/*
- * A tick in pmuctx's own code: the work before it marked the task or
- * after it unmarked it, a probe.  Its time is the profiler's.
- */
-static bool pmuctx_sample_ours(struct pmuctx_entry *e, struct pt_regs *regs)
-{
+	if (regs && user_mode(regs))
+		return false;
+	if (regs && within_module(instruction_pointer(regs), THIS_MODULE))
+		return true;
 	if (READ_ONCE(pmuctx_defer(e)->in_work))
 		return true;
-	return regs && !user_mode(regs) &&
-	       within_module(instruction_pointer(regs), THIS_MODULE);
+	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	rhl_for_each_entry_rcu(x, pos, list, node) {
+		struct pmuctx_defer *dx = x == e ? NULL : pmuctx_defer(x);
+
+		if (dx && READ_ONCE(dx->in_work))
+			return true;
+	}
+	return false;
 }
 
 static void pmuctx_defer_fn(struct callback_head *cb)
 {
 	struct pmuctx_defer *d = container_of(cb, struct pmuctx_defer, work);
-	struct pmuctx_entry *e = d->e, *joined;
+	struct pmuctx_entry *e = d->e, *joined, *x;
 	u64 cookie = READ_ONCE(d->cookie);
 
 	/*
@@ -364,7 +358,10 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	barrier();
 	joined = d->joined;
 	d->joined = NULL;
-	pmuctx_sample_in_work(true);
+	/* no sample of this work, in any session that shares it */
+	pmuctx_sample_mark_work(e, true);
+	for (x = joined; x; x = pmuctx_defer(x)->join_next)
+		pmuctx_sample_mark_work(x, true);
 	/*
 	 * A task that will not return to user space writes nothing: run by
 	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that
@@ -383,8 +380,8 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	WRITE_ONCE(d->owner, false);
 	WRITE_ONCE(d->delivering, false);
 	WRITE_ONCE(d->pending, false);
+	pmuctx_sample_mark_work(e, false);
 	pmuctx_entry_put(e);
-	pmuctx_sample_in_work(false);
 	/*
 	 * Last: drop the module reference this work held.  Nothing but the
 	 * return follows, and module removal waits for it with RCU Tasks
@@ -618,6 +615,9 @@ static void pmuctx_sample(struct pmuctx_session *s, struct pmuctx_entry *e,
 	pmuctx_sample_capture(s, regs, b);
 	pmuctx_sample_emit(s, e, b, weight, true);
 }
+
+/* Shortest sampling period, whatever the frequency (perf's floor). */
+#define PMUCTX_MIN_PERIOD_NS	(10 * NSEC_PER_USEC)
 
 /* Longest period throttling may stretch a CPU's sampling to (10 Hz). */
 #define PMUCTX_THROTTLE_MAX_NS	(NSEC_PER_SEC / 10)
@@ -858,7 +858,12 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 	s->show_kaddr = show_kaddr;
 	if (!s->sample_freq)
 		return 0;
-	s->sample_period_ns = div_u64(NSEC_PER_SEC, s->sample_freq);
+	/*
+	 * At least 10 us, as perf's hrtimer events: max_sample_freq has no
+	 * ceiling, and a period of 0 would re-arm the timer for now.
+	 */
+	s->sample_period_ns = max_t(u64, div_u64(NSEC_PER_SEC, s->sample_freq),
+				    PMUCTX_MIN_PERIOD_NS);
 	if (!s->sample_event) {
 		for_each_possible_cpu(cpu) {
 			struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);

@@ -33,9 +33,10 @@ struct pmuctx_defer {
 	bool			delivering;	/* its work is walking: no join */
 	bool			stale;		/* exec since the sample */
 	/*
-	 * The task runs one of pmuctx's task_works (an unwind, an MMAP
-	 * scan): its ticks take no sample (written by the task, read by
-	 * the tick on its CPU; pmuctx_sample_in_work()).
+	 * A task_work of pmuctx (an unwind, an MMAP scan) holding a
+	 * reference on this entry runs in the task: no session samples it
+	 * (written by the work, read by the ticks on the task's CPU;
+	 * pmuctx_sample_mark_work()).
 	 */
 	bool			in_work;
 	/* owner: the entries that joined (each holds a reference) */
@@ -59,8 +60,20 @@ static inline struct pmuctx_defer *pmuctx_defer(struct pmuctx_entry *e)
 	return off ? (struct pmuctx_defer *)((u8 *)e + off) : NULL;
 }
 
+/*
+ * Task context: a task_work of pmuctx that holds a reference on @e starts
+ * (@on) or ends.  Only entries the work holds: it may run after the last
+ * session is closed, when the store is gone.
+ */
+static inline void pmuctx_sample_mark_work(struct pmuctx_entry *e, bool on)
+{
+	struct pmuctx_defer *d = pmuctx_defer(e);
+
+	if (d)
+		WRITE_ONCE(d->in_work, on);
+}
+
 extern unsigned int pmuctx_max_sample_freq;
-void pmuctx_sample_in_work(bool on);
 int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a);
 int pmuctx_sample_init(struct pmuctx_session *s,
 		       const struct pmuctx_session_attr *a, bool show_kaddr);

@@ -147,7 +147,8 @@ int pmuctx_entry_caches_init(void)
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) +
 		     3 * sizeof(u64) * PMUCTX_MAX_EVENTS + PMUCTX_MAX_DATA_SIZE +
 		     sizeof(struct pmuctx_defer) + sizeof(struct pmuctx_maps) +
-		     2 * sizeof(u64) > U16_MAX);
+		     sizeof(u64) * PMUCTX_MAX_EVENTS + 2 * sizeof(u64) >
+		     U16_MAX);
 	for (i = 0; i < PMUCTX_NR_CACHES; i++) {
 		size = PMUCTX_CACHE_MIN + i * PMUCTX_CACHE_STEP;
 		snprintf(name, sizeof(name), "pmuctx_entry_%u", size);
