@@ -562,11 +562,17 @@ static const char *plt_rela_find(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 				 GElf_Addr slot, long index)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	size_t i, n, esz = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
 	GElf_Rela r;
 
-	if (!d)
+	/*
+	 * Entries by the data's size and the real entry size, not the
+	 * header's sh_entsize: a hostile sh_entsize of 1 would make the
+	 * loop run once per byte of the file.
+	 */
+	if (!d || !esz)
 		return NULL;
+	n = d->d_size / esz;
 	if (index >= 0)
 		return (size_t)index < n && gelf_getrela(d, (int)index, &r) ?
 		       plt_rel_name(elf, sh, &r) : NULL;

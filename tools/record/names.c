@@ -60,8 +60,7 @@ static bool read_comm(const char *pid, const char *tid,
 	return true;
 }
 
-static int add_name(struct recorder *R, const char *pid, const char *tid,
-		    __u64 time)
+static int add_name(struct recorder *R, const char *pid, const char *tid)
 {
 	struct pmuctx_rec_comm *c;
 
@@ -76,12 +75,17 @@ static int add_name(struct recorder *R, const char *pid, const char *tid,
 	}
 	c = &R->names[R->nr_names];
 	memset(c, 0, sizeof(*c));
+	/*
+	 * Stamped when read, not when the scan began: a pid reused during
+	 * the scan must not name the old task's records before its exit.
+	 * Still before ENABLE, so before any sample.
+	 */
+	c->c.time = now_ns();
 	if (!read_comm(pid, tid, c->comm))
 		return 0;	/* gone meanwhile: nothing to name */
 	c->hdr.type = PMUCTX_REC_COMM;
 	c->hdr.size = sizeof(*c);
 	c->hdr.misc = PMF_COMM_M_RECORDER;
-	c->c.time = time;
 	c->c.pid = (__s32)strtol(pid, NULL, 10);
 	c->c.tid = (__s32)strtol(tid, NULL, 10);
 	R->nr_names++;
@@ -89,7 +93,7 @@ static int add_name(struct recorder *R, const char *pid, const char *tid,
 }
 
 /* the threads of process @pid */
-static int add_process(struct recorder *R, const char *pid, __u64 time)
+static int add_process(struct recorder *R, const char *pid)
 {
 	struct dirent *d;
 	char p[300];
@@ -102,7 +106,7 @@ static int add_process(struct recorder *R, const char *pid, __u64 time)
 		return 0;	/* gone */
 	while (!err && (d = readdir(dir)))
 		if (all_digits(d->d_name))
-			err = add_name(R, pid, d->d_name, time);
+			err = add_name(R, pid, d->d_name);
 	closedir(dir);
 	return err;
 }
@@ -110,7 +114,6 @@ static int add_process(struct recorder *R, const char *pid, __u64 time)
 int record_read_names(struct recorder *R)
 {
 	const struct record_opts *o = R->o;
-	__u64 time = now_ns();
 	struct dirent *d;
 	char pid[16];
 	DIR *dir;
@@ -121,7 +124,7 @@ int record_read_names(struct recorder *R)
 	if (o->t.pid) {
 		/* a command's only task is named by its EXEC record */
 		snprintf(pid, sizeof(pid), "%d", (int)o->t.pid);
-		return add_process(R, pid, time);
+		return add_process(R, pid);
 	}
 	if (!o->t.system_wide)
 		return 0;
@@ -130,7 +133,7 @@ int record_read_names(struct recorder *R)
 		return 0;	/* no /proc: the kernel's records only */
 	while (!err && (d = readdir(dir)))
 		if (all_digits(d->d_name))
-			err = add_process(R, d->d_name, time);
+			err = add_process(R, d->d_name);
 	closedir(dir);
 	return err;
 }
