@@ -672,46 +672,55 @@ static __u64 report_lost_total(const struct report *R)
 }
 
 /*
- * The slice that fired a trigger window: the newest SWITCH record in it
- * whose trigger event is over the threshold, if it is also the newest
- * record of its CPU.  The kernel freezes the buffers in sched_switch
+ * The slice that fired a trigger window: of the SWITCH records in it whose
+ * trigger event is over the threshold and that are the newest record of
+ * their CPU, the newest.  The kernel freezes the buffers in sched_switch
  * right after writing that record, IRQs off (pmuctx record --trigger
  * always records switch events), so nothing newer reached its CPU's
  * buffer; a slice over the threshold kept from an earlier window is
- * followed by newer records.  NULL when the window has no such record
- * (the firing one was not written: switch records off, or it was lost).
+ * followed by newer records, and a record another CPU wrote before the
+ * freeze reached it does not hide the firing one.  NULL when the window
+ * has no such record (the firing one was not written: switch records
+ * off, or it was lost).
  */
 static const struct pmuctx_rec_switch *win_trigger(const struct report *R,
 						   const struct pmf_win *w)
 {
 	const struct pmf_info *in = R->info;
 	const struct pmuctx_rec_switch *best = NULL;
-	unsigned int ev = in->trigger_event;
+	unsigned int ev = in->trigger_event, n = win_nr_cpus(R, w);
+	__u64 *newest;
 	size_t k;
 
 	if (w->hdr.reason != PMF_WIN_TRIGGER || !ev || ev > in->nr_events)
 		return NULL;
+	newest = calloc(n ? n : 1, sizeof(*newest));
+	if (!newest)
+		return NULL;
+	/* the newest time on each CPU, the recorder's own records aside */
 	for (k = 0; k < w->nr; k++) {
-		const struct pmuctx_rec_header *h = R->r->recs[w->first + k];
-		const struct pmuctx_rec_switch *s = (const void *)h;
-
-		if (h->type != PMUCTX_REC_SWITCH || s->nr < ev ||
-		    s->delta[ev - 1] <= in->trigger_threshold)
-			continue;
-		if (!best || s->c.time >= best->c.time)
-			best = s;
-	}
-	for (k = 0; best && k < w->nr; k++) {
 		const struct pmuctx_rec_header *h = R->r->recs[w->first + k];
 		const struct pmuctx_rec_common *c = (const void *)(h + 1);
 
 		if (h->type == PMUCTX_REC_PAD ||
 		    (h->type == PMUCTX_REC_COMM &&
-		     (h->misc & PMF_COMM_M_RECORDER)))
+		     (h->misc & PMF_COMM_M_RECORDER)) || c->cpu >= n)
 			continue;
-		if (c->cpu == best->c.cpu && c->time > best->c.time)
-			return NULL;
+		if (c->time > newest[c->cpu])
+			newest[c->cpu] = c->time;
 	}
+	for (k = 0; k < w->nr; k++) {
+		const struct pmuctx_rec_header *h = R->r->recs[w->first + k];
+		const struct pmuctx_rec_switch *sw = (const void *)h;
+
+		if (h->type != PMUCTX_REC_SWITCH || sw->nr < ev ||
+		    sw->delta[ev - 1] <= in->trigger_threshold ||
+		    sw->c.cpu >= n || sw->c.time < newest[sw->c.cpu])
+			continue;
+		if (!best || sw->c.time >= best->c.time)
+			best = sw;
+	}
+	free(newest);
 	return best;
 }
 
