@@ -599,8 +599,18 @@ static const char *check_rec(struct chk *k, unsigned int cpu,
 	case PMUCTX_REC_THROTTLE: {
 		const struct pmuctx_rec_throttle *t = (const void *)h;
 
-		if (size != sizeof(*t) || h->misc > 1 || c->pid || c->tid)
-			return "THROTTLE size/misc/pid";
+		if (size != sizeof(*t) || c->pid || c->tid)
+			return "THROTTLE size/pid";
+		/*
+		 * The global sample budget refused samples (20 kHz with
+		 * stack walks can cost more than sample_cpu_percent of an
+		 * emulated CPU): ON|BUDGET, how many, the budget's period.
+		 */
+		if (h->misc == (PMUCTX_THROTTLE_ON | PMUCTX_THROTTLE_BUDGET))
+			return t->dropped && t->period_ns ? NULL :
+			       "THROTTLE BUDGET without dropped or period";
+		if (h->misc > PMUCTX_THROTTLE_ON || t->dropped)
+			return "THROTTLE misc/dropped";
 		if (t->period_ns < k->period_ns ||
 		    t->period_ns > 1000000000ULL / 10)
 			return "THROTTLE period out of range";
