@@ -9,7 +9,9 @@ perf-script; perf script -F comm,pid,tid,cpu,time,event,ip,sym,dso).
 Only samples of threads whose name starts with COMM count.  Prints one
 line per check, "PASS text" or "FAIL text", and the numbers behind them:
 
-  - pmuctx's share of kernel-mode samples is within 10 points of perf's;
+  - pmuctx's share of kernel-mode samples is within 15 points of perf's
+    (the issue's 36 % against 12 % fails; TCG runs of the same program
+    differ by up to 13 points);
   - pmuctx's share of samples whose innermost frame is exit_to_user_mode*
     (the return to user space, where deferred unwinds run) is at most 3
     points above perf's;
@@ -90,9 +92,14 @@ def main():
     own = [s for s in pm if ours(s)]
     gaps = close_pairs(pm, period / 2)
     print(f"# samples: pmuctx {len(pm)}, perf {len(pf)}")
-    res = 'PASS' if abs(km - kf) <= 10 else 'FAIL'
+    res = 'PASS' if abs(km - kf) <= 15 else 'FAIL'
     print(f"{res} kernel-mode samples: pmuctx {km:.1f} %, perf {kf:.1f} % "
-          f"(within 10 points)")
+          f"(within 15 points)")
+    for name, ss in (('pmuctx', pm), ('perf', pf)):
+        top = collections.Counter(s['frames'][0][1].split('+')[0].split(' (')[0]
+                                  for s in ss if kernel(s))
+        print(f"#   {name} kernel self: " + ', '.join(
+            f"{f} {100.0 * n / len(ss):.1f} %" for f, n in top.most_common(6)))
     res = 'PASS' if em <= ef + 3 else 'FAIL'
     print(f"{res} exit_to_user_mode* self: pmuctx {em:.1f} %, perf "
           f"{ef:.1f} % (at most 3 points more)")
