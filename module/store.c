@@ -39,6 +39,7 @@
 #include <linux/smp.h>
 #include <linux/task_work.h>
 
+#include "counters.h"
 #include "hooks.h"
 #include "main.h"
 #include "maps.h"
@@ -188,18 +189,9 @@ void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 
 	/* a snapshot slot per counter-backed event (pmuctx_entry_start()) */
 	s->nr_snap = 0;
-	for (i = 0; i < s->nr_events; i++) {
-		switch (s->events[i]) {
-		case PMUCTX_EV_TASK_CLOCK:
-		case PMUCTX_EV_CONTEXT_SWITCHES:
-		case PMUCTX_EV_CPU_MIGRATIONS:
-			s->snap_slot[i] = 0;
-			break;
-		default:
-			s->snap_slot[i] = s->nr_snap++;
-			break;
-		}
-	}
+	for (i = 0; i < s->nr_events; i++)
+		s->snap_slot[i] = pmuctx_event_is_native(s->events[i]) ?
+				  0 : s->nr_snap++;
 	size = sizeof(struct pmuctx_entry) +
 	       sizeof(u64) * (2 * s->nr_events + s->nr_snap) + s->data_size;
 	s->defer_offset = 0;

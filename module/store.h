@@ -71,10 +71,10 @@ struct pmuctx_entry {
 	/*
 	 * total[nr_events], children[nr_events], snapshot[nr_snap] (one
 	 * per counter-backed event), the save area (data_size bytes), in
-	 * sampling sessions a struct
-	 * pmuctx_defer at s->defer_offset (and a struct pmuctx_maps at
-	 * s->maps_offset), and in sessions with SWITCH records or a trigger
-	 * u64 slice accumulators[nr_events] at s->slice_offset.  The header
+	 * sampling sessions a struct pmuctx_defer at s->defer_offset (and a
+	 * struct pmuctx_maps at s->maps_offset), and in sessions with SWITCH
+	 * records or a trigger u64 slice accumulators[nr_events] at
+	 * s->slice_offset.  The header
 	 * is 128 bytes on x86-64: with the 4 default events (one of them
 	 * counter-backed) an entry is 200 bytes (pmuctx_entry_alloc()).
 	 */
