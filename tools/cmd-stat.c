@@ -100,9 +100,11 @@ static const char stat_help[] =
 "             for all of it when its time_running_ns is equal; both 0\n"
 "             from an older module), \"tasks_seen\": N, \"tasks_exited\": N,\n"
 "             \"tasks_dropped\": N, \"priv_exec_stopped\": N,\n"
-"             \"tasks_unlisted\": N, \"user_ns\"/\"sys_ns\" and \"exit_status\"\n"
-"             (with a command), \"tasks\": [{\"pid\", \"tid\", \"ppid\",\n"
-"             \"comm\", \"flags\": [...], \"values\": {EVENT: N},\n"
+"             \"tasks_unlisted\": N, \"user_ns\"/\"sys_ns\",\n"
+"             \"nvcsw\"/\"nivcsw\" (the command's rusage from wait4) and\n"
+"             \"exit_status\" (with a command), \"tasks\": [{\"pid\",\n"
+"             \"tid\", \"ppid\", \"comm\", \"flags\": [...], \"values\":\n"
+"             {EVENT: N},\n"
 "             \"children\": {EVENT: N}}] (with --per-task),\n"
 "             \"notes\": [TEXT, ...]}\n"
 "\n"
@@ -474,6 +476,8 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	rep.have_rusage = w == child;
 	rep.user_ns = tv_ns(&ru.ru_utime);
 	rep.sys_ns = tv_ns(&ru.ru_stime);
+	rep.nvcsw = ru.ru_nvcsw;
+	rep.nivcsw = ru.ru_nivcsw;
 	rep.per_task = o->per_task;
 	rep.have_exit_status = true;
 	rep.exit_status = wait_status(w == child, status);

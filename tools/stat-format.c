@@ -448,6 +448,8 @@ void stat_print_json(FILE *f, const struct stat_report *r)
 	if (r->have_rusage) {
 		json_kv_u64(&j, "user_ns", r->user_ns);
 		json_kv_u64(&j, "sys_ns", r->sys_ns);
+		json_kv_u64(&j, "nvcsw", r->nvcsw);
+		json_kv_u64(&j, "nivcsw", r->nivcsw);
 	}
 	if (r->have_exit_status)
 		json_kv_i64(&j, "exit_status", r->exit_status);

@@ -29,6 +29,7 @@ struct stat_report {
 	uint64_t elapsed_ns;
 	bool have_rusage;		/* user/sys of the command */
 	uint64_t user_ns, sys_ns;
+	uint64_t nvcsw, nivcsw;		/* its context switches */
 	bool per_task;
 	bool have_exit_status;
 	int exit_status;
