@@ -181,15 +181,15 @@ static void pmuctx_slice_begin(struct pmuctx_entry *e)
 enum pmuctx_stop {
 	PMUCTX_STOP_FOLD,	/* IPI fold or privilege-raising exec */
 	PMUCTX_STOP_SWITCH,	/* context switch: count it, save PMU state */
-	PMUCTX_STOP_EXIT,	/* exit: count the final switch-out to come */
 };
 
 /*
  * Close a slice opened on this CPU and add it to the task's totals.
  *
- * At exit the entry is retired before the task's last switch-out in
- * do_task_dead(), which always happens, exactly once: it is counted here,
- * so context-switches match the scheduler's own nvcsw + nivcsw.
+ * Every switch-out is counted (PMUCTX_STOP_SWITCH), the task's final one
+ * in do_task_dead() included: the entry stays hashed until the task is
+ * freed (pmuctx_probe_free()), so context-switches match the scheduler's
+ * own nvcsw + nivcsw.
  */
 static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 			      enum pmuctx_stop how, u64 *delta)
@@ -295,6 +295,20 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 	struct pmuctx_session *s = e->sess;
 	u64 delta[PMUCTX_MAX_EVENTS];
 
+	/*
+	 * The final switch-out in do_task_dead(): the task's totals are
+	 * complete (its exit after sched_process_exit included), and go to
+	 * the session and the parent now, as the parent's wait4() gets
+	 * them, rather than when the task is freed after a grace period.
+	 */
+	if (unlikely(prev_state == TASK_DEAD) &&
+	    (e->flags & PMUCTX_EF_EXITED)) {
+		if (s->ring_area)
+			pmuctx_sample_sched_out(e, now);
+		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
+		pmuctx_entry_fold(e);
+		return;
+	}
 	if (!s->ring_area) {
 		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
 		return;
@@ -488,7 +502,8 @@ struct pmuctx_entry *pmuctx_sess_entry(struct pmuctx_session *s,
 }
 
 /*
- * @t's entry in @s that counts and samples now (not parked) from the
+ * @t's entry in @s that counts and samples now (not parked, not past
+ * sched_process_exit) from the
  * store alone, without this CPU's cache, which the switch probe may be
  * rewriting under an NMI.  RCU read side.
  */
@@ -497,7 +512,8 @@ struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
 {
 	struct pmuctx_entry *e = pmuctx_sess_entry(s, t);
 
-	return e && !READ_ONCE(e->parked) ? e : NULL;
+	return e && !READ_ONCE(e->parked) &&
+	       !(READ_ONCE(e->flags) & PMUCTX_EF_EXITED) ? e : NULL;
 }
 
 /*
@@ -514,7 +530,8 @@ struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
 	if (cc->task == t && cc->nr <= PMUCTX_CUR_MAX) {
 		for (i = 0; i < cc->nr; i++)
 			if (cc->e[i]->sess == s && !READ_ONCE(cc->e[i]->dead) &&
-			    !READ_ONCE(cc->e[i]->parked))
+			    !READ_ONCE(cc->e[i]->parked) &&
+			    !(READ_ONCE(cc->e[i]->flags) & PMUCTX_EF_EXITED))
 				return cc->e[i];
 		return NULL;
 	}
@@ -687,39 +704,60 @@ static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr,
 }
 
 /*
- * Stop tracking @e for the current task, which is exiting (@exited) or
- * stopped at a privilege-raising exec.  The slice is folded first.
+ * Stop tracking @e for the current task, stopped at a privilege-raising
+ * exec.  The slice is folded first.
  */
-static void pmuctx_drop_current(struct pmuctx_entry *e, bool exited)
+static void pmuctx_drop_current(struct pmuctx_entry *e)
 {
 	struct pmuctx_cpu_cache *cc;
-	struct pmuctx_session *s = e->sess;
 	unsigned long flags;
 
 	local_irq_save(flags);
 	cc = this_cpu_ptr(&pmuctx_cur);
 	pmuctx_entry_stop(e, local_clock(), smp_processor_id(),
-			  exited ? PMUCTX_STOP_EXIT : PMUCTX_STOP_FOLD, NULL);
+			  PMUCTX_STOP_FOLD, NULL);
 	WRITE_ONCE(e->dead, true);
 	pmuctx_cache_del(cc, e);
 	local_irq_restore(flags);
 
-	if (exited && pmuctx_rec_on(s, PMUCTX_REC_MASK_EXIT) &&
-	    pmuctx_sess_live(s))
-		pmuctx_ring_exit(s, current, pmuctx_total(e));
-
-	if (exited)
-		e->flags |= PMUCTX_EF_EXITED;
-	else
-		e->flags |= PMUCTX_EF_PRIV_EXEC;
+	e->flags |= PMUCTX_EF_PRIV_EXEC;
 	strscpy_pad(e->comm, current->comm, sizeof(e->comm));
-
 	/*
 	 * Session teardown, or the create walk that found the task exiting,
 	 * may have taken it out first: then it is theirs to drop.
 	 */
-	if (pmuctx_entry_unpublish(e))
-		pmuctx_entry_retire(e);
+	pmuctx_entry_take_retire(e);
+}
+
+/*
+ * The current task passed sched_process_exit: mark @e exited and leave it
+ * hashed and counting.  The rest of do_exit() (closing files, exit task
+ * works, notifying the parent, blocking on any of them) and the final
+ * switch-out in do_task_dead() are the task's too, and getrusage()
+ * counts them: the entry is retired only when the task is freed
+ * (pmuctx_probe_free()), after that switch-out.  Sampling stops here, as
+ * before (pmuctx_task_entry()).  An EXIT record gives the totals so far.
+ */
+static void pmuctx_exit_entry(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+	unsigned long flags;
+	u64 now;
+	int cpu;
+
+	strscpy_pad(e->comm, current->comm, sizeof(e->comm));
+	e->flags |= PMUCTX_EF_EXITED;
+	atomic64_inc(&s->tasks_exited);
+	if (!pmuctx_rec_on(s, PMUCTX_REC_MASK_EXIT) || !pmuctx_sess_live(s))
+		return;
+	/* the slice so far into the totals the record shows, and go on */
+	local_irq_save(flags);
+	now = local_clock();
+	cpu = smp_processor_id();
+	if (pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL))
+		pmuctx_entry_start(e, now, cpu);
+	local_irq_restore(flags);
+	pmuctx_ring_exit(s, current, pmuctx_total(e));
 }
 
 static void pmuctx_probe_exit(void *data, PMUCTX_EXIT_ARGS)
@@ -734,11 +772,81 @@ static void pmuctx_probe_exit(void *data, PMUCTX_EXIT_ARGS)
 	do {
 		n = pmuctx_collect_current(arr, after, &more);
 		for (i = 0; i < n; i++)
-			pmuctx_drop_current(arr[i], true);
+			if (!(arr[i]->flags & PMUCTX_EF_EXITED))
+				pmuctx_exit_entry(arr[i]);
 		if (n)
 			after = arr[n - 1];
 	} while (more);
 	rcu_read_unlock();
+}
+
+/*
+ * Entries of freed tasks, retired by pmuctx_free_work in process context.
+ * Each holds a reference for the list; linked by exit_node, which an
+ * entry uses only before it is hashed (joining) and after it is retired
+ * (the exited list).
+ */
+static LLIST_HEAD(pmuctx_freed);
+
+static void pmuctx_free_work_fn(struct work_struct *work)
+{
+	struct pmuctx_entry *e, *tmp;
+
+	llist_for_each_entry_safe(e, tmp, llist_del_all(&pmuctx_freed),
+				  exit_node) {
+		/*
+		 * Teardown may unhash the entry first; then it is theirs.
+		 * The read side covers the retirement: teardown waits a
+		 * grace period before it frees what retire writes to.
+		 */
+		rcu_read_lock();
+		pmuctx_entry_take_retire(e);
+		rcu_read_unlock();
+		pmuctx_entry_put(e);
+	}
+}
+
+static DECLARE_WORK(pmuctx_free_work, pmuctx_free_work_fn);
+
+/* No queued retirement is left (session teardown, unregistration). */
+void pmuctx_hooks_flush_free(void)
+{
+	flush_work(&pmuctx_free_work);
+}
+
+/*
+ * sched_process_free: the task was reaped and its final switch-out is
+ * over (delayed_put_task_struct() runs once release_task() and
+ * finish_task_switch() have both dropped their rcu_users references), so
+ * its run time and switches are final.  An RCU callback (softirq, or a
+ * thread): the store cannot be changed here without making every
+ * sess->entries_lock holder disable bottom halves, so the entries go to
+ * a work.  Our task reference keeps @p's memory, and its address, ours.
+ */
+static void pmuctx_probe_free(void *data, PMUCTX_EXIT_ARGS)
+{
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *e;
+	bool any = false;
+
+	rcu_read_lock();
+	list = rhltable_lookup(&pmuctx_store, &p, pmuctx_store_params);
+	rhl_for_each_entry_rcu(e, pos, list, node) {
+		/*
+		 * The task is dead: nothing else writes e->flags until the
+		 * work retires the entry.  One entry once, whatever the
+		 * lookup does during a table resize.
+		 */
+		if (READ_ONCE(e->dead) || e->flags & PMUCTX_EF_FREEING ||
+		    !refcount_inc_not_zero(&e->ref))
+			continue;
+		e->flags |= PMUCTX_EF_FREEING;
+		llist_add(&e->exit_node, &pmuctx_freed);
+		any = true;
+	}
+	rcu_read_unlock();
+	if (any)
+		queue_work(system_unbound_wq, &pmuctx_free_work);
 }
 
 static bool pmuctx_exec_raises_privilege(struct task_struct *p,
@@ -781,7 +889,7 @@ static void pmuctx_exec_entry(struct pmuctx_entry *e, struct task_struct *p,
 	 */
 	if (raised && s->target == PMUCTX_TARGET_PID && pmuctx_sess_live(s)) {
 		atomic64_inc(&s->priv_exec);
-		pmuctx_drop_current(e, false);
+		pmuctx_drop_current(e);
 	}
 }
 
@@ -953,6 +1061,7 @@ static struct pmuctx_tp pmuctx_tps[] = {
 	{ .name = "sched_process_fork", .probe = pmuctx_probe_fork },
 	{ .name = "sched_process_exec", .probe = pmuctx_probe_exec },
 	{ .name = "sched_process_exit", .probe = pmuctx_probe_exit },
+	{ .name = "sched_process_free", .probe = pmuctx_probe_free },
 	{ .name = "sched_switch", .probe = pmuctx_probe_switch },
 };
 
@@ -1056,5 +1165,6 @@ void pmuctx_hooks_unregister(void)
 	}
 	/* No probe runs past this point. */
 	tracepoint_synchronize_unregister();
+	pmuctx_hooks_flush_free();
 	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
 }

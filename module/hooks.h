@@ -18,6 +18,7 @@ void pmuctx_hooks_unregister(void);
 void pmuctx_cpu_sync(void *info);
 void pmuctx_cpu_forget(void *info);
 void pmuctx_cpu_forget_entry(void *info);
+void pmuctx_hooks_flush_free(void);
 void pmuctx_cpu_swap_counters(void *info);
 void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu);
 struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);

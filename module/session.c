@@ -16,6 +16,7 @@
 
 #include <linux/capability.h>
 #include <linux/cgroup.h>
+#include <linux/delay.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/pid_namespace.h>
@@ -755,6 +756,50 @@ static void pmuctx_sum_cpus(struct pmuctx_session *s, struct pmuctx_read *r)
 }
 
 /*
+ * Sum the hashed entries, the exited list and the per-CPU folds into @r
+ * (its output fields zero) and fill @c's per-task array.  An entry
+ * retired meanwhile moves from the first to the last (pmuctx_entry_
+ * take_retire()), and the walk could count it twice or not at all: such
+ * a walk is done again.  Retirements come when tasks are reaped, right
+ * around the READ that follows a workload's end; a few tries settle it,
+ * and a walk that keeps overlapping them (a system-wide session on a
+ * fork-heavy machine) is taken as it is after PMUCTX_READ_TRIES.
+ */
+#define PMUCTX_READ_TRIES	8
+
+static void pmuctx_read_walk(struct pmuctx_session *s, struct pmuctx_read *r,
+			     struct pmuctx_read_ctx *c)
+{
+	unsigned int i, try;
+	int gen;
+
+	for (try = 0; ; try++) {
+		gen = atomic_read(&s->retired);
+		/* pairs with the barriers in pmuctx_entry_take_retire() */
+		smp_mb();
+		if (!atomic_read(&s->retiring) || try == PMUCTX_READ_TRIES) {
+			c->r = r;
+			c->count = 0;
+			pmuctx_visit_entries(s, &c->v);
+			pmuctx_sum_cpus(s, r);
+			smp_mb();
+			if (try == PMUCTX_READ_TRIES ||
+			    (!atomic_read(&s->retiring) &&
+			     atomic_read(&s->retired) == gen))
+				return;
+			for (i = 0; i < PMUCTX_MAX_EVENTS; i++) {
+				r->values[i] = 0;
+				r->time_running[i] = 0;
+			}
+			r->time_slices = 0;
+			r->tasks_dropped = 0;
+		}
+		/* a retirement is a few microseconds of a work item */
+		usleep_range(20, 100);
+	}
+}
+
+/*
  * PMUCTX_IOC_READ, process context, s->lock held.  @r is the caller's
  * request, read in and checked by the ioctl (ioctl.c), which copies the
  * answer out: on return @r holds the request header and every output
@@ -784,7 +829,6 @@ int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
 	if (READ_ONCE(s->enabled))
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
 
-	c.r = r;
 	if (r->flags & PMUCTX_READ_PER_TASK && want) {
 		/* Size the buffer from a first count, capped by the caller. */
 		struct pmuctx_read scratch = {};
@@ -798,8 +842,7 @@ int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
 		if (!c.tv)
 			return -ENOMEM;
 	}
-	pmuctx_visit_entries(s, &c.v);
-	pmuctx_sum_cpus(s, r);
+	pmuctx_read_walk(s, r, &c);
 
 	r->time_enabled = s->time_enabled;
 	if (READ_ONCE(s->enabled))
@@ -964,6 +1007,12 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	 * a task slept, or forever when it was the closing task itself.
 	 */
 	synchronize_rcu();
+	/*
+	 * Entries the free probe queued before pmuctx_unhash_all() (its
+	 * lookup is on the read side, over by now): the work finds them
+	 * unhashed and only drops its references.
+	 */
+	pmuctx_hooks_flush_free();
 
 	pmuctx_session_free_parts(s);
 	mutex_lock(&pmuctx_mutex);

@@ -182,6 +182,16 @@ struct pmuctx_session {
 	atomic64_t		tasks_exited;
 	atomic64_t		priv_exec;
 	atomic64_t		unlisted;
+	/*
+	 * Retirements (an entry leaves the store and its totals move to
+	 * sc->folded) in progress and done: READ retries a walk that one
+	 * overlapped, which could see an entry in both places or in
+	 * neither (pmuctx_session_read()).  Retirement mostly happens in
+	 * the free work, when tasks are reaped, around the READ that
+	 * follows a workload's end.
+	 */
+	atomic_t		retiring;
+	atomic_t		retired;
 
 	/*
 	 * Exited tasks kept for per-task reads (KEEP_EXITED): pushed by

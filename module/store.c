@@ -507,29 +507,53 @@ void pmuctx_entry_free_unused(struct pmuctx_entry *e)
  * into the parent's children totals, then keep it on the session's exited
  * list (KEEP_EXITED) or drop the store's reference.
  */
-void pmuctx_entry_retire(struct pmuctx_entry *e)
+/*
+ * Move @e's totals into the session's (this CPU's sc->folded) and its own
+ * with its children's into its parent's children totals, once: the task
+ * ended (its final switch-out, or retire).  READ sees it bracketed by
+ * sess->retiring and sess->retired, and skips a folded entry's own
+ * totals.  The switch probe (IRQs off) or retire; nothing adds to @e's
+ * totals afterwards: its task never runs again, or it is dead.
+ */
+void pmuctx_entry_fold(struct pmuctx_entry *e)
 {
 	struct pmuctx_session *s = e->sess;
+	struct pmuctx_entry *parent;
 	struct pmuctx_sess_cpu *sc;
 	u64 *tot = pmuctx_total(e);
 	atomic64_t *ch = pmuctx_children(e);
 	unsigned int i;
 
-	WRITE_ONCE(e->dead, true);
+	if (e->flags & PMUCTX_EF_FOLDED)
+		return;
+	atomic_inc(&s->retiring);
+	smp_mb__after_atomic();
 	sc = get_cpu_ptr(s->cpu);
 	for (i = 0; i < s->nr_events; i++)
 		WRITE_ONCE(sc->folded[i], sc->folded[i] + READ_ONCE(tot[i]));
 	put_cpu_ptr(s->cpu);
-	if (e->parent) {
-		atomic64_t *pch = pmuctx_children(e->parent);
+	/* teardown may unparent meanwhile: the entry is freed after RCU */
+	parent = READ_ONCE(e->parent);
+	if (parent) {
+		atomic64_t *pch = pmuctx_children(parent);
 
 		for (i = 0; i < s->nr_events; i++)
 			atomic64_add(READ_ONCE(tot[i]) + atomic64_read(&ch[i]),
 				     &pch[i]);
 	}
+	e->flags |= PMUCTX_EF_FOLDED;
+	smp_mb__before_atomic();
+	atomic_inc(&s->retired);
+	atomic_dec(&s->retiring);
+}
+
+static void pmuctx_entry_retire(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+
+	WRITE_ONCE(e->dead, true);
+	pmuctx_entry_fold(e);
 	pmuctx_entry_unparent(e);
-	if (e->flags & PMUCTX_EF_EXITED)
-		atomic64_inc(&s->tasks_exited);
 
 	/* The task's memory is not ours to keep while it sits on a list. */
 	put_task_struct(e->task);
@@ -540,20 +564,38 @@ void pmuctx_entry_retire(struct pmuctx_entry *e)
 		return;
 	}
 	/*
-	 * No lock: this runs in the exit and exec probes (preemption off,
-	 * where a spinlock_t sleeps on PREEMPT_RT).  Teardown marks the
-	 * session dead and waits a grace period (these probes) before it
-	 * empties the list, so nothing is added after.
+	 * No lock: this runs in the exec probe (preemption off, where a
+	 * spinlock_t sleeps on PREEMPT_RT) and in the free work, both on
+	 * the RCU read side.  Teardown marks the session dead and waits a
+	 * grace period (these) before it empties the list, so nothing is
+	 * added after.
 	 */
 	if (pmuctx_sess_live(s) &&
 	    atomic_add_unless(&s->nr_exited, 1, s->max_exited)) {
-		/* Folded: the entry's own totals now live in sc->folded. */
-		e->flags |= PMUCTX_EF_FOLDED;
 		llist_add(&e->exit_node, &s->exited);
 		return;
 	}
 	atomic64_inc(&s->unlisted);
 	pmuctx_entry_put(e);
+}
+
+/*
+ * Take @e out of the store and retire it, unless someone else (teardown,
+ * the create walk that found the task exiting) took it out first.  READ
+ * sees the retirement bracketed by sess->retiring and sess->retired.
+ * The exec probe or the free work, on the RCU read side, IRQs on.
+ */
+void pmuctx_entry_take_retire(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+
+	atomic_inc(&s->retiring);
+	smp_mb__after_atomic();
+	if (pmuctx_entry_unpublish(e))
+		pmuctx_entry_retire(e);
+	smp_mb__before_atomic();
+	atomic_inc(&s->retired);
+	atomic_dec(&s->retiring);
 }
 
 /*
@@ -622,7 +664,7 @@ int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt)
 /*
  * Take @e out of the store and off its session's list.  True for the one
  * caller that removed it (rhltable_remove() succeeds once): that caller
- * retires or drops it.  Process context or the exec/exit probes, IRQs on
+ * retires or drops it.  Process context or the exec probe, IRQs on
  * (see pmuctx_entry_publish()).
  */
 bool pmuctx_entry_unpublish(struct pmuctx_entry *e)

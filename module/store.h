@@ -18,11 +18,12 @@
 /* pmuctx_entry.flags */
 #define PMUCTX_EF_INHERITED	BIT(0)	/* created by fork of a target */
 #define PMUCTX_EF_PRIV_EXEC	BIT(1)	/* stopped at privilege-raising exec */
-#define PMUCTX_EF_EXITED	BIT(2)	/* task exited; on the exited list */
+#define PMUCTX_EF_EXITED	BIT(2)	/* task passed sched_process_exit */
 /* BIT(3): PMUCTX_EF_SAVE_VALID of the debug build (selftest.h) */
 #define PMUCTX_EF_TASK_PUT	BIT(4)	/* task reference already dropped */
-#define PMUCTX_EF_FOLDED	BIT(5)	/* totals folded into the session */
+#define PMUCTX_EF_FOLDED	BIT(5)	/* totals in sc->folded (entry_fold) */
 #define PMUCTX_EF_USER		BIT(6)	/* counted in sess->user->entries */
+#define PMUCTX_EF_FREEING	BIT(7)	/* queued by the free probe */
 
 /**
  * struct pmuctx_entry - one task's data for one session
@@ -137,8 +138,9 @@ void pmuctx_task_work_done(void);
 bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
 			    task_work_func_t fn, bool *pending);
 void pmuctx_entry_unparent(struct pmuctx_entry *e);
-void pmuctx_entry_retire(struct pmuctx_entry *e);
 int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);
 bool pmuctx_entry_unpublish(struct pmuctx_entry *e);
+void pmuctx_entry_fold(struct pmuctx_entry *e);
+void pmuctx_entry_take_retire(struct pmuctx_entry *e);
 
 #endif /* _PMUCTX_STORE_H */
