@@ -148,21 +148,28 @@ PY
 # the sched_process_exit tracepoint (closing files, notifying the parent)
 # and its final switch-out.  Before: retired at that tracepoint, 2-7 %
 # short on short-lived processes.  Three shapes: a fork+exec loop, a
-# fork/exit loop, and a parallel build.
+# fork/exit loop, and a parallel build.  task-clock is the time between
+# the switch tracepoints, rusage the scheduler's update_curr() time: the
+# part of __schedule() between the two is in the first only, and on the
+# debug kernel (KASAN, lockdep in every lock of that path) it is 1-2 %
+# of a fork-heavy run.  There the bound for task-clock is 3 %.
+tc_pct=1
+debug_kernel && tc_pct=3
 complete() {
 	name=$1
 	shift
 	"$CLI" stat --json -e task-clock,context-switches -o "$W/c.json" -- "$@" >/dev/null 2>&1
-	check python3 - "$W/c.json" <<'PY' -- "$name: task-clock and context-switches within 1% of the command's rusage"
+	check python3 - "$W/c.json" "$tc_pct" <<'PY' -- "$name: task-clock within $tc_pct% and context-switches within 1% of the command's rusage"
 import json, sys
 d = json.load(open(sys.argv[1]))
+tc_pct = float(sys.argv[2])
 v = {e["event"]: e["value"] for e in d["events"]}
 ru = d["user_ns"] + d["sys_ns"]
 csw = d["nvcsw"] + d["nivcsw"]
 print("# task-clock %d ns, rusage %d ns (%.4f); context-switches %d, rusage %d (%.4f)"
       % (v["task-clock"], ru, v["task-clock"] / ru, v["context-switches"], csw,
          v["context-switches"] / csw))
-assert abs(v["task-clock"] - ru) <= 0.01 * ru, "task-clock"
+assert abs(v["task-clock"] - ru) <= tc_pct / 100 * ru, "task-clock"
 assert abs(v["context-switches"] - csw) <= 0.01 * csw, "context-switches"
 PY
 }
