@@ -2,7 +2,7 @@
 /*
  * pmuctx: scheduler tracepoint hooks and per-task slice accounting.
  *
- * Four sched tracepoints and cgroup_attach_task are looked up with
+ * Five sched tracepoints and cgroup_attach_task are looked up with
  * for_each_kernel_tracepoint()
  * and hooked only while at least one session exists (store.c calls us under
  * pmuctx_mutex).  Unregistration waits with tracepoint_synchronize_unregister()
@@ -25,8 +25,13 @@
  *  sched_process_fork	parent's context, preemption off, IRQs on.
  *			Takes sess->entries_lock to hash the child.
  *  sched_process_exec	task's context, preemption off, IRQs on.
- *  sched_process_exit	task's context, preemption off, IRQs on.
- *			Exec and exit take sess->entries_lock to unlist.
+ *  sched_process_exit	task's context, preemption off, IRQs on.  Marks
+ *			the entries exited; they count on to the final
+ *			switch-out, which folds them (pmuctx_entry_fold()).
+ *			Exec takes sess->entries_lock to unlist.
+ *  sched_process_free	RCU callback (softirq; a thread on RT): queues the
+ *			freed task's entries to pmuctx_free_work, which
+ *			unhashes and retires them in process context.
  *  cgroup_attach_task	the writer of cgroup.procs/threads, cgroup_mutex
  *			held, under trace_cgroup_path_lock (IRQs off; on
  *			RT a sleeping lock, preemption off in the probe).

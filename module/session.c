@@ -782,6 +782,7 @@ static void pmuctx_read_walk(struct pmuctx_session *s, struct pmuctx_read *r,
 			c->count = 0;
 			pmuctx_visit_entries(s, &c->v);
 			pmuctx_sum_cpus(s, r);
+			/* the walk's reads before the second look; see above */
 			smp_mb();
 			if (try == PMUCTX_READ_TRIES ||
 			    (!atomic_read(&s->retiring) &&

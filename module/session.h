@@ -40,9 +40,9 @@
  *	(RCU), and the cgroup-attach probe (IRQs off) hands joining tasks to
  *	a worker.  Inserts happen at create (pid targets; every thread of a
  *	system-wide or cgroup session), in the fork probe and in the join
- *	worker; removals in the exit and exec probes and at teardown.
- *	Whoever removes an entry from the table (rhltable_remove() returns 0
- *	once) owns its retirement.
+ *	worker; removals in the free work (a freed task's entries), in
+ *	the exec probe and at teardown.  Whoever removes an entry from
+ *	the table (rhltable_remove() returns 0 once) owns its retirement.
  *
  * The sched_switch probe runs with the rq lock held and IRQs off: it takes
  * no sleeping lock, allocates nothing (entries come from a per-CPU pool that

@@ -527,6 +527,7 @@ void pmuctx_entry_fold(struct pmuctx_entry *e)
 	if (e->flags & PMUCTX_EF_FOLDED)
 		return;
 	atomic_inc(&s->retiring);
+	/* READ sees retiring before any total moves (pmuctx_read_walk()) */
 	smp_mb__after_atomic();
 	sc = get_cpu_ptr(s->cpu);
 	for (i = 0; i < s->nr_events; i++)
@@ -542,6 +543,7 @@ void pmuctx_entry_fold(struct pmuctx_entry *e)
 				     &pch[i]);
 	}
 	e->flags |= PMUCTX_EF_FOLDED;
+	/* the moved totals before retired; pairs with READ's smp_mb() */
 	smp_mb__before_atomic();
 	atomic_inc(&s->retired);
 	atomic_dec(&s->retiring);
@@ -590,9 +592,11 @@ void pmuctx_entry_take_retire(struct pmuctx_entry *e)
 	struct pmuctx_session *s = e->sess;
 
 	atomic_inc(&s->retiring);
+	/* as in pmuctx_entry_fold(): READ sees retiring first */
 	smp_mb__after_atomic();
 	if (pmuctx_entry_unpublish(e))
 		pmuctx_entry_retire(e);
+	/* and retired last */
 	smp_mb__before_atomic();
 	atomic_inc(&s->retired);
 	atomic_dec(&s->retiring);
