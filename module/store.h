@@ -57,7 +57,7 @@ struct pmuctx_entry {
 	u32			save_seq;
 #endif
 	pid_t			pid, tid, ppid;
-	u64			in_ns;
+	u64			in_ns;		/* run time at the slice's start */
 	char			comm[TASK_COMM_LEN];
 	/*
 	 * On sess->entries while hashed (RCU readers may still follow
