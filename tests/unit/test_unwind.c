@@ -268,8 +268,117 @@ out:
 	free(c);
 }
 
+/* the names of the user frames of @p's only stack, innermost first */
+static void stack_names(const struct prof *p, char *buf, size_t len)
+{
+	const struct prof_stack *st = p->nr_stacks == 1 ? &p->stacks[0] : NULL;
+	size_t off = 0;
+	__u32 i;
+
+	buf[0] = 0;
+	for (i = 0; st && i < st->nr && off + 1 < len; i++) {
+		const struct prof_frame *f = &p->frames[st->frames[i] - 1];
+		int k = snprintf(buf + off, len - off, "%s ",
+				 f->name ? f->name : "?");
+
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
+}
+
+/*
+ * prof_build() of SAMPLE (deferred, cookie 42), USER_STACK and the
+ * frame-pointer USER_CALLCHAIN of one frame: the unwound chain replaces
+ * the callchain, in either order of the two at the same time (a reader's
+ * merge orders equal times by type: USER_CALLCHAIN first)
+ */
+static void prof_case(const struct cap *c, const struct prof_maps *m,
+		      bool same_time, bool garbage, const char *want,
+		      const char *what)
+{
+	__u64 smp[16] = { 0 }, ucc[8] = { 0 };
+	struct pmuctx_rec_sample *sm = (void *)smp;
+	struct pmuctx_rec_user_callchain *uc = (void *)ucc;
+	const struct pmuctx_rec_header *recs[3];
+	struct pmuctx_rec_user_stack *us;
+	struct prof_input in;
+	struct prof *p = NULL;
+	char err[256], names[512];
+	size_t len;
+
+	us = make_rec(c, c->copied, &len);
+	if (!us)
+		return;
+	if (garbage)
+		memset(us->regs, 0x5a, 7 * 8);
+	sm->hdr.type = PMUCTX_REC_SAMPLE;
+	sm->hdr.size = sizeof(*sm);
+	sm->hdr.misc = PMUCTX_SAMPLE_M_USER | PMUCTX_SAMPLE_M_USER_DEFERRED;
+	sm->c.pid = sm->c.tid = getpid();
+	sm->c.time = 100;
+	sm->ip = c->regs[PMUCTX_REGS_X86_64_IP];
+	sm->period = 1000;
+	sm->cookie = 42;
+	uc->hdr.type = PMUCTX_REC_USER_CALLCHAIN;
+	uc->hdr.size = sizeof(*uc) + 8;
+	uc->c = sm->c;
+	uc->c.time = 300;
+	uc->cookie = 42;
+	uc->nr = 1;
+	uc->ips[0] = sm->ip;
+	us->c.time = same_time ? 300 : 200;
+	recs[0] = &sm->hdr;
+	recs[1] = same_time ? &uc->hdr : &us->hdr;
+	recs[2] = same_time ? &us->hdr : &uc->hdr;
+	memset(&in, 0, sizeof(in));
+	in.recs = recs;
+	in.nr_recs = 3;
+	in.maps = m;
+	in.nr_maps = 1;
+	in.no_kernel_syms = true;
+	CHECK(!prof_build(&in, &p, err, sizeof(err)), "%s: prof_build", what);
+	if (!p)
+		goto out;
+	stack_names(p, names, sizeof(names));
+	CHECK_HAS(names, want, "%s", what);
+	CHECK_EQ(p->dwarf.records, 1, "%s: one USER_STACK counted", what);
+	prof_free(p);
+out:
+	free(us);
+}
+
+static void t_prof(void)
+{
+	struct cap *c = calloc(1, sizeof(*c));
+	struct prof_maps m = { 0 };
+
+	t_section("unwind: prof_build uses the unwound chain");
+#ifndef __x86_64__
+	free(c);
+	return;
+#endif
+	if (!c)
+		return;
+	m.pid = getpid();
+	m.text = self_maps(&m.len);
+	if (!m.text || !stack_end)
+		goto out;
+	u_a(c);
+	prof_case(c, &m, false, false, "u_leaf u_c u_b u_a ",
+		  "USER_STACK then USER_CALLCHAIN");
+	prof_case(c, &m, true, false, "u_leaf u_c u_b u_a ",
+		  "USER_CALLCHAIN then USER_STACK at the same time");
+	prof_case(c, &m, false, true, "u_leaf ",
+		  "garbage registers: the frame-pointer chain (1 frame)");
+out:
+	free((void *)m.text);
+	free(c);
+}
+
 void test_unwind(void)
 {
 	t_check_rec();
 	t_live();
+	t_prof();
 }

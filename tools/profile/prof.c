@@ -869,6 +869,24 @@ static void prof_init(struct prof *p, const struct prof_input *in)
 	p->duration_ns = in->duration_ns;
 }
 
+/*
+ * The kernel writes a USER_STACK right before the USER_CALLCHAIN of its
+ * cookie; a reader's merge puts them the other way round when they have
+ * the same time (it orders by type then): is @a such a USER_CALLCHAIN
+ * and @b its USER_STACK?
+ */
+static bool dwarf_pair(const struct pmuctx_rec_header *a,
+		       const struct pmuctx_rec_header *b)
+{
+	const struct pmuctx_rec_user_callchain *c = (const void *)a;
+	const struct pmuctx_rec_user_stack *u = (const void *)b;
+
+	return a->type == PMUCTX_REC_USER_CALLCHAIN &&
+	       b->type == PMUCTX_REC_USER_STACK && a->size >= sizeof(*c) &&
+	       b->size >= sizeof(*u) && c->c.time == u->c.time &&
+	       c->c.tid == u->c.tid && c->cookie == u->cookie;
+}
+
 /* the unwinder's state, once the records are in (its Dwfls are large) */
 static void dwarf_done(struct prof_priv *q)
 {
@@ -918,9 +936,19 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 			goto nomem;
 	}
 	for (i = 0; i < in->nr_recs; i++) {
+		/* a USER_STACK before the USER_CALLCHAIN it stands for */
+		if (i + 1 < in->nr_recs &&
+		    dwarf_pair(in->recs[i], in->recs[i + 1])) {
+			e = add_record(p, y, s, in->recs[i + 1]);
+			if (e)
+				goto nomem;
+		}
 		e = add_record(p, y, s, in->recs[i]);
 		if (e)
 			goto nomem;
+		if (i + 1 < in->nr_recs &&
+		    dwarf_pair(in->recs[i], in->recs[i + 1]))
+			i++;
 	}
 	pmuctx_stitch_flush(s);
 	e = drain(p, y, s);
