@@ -263,6 +263,20 @@ static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
 		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
 			"pmuctx_session_opts: PMUCTX_SAMPLE_DEFER_USER defers "
 			"the user stack: add PMUCTX_SAMPLE_USER_STACK");
+	if ((a->sample_flags & PMUCTX_SAMPLE_USER_DUMP) &&
+	    !(a->sample_flags & PMUCTX_SAMPLE_DEFER_USER))
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: PMUCTX_SAMPLE_USER_DUMP copies "
+			"the user stack in the deferred work: add "
+			"PMUCTX_SAMPLE_USER_STACK and PMUCTX_SAMPLE_DEFER_USER");
+	if (a->sample_user_dump &&
+	    (!(a->sample_flags & PMUCTX_SAMPLE_USER_DUMP) ||
+	     a->sample_user_dump % 8 ||
+	     a->sample_user_dump > PMUCTX_USER_DUMP_MAX))
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: sample_user_dump %u: it needs "
+			"PMUCTX_SAMPLE_USER_DUMP and must be a multiple of 8 "
+			"up to %d", a->sample_user_dump, PMUCTX_USER_DUMP_MAX);
 	if (a->sample_max_stack > PMUCTX_MAX_STACK)
 		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
 			"pmuctx_session_opts: sample_max_stack %u is above "
@@ -433,6 +447,7 @@ static void session_attr(struct pmuctx_session_attr *attr,
 	attr->sample_flags = OPTS_GET(opts, sample_flags, 0);
 	attr->sample_max_stack = OPTS_GET(opts, sample_max_stack, 0);
 	attr->sample_event = OPTS_GET(opts, sample_event, 0);
+	attr->sample_user_dump = OPTS_GET(opts, sample_user_dump, 0);
 }
 
 /* record a refused SESSION_CREATE; returns @err */

@@ -420,7 +420,8 @@ PMUCTX_API const char *pmuctx_task_flag_name(unsigned int bit);
  * @sample_freq:  samples per second on each CPU while a task of the
  *                session runs (0: no sampling); at most the module
  *                parameter max_sample_freq
- * @sample_flags: PMUCTX_SAMPLE_KERNEL_STACK, _USER_STACK, _DEFER_USER
+ * @sample_flags: PMUCTX_SAMPLE_KERNEL_STACK, _USER_STACK, _DEFER_USER,
+ *                _USER_DUMP (libpmuctx > 0.5.0, PMUCTX_FEAT_USER_DUMP)
  * @sample_max_stack: frames per callchain part, 1..PMUCTX_MAX_STACK (0:
  *                64)
  * @sample_event: (libpmuctx 0.3.1) 0: sample with an hrtimer per CPU;
@@ -432,6 +433,12 @@ PMUCTX_API const char *pmuctx_task_flag_name(unsigned int bit);
  *                unit.  Hardware events fail with -EOPNOTSUPP without a
  *                hardware PMU; a module older than this field, with
  *                -EINVAL.
+ * @sample_user_dump: (libpmuctx > 0.5.0) with PMUCTX_SAMPLE_USER_DUMP: bytes
+ *                of user stack copied per kernel entry for a DWARF
+ *                unwinder (USER_STACK records), a multiple of 8 up to
+ *                PMUCTX_USER_DUMP_MAX whose record fits in half a CPU's
+ *                buffer; 0: PMUCTX_USER_DUMP_DEFAULT (8192).  A module
+ *                older than the field fails with -EINVAL.
  */
 struct pmuctx_session_opts {
 	size_t sz;
@@ -459,9 +466,11 @@ struct pmuctx_session_opts {
 	__u32 sample_max_stack;
 	/* libpmuctx 0.3.1 */
 	__u32 sample_event;
+	/* libpmuctx > 0.5.0 */
+	__u32 sample_user_dump;
 	size_t :0;
 };
-#define pmuctx_session_opts__last_field sample_event
+#define pmuctx_session_opts__last_field sample_user_dump
 
 /**
  * pmuctx_session_create() - turn a handle into a counting session

@@ -130,6 +130,7 @@ PMUCTX_API const char *pmuctx_record_type_name(unsigned int type)
 		[PMUCTX_REC_THROTTLE] = "throttle",
 		[PMUCTX_REC_USER] = "user",
 		[PMUCTX_REC_MMAP] = "mmap",
+		[PMUCTX_REC_USER_STACK] = "user-stack",
 	};
 
 	return type < ARRAY_SIZE(names) ? names[type] : NULL;
@@ -215,6 +216,8 @@ static size_t fixed_part(const unsigned char *p,
 		return sizeof(struct pmuctx_rec_user);
 	case PMUCTX_REC_MMAP:
 		return sizeof(struct pmuctx_rec_mmap);
+	case PMUCTX_REC_USER_STACK:
+		return sizeof(struct pmuctx_rec_user_stack);
 	case PMUCTX_REC_SAMPLE:
 		min = sizeof(struct pmuctx_rec_sample);
 		if (h->size >= min) {
@@ -236,6 +239,36 @@ static size_t fixed_part(const unsigned char *p,
 	default:
 		return COMMON_END;
 	}
+}
+
+/*
+ * USER_STACK: the registers and the stack bytes must be inside the record
+ * (nr_regs * 8 + size bytes after the fixed part), dyn_size within size,
+ * the known register set complete.  Each field read once.
+ */
+static int check_user_stack(const unsigned char *p,
+			    const struct pmuctx_rec_header *h, size_t min,
+			    const char *tn, char *why, size_t why_len)
+{
+	struct pmuctx_rec_user_stack u;
+
+	memcpy(&u, p, sizeof(u));
+	if (u.abi == PMUCTX_REGS_X86_64 &&
+	    u.nr_regs != PMUCTX_REGS_X86_64_NR) {
+		snprintf(why, why_len, "%s record with %u x86-64 registers, "
+			 "not %d", tn, u.nr_regs, PMUCTX_REGS_X86_64_NR);
+		return -EBADMSG;
+	}
+	if (u.size % 8 || u.dyn_size > u.size ||
+	    min + (size_t)u.nr_regs * 8 + u.size > h->size) {
+		snprintf(why, why_len, "%s record of %u bytes with %u "
+			 "registers, size %u and dyn_size %u (size a multiple "
+			 "of 8, dyn_size at most size, both after the %zu-byte "
+			 "fixed part and the registers)", tn, h->size,
+			 u.nr_regs, u.size, u.dyn_size, min);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 /* the variable part of a record whose fixed part (@min bytes) is there */
@@ -287,6 +320,8 @@ static int check_body(const unsigned char *p,
 			return -EBADMSG;
 		}
 		break;
+	case PMUCTX_REC_USER_STACK:
+		return check_user_stack(p, h, min, tn, why, why_len);
 	case PMUCTX_REC_USER:
 		memcpy(&ulen, p + offsetof(struct pmuctx_rec_user, len),
 		       sizeof(ulen));

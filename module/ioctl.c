@@ -69,6 +69,8 @@ static u64 pmuctx_features(void)
 
 	if (pmuctx_hw_pmu)
 		f |= PMUCTX_FEAT_HW_PMU;
+	if (IS_ENABLED(CONFIG_X86_64))
+		f |= PMUCTX_FEAT_USER_DUMP;
 	return f;
 }
 

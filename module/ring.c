@@ -666,6 +666,55 @@ void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
 }
 
 /*
+ * USER_STACK record (sample.c's deferred work): task context, the task
+ * itself.  @len bytes from the user stack pointer @sp, which the caller
+ * found readable (faulted in) just before: copied here without faulting,
+ * preemption off, straight into the ring (no buffer of its own).  Pages
+ * lost since are not read: the rest of the data is zeroed, dyn_size says
+ * how much was copied and misc USER_TRUNC that it is short.
+ */
+void pmuctx_ring_user_stack(struct pmuctx_session *s, u64 cookie,
+			    const u64 *regs, unsigned int nr_regs,
+			    const void __user *sp, u32 len)
+{
+	struct pmuctx_rec_user_stack *w;
+	unsigned long left = len;
+	struct pmuctx_ring *r;
+	u8 *data;
+	u32 size;
+
+	len &= ~7U;
+	size = sizeof(*w) + nr_regs * sizeof(u64) + len;
+	if (WARN_ON_ONCE(size > PMUCTX_REC_MAX_SIZE))
+		return;
+	preempt_disable();
+	r = pmuctx_ring_this(s);
+	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_USER_STACK, size);
+	if (w) {
+		pmuctx_ring_common(s, &w->c, current);
+		w->cookie = cookie;
+		w->abi = PMUCTX_REGS_X86_64;
+		w->nr_regs = nr_regs;
+		w->size = len;
+		w->__pad = 0;
+		memcpy(w->regs, regs, nr_regs * sizeof(u64));
+		data = (u8 *)(w->regs + nr_regs);
+		if (len && access_ok(sp, len)) {
+			pagefault_disable();
+			left = __copy_from_user_inatomic(data, sp, len);
+			pagefault_enable();
+		}
+		/* never a byte of the ring's previous contents */
+		if (left)
+			memset(data + len - left, 0, left);
+		w->dyn_size = len - left;
+		w->hdr.misc = left ? PMUCTX_SAMPLE_M_USER_TRUNC : 0;
+		pmuctx_ring_commit(s, r);
+	}
+	preempt_enable();
+}
+
+/*
  * MMAP record (maps.c): task context, the sampled task.  The path is cut
  * to what half the buffer can hold.
  */

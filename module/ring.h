@@ -71,6 +71,9 @@ void pmuctx_ring_sample(struct pmuctx_session *s,
 			unsigned int nk, const u64 *ust, unsigned int nu);
 void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
 				const u64 *ips, unsigned int n, bool trunc);
+void pmuctx_ring_user_stack(struct pmuctx_session *s, u64 cookie,
+			    const u64 *regs, unsigned int nr_regs,
+			    const void __user *sp, u32 len);
 bool pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
 			  u64 avg, u64 dropped);
 void pmuctx_ring_mmap_rec(struct pmuctx_session *s,

@@ -60,6 +60,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/pagemap.h>
 #include <linux/ptrace.h>
 #include <linux/rhashtable.h>
 #include <linux/sched/clock.h>
@@ -115,10 +116,37 @@ struct pmuctx_sample_stage {
 	struct pmuctx_sample_buf b;
 };
 
+/*
+ * The user stack dump (PMUCTX_SAMPLE_USER_DUMP): a multiple of 8 bytes,
+ * bounded by what one record may hold and by half a CPU's data area (a
+ * record the ring could never take is refused here, not lost later).
+ */
+static int pmuctx_udump_validate(const struct pmuctx_session_attr *a)
+{
+	u32 dump = a->sample_user_dump;
+
+	if (a->__reserved4)
+		return -EINVAL;
+	if (!(a->sample_flags & PMUCTX_SAMPLE_USER_DUMP))
+		return dump ? -EINVAL : 0;
+	if (!(a->sample_flags & PMUCTX_SAMPLE_DEFER_USER))
+		return -EINVAL;
+	if (!dump)
+		dump = PMUCTX_USER_DUMP_DEFAULT;
+	if (dump % 8 || dump > PMUCTX_USER_DUMP_MAX ||
+	    PMUCTX_REC_USER_STACK_SIZE(dump) >
+	    (u64)a->ring_pages * PAGE_SIZE / 2)
+		return -EINVAL;
+	if (!IS_ENABLED(CONFIG_X86_64))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a)
 {
 	if (!a->sample_freq) {
-		if (a->sample_flags || a->sample_max_stack || a->sample_event)
+		if (a->sample_flags || a->sample_max_stack || a->sample_event ||
+		    a->sample_user_dump || a->__reserved4)
 			return -EINVAL;
 		return 0;
 	}
@@ -136,7 +164,7 @@ int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a)
 		return -EINVAL;
 	if (a->sample_max_stack > PMUCTX_MAX_STACK)
 		return -EINVAL;
-	return 0;
+	return pmuctx_udump_validate(a);
 }
 
 /* ---- user stacks ---------------------------------------------------------- */
@@ -210,18 +238,88 @@ static struct pt_regs *pmuctx_user_regs(struct pt_regs *regs)
 /* ---- deferred user callchains ------------------------------------------- */
 
 /*
+ * The user registers and the readable part of the user stack of one
+ * kernel entry (PMUCTX_SAMPLE_USER_DUMP), taken once for every session
+ * that wants them.  On the owner work's stack: no allocation.
+ */
+struct pmuctx_udump {
+	u64			regs[PMUCTX_REGS_X86_64_NR];
+	const void __user	*sp;
+	u32			avail;	/* bytes from sp found readable */
+	bool			ok;
+};
+
+/*
+ * Task context (the task_work): the registers, and how much of the @max
+ * bytes above the user stack pointer can be read, faulting the pages in
+ * now (pmuctx_ring_user_stack() copies them without faulting, preemption
+ * off).  Nothing for a 32-bit task.
+ */
+static void pmuctx_udump_take(struct pt_regs *regs, u32 max,
+			      struct pmuctx_udump *ud)
+{
+	ud->ok = false;
+#ifdef CONFIG_X86_64
+	{
+		unsigned long sp = regs->sp, len = max;
+
+		if (!user_64bit_mode(regs))
+			return;
+		ud->regs[0] = regs->ax;
+		ud->regs[1] = regs->dx;
+		ud->regs[2] = regs->cx;
+		ud->regs[3] = regs->bx;
+		ud->regs[4] = regs->si;
+		ud->regs[5] = regs->di;
+		ud->regs[6] = regs->bp;
+		ud->regs[7] = regs->sp;
+		ud->regs[8] = regs->r8;
+		ud->regs[9] = regs->r9;
+		ud->regs[10] = regs->r10;
+		ud->regs[11] = regs->r11;
+		ud->regs[12] = regs->r12;
+		ud->regs[13] = regs->r13;
+		ud->regs[14] = regs->r14;
+		ud->regs[15] = regs->r15;
+		ud->regs[16] = regs->ip;
+		len = sp < TASK_SIZE ? min(len, TASK_SIZE - sp) : 0;
+		/* the prefix up to the first page that cannot be read */
+		len -= fault_in_readable((const char __user *)sp, len);
+		ud->sp = (const void __user *)sp;
+		ud->avail = len & ~7UL;
+		ud->ok = true;
+	}
+#endif
+}
+
+/*
  * Deliver the user callchain @ips (@n frames, @trunc) of cookie @cookie to
- * @x's session, cut to its depth.  Task context, inside rcu_read_lock()
- * (the ring is freed after a grace period).
+ * @x's session, cut to its depth, after its USER_STACK record if it wants
+ * one (@ud).  Task context, inside rcu_read_lock() (the ring is freed
+ * after a grace period).
  */
 static void pmuctx_defer_write(struct pmuctx_entry *x, u64 cookie,
-			       const u64 *ips, unsigned int n, bool trunc)
+			       const u64 *ips, unsigned int n, bool trunc,
+			       const struct pmuctx_udump *ud)
 {
 	struct pmuctx_session *s = x->sess;
 	unsigned int max = s->sample_max_stack;
 
+	if (ud->ok && (s->sample_flags & PMUCTX_SAMPLE_USER_DUMP))
+		pmuctx_ring_user_stack(s, cookie, ud->regs,
+				       PMUCTX_REGS_X86_64_NR, ud->sp,
+				       min(ud->avail, s->sample_user_dump));
 	pmuctx_ring_user_callchain(s, cookie, ips, min(n, max),
 				   trunc || n > max);
+}
+
+/* Bytes of user stack @x's session dumps (0: none). */
+static u32 pmuctx_udump_size(const struct pmuctx_entry *x)
+{
+	const struct pmuctx_session *s = x->sess;
+
+	return s->sample_flags & PMUCTX_SAMPLE_USER_DUMP ?
+	       s->sample_user_dump : 0;
 }
 
 /* Does @x's session still want the walk?  Inside rcu_read_lock(). */
@@ -243,27 +341,36 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 					  u64 cookie, bool walk)
 {
 	unsigned int max = e->sess->sample_max_stack, n = 0;
+	u32 dump = pmuctx_udump_size(e);
 	struct pmuctx_entry *x, *next;
 	u64 ips[PMUCTX_MAX_STACK];
+	struct pmuctx_udump ud;
 	struct pt_regs *regs;
 	bool trunc = false, want;
 
-	/* who still wants it, and how deep */
+	/* who still wants it, how deep, how much of the stack */
 	rcu_read_lock();
 	want = pmuctx_defer_wants(e);
+	if (!want)
+		dump = 0;
 	for (x = joined; x; x = pmuctx_defer(x)->join_next) {
 		if (!pmuctx_defer_wants(x))
 			continue;
 		want = true;
 		max = max(max, x->sess->sample_max_stack);
+		dump = max(dump, pmuctx_udump_size(x));
 	}
 	rcu_read_unlock();
 
+	ud.ok = false;
 	regs = walk && want ? pmuctx_user_regs(NULL) : NULL;
-	if (regs)
+	if (regs) {
 		n = pmuctx_user_walk(regs, ips, min_t(unsigned int, max,
 						      PMUCTX_MAX_STACK),
 				     false, &trunc);
+		if (dump)
+			pmuctx_udump_take(regs, dump, &ud);
+	}
 
 	for (x = joined; x; x = next) {
 		struct pmuctx_defer *dx = pmuctx_defer(x);
@@ -273,7 +380,7 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 		if (regs && pmuctx_defer_wants(x)) {
 			unsigned int nx = min(n, x->sess->sample_max_stack);
 
-			pmuctx_defer_write(x, cookie, ips, n, trunc);
+			pmuctx_defer_write(x, cookie, ips, n, trunc, &ud);
 			/*
 			 * Its MMAP records by a work of its own, next (IRQs
 			 * off: a sample's pmuctx_maps_queue() could race).
@@ -300,7 +407,7 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 	rcu_read_lock();
 	want = pmuctx_defer_wants(e);
 	if (want)
-		pmuctx_defer_write(e, cookie, ips, n, trunc);
+		pmuctx_defer_write(e, cookie, ips, n, trunc, &ud);
 	rcu_read_unlock();
 	/* an address no MMAP record described yet */
 	if (want && pmuctx_maps_wanted(e, ips,
@@ -855,6 +962,10 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 	s->sample_flags = a->sample_flags;
 	s->sample_max_stack = a->sample_max_stack ? a->sample_max_stack : 64;
 	s->sample_event = a->sample_event;
+	s->sample_user_dump = 0;
+	if (a->sample_flags & PMUCTX_SAMPLE_USER_DUMP)
+		s->sample_user_dump = a->sample_user_dump ?:
+				      PMUCTX_USER_DUMP_DEFAULT;
 	s->show_kaddr = show_kaddr;
 	if (!s->sample_freq)
 		return 0;

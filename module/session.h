@@ -239,6 +239,7 @@ struct pmuctx_session {
 	u32			sample_flags;
 	u32			sample_max_stack;
 	u32			sample_event;	/* 0: hrtimer; else PMUCTX_EV_* */
+	u32			sample_user_dump; /* USER_DUMP: bytes; else 0 */
 	bool			show_kaddr;	/* kallsyms_show_value() rules */
 };
 

@@ -146,8 +146,10 @@ static const char report_help[] =
 "    --stitch-stats\n"
 "        How the samples' callchains were joined: samples (immediate,\n"
 "        deferred), stitched, unresolved, user callchain records and how\n"
-"        many were shared by more than one sample. On standard error\n"
-"        when combined with --format.\n"
+"        many were shared by more than one sample; for --call-graph\n"
+"        dwarf recordings the USER_STACK records too (bytes, frames\n"
+"        unwound, unwind time per record). On standard error when\n"
+"        combined with --format.\n"
 "\n"
 "    --kallsyms FILE\n"
 "        Kernel symbols from FILE (the format of /proc/kallsyms, e.g. a\n"
@@ -966,6 +968,15 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 			(unsigned long long)uc->cookie, uc->nr);
 		break;
 	}
+	case PMUCTX_REC_USER_STACK: {
+		const struct pmuctx_rec_user_stack *us = (const void *)h;
+
+		/* checked when the file was read: the fixed part is there */
+		fprintf(f, " cookie=%llu, %u register(s), %u of %u stack "
+			"byte(s) copied", (unsigned long long)us->cookie,
+			us->nr_regs, us->dyn_size, us->size);
+		break;
+	}
 	case PMUCTX_REC_THROTTLE:
 		text_throttle(f, h);
 		break;
@@ -1297,6 +1308,17 @@ static void json_record_body(struct report *R, struct json *j,
 		json_u64_array(j, "ips", uc->ips, uc->nr);
 		break;
 	}
+	case PMUCTX_REC_USER_STACK: {
+		const struct pmuctx_rec_user_stack *us = (const void *)h;
+
+		/* the registers, not the stack bytes (a user's data) */
+		json_kv_u64(j, "cookie", us->cookie);
+		json_kv_u64(j, "abi", us->abi);
+		json_kv_u64(j, "size", us->size);
+		json_kv_u64(j, "dyn_size", us->dyn_size);
+		json_u64_array(j, "regs", us->regs, us->nr_regs);
+		break;
+	}
 	case PMUCTX_REC_THROTTLE: {
 		struct pmuctx_rec_throttle t;
 
@@ -1516,7 +1538,7 @@ static void json_tasks(struct report *R, struct json *j)
 static void json_sampling(const struct pmf_info *in, struct json *j)
 {
 	static const char *const fl[] = {
-		"kernel-stack", "user-stack", "defer-user",
+		"kernel-stack", "user-stack", "defer-user", "user-dump",
 	};
 	unsigned int i;
 
@@ -1532,12 +1554,13 @@ static void json_sampling(const struct pmf_info *in, struct json *j)
 			"unknown") : "hrtimer");
 	json_key(j, "flags");
 	json_begin_array(j);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
 		if (in->sample_flags & (1U << i))
 			json_string(j, fl[i]);
 	json_end_array(j);
 	json_kv_u64(j, "max_stack", in->sample_max_stack);
 	json_kv_string(j, "call_graph",
+		       (in->sample_flags & PMUCTX_SAMPLE_USER_DUMP) ? "dwarf" :
 		       (in->sample_flags & PMUCTX_SAMPLE_DEFER_USER) ?
 		       "defer" : (in->sample_flags &
 				  PMUCTX_SAMPLE_USER_STACK) ? "fp" :
@@ -1957,6 +1980,8 @@ static void text_sampling(struct report *R)
 		in->sample_event ? "on overflow of " : "hrtimer",
 		in->sample_event ? (sample_event_name(in) ?
 				    sample_event_name(in) : "?") : "",
+		(in->sample_flags & PMUCTX_SAMPLE_USER_DUMP) ?
+		"deferred user stack dumps (dwarf)" :
 		(in->sample_flags & PMUCTX_SAMPLE_DEFER_USER) ?
 		"deferred user callchains" :
 		(in->sample_flags & PMUCTX_SAMPLE_USER_STACK) ?

@@ -803,6 +803,19 @@ static void gen_attr(struct pmuctx_session_attr *a)
 			a->sample_flags |= PMUCTX_SAMPLE_USER_STACK;
 		if (chance(&R, 50))
 			a->sample_max_stack = rn(&R, PMUCTX_MAX_STACK + 1);
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER3
+		/* user stack dumps: mostly valid sizes, some not */
+		if ((a->sample_flags & PMUCTX_SAMPLE_USER_DUMP) &&
+		    chance(&R, 60))
+			a->sample_flags |= PMUCTX_SAMPLE_USER_STACK |
+					   PMUCTX_SAMPLE_DEFER_USER;
+		if (chance(&R, 30))
+			a->sample_user_dump = chance(&R, 70) ?
+				8 * (1 + rn(&R, PMUCTX_USER_DUMP_MAX / 8)) :
+				rn(&R, 2 * PMUCTX_USER_DUMP_MAX);
+		if (chance(&R, 2))
+			a->__reserved4 = 1 + rn(&R, 100);
+#endif
 	}
 #endif
 	switch (rn(&R, 20)) {
@@ -894,6 +907,12 @@ static int attr_valid(const struct pmuctx_session_attr *a0, uint32_t usize)
 	if (!a.sample_freq &&
 	    (a.sample_flags || a.sample_max_stack || a.sample_event))
 		return 0;
+#endif
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER3
+	if (a.__reserved4 || (!a.sample_freq && a.sample_user_dump))
+		return 0;
+#endif
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER2
 	if (a.sample_freq && !a.ring_pages)
 		return 0;
 #endif
@@ -926,6 +945,24 @@ static int attr_valid(const struct pmuctx_session_attr *a0, uint32_t usize)
 		     !(a.sample_flags & PMUCTX_SAMPLE_USER_STACK)) ||
 		    a.sample_max_stack > PMUCTX_MAX_STACK)
 			return 0;
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER3
+		/*
+		 * the dump: a multiple of 8 up to the max, its record in half
+		 * a CPU's data area, only with DEFER_USER
+		 */
+		if (a.sample_flags & PMUCTX_SAMPLE_USER_DUMP) {
+			uint32_t d = a.sample_user_dump ? a.sample_user_dump :
+				     PMUCTX_USER_DUMP_DEFAULT;
+
+			if (!(a.sample_flags & PMUCTX_SAMPLE_DEFER_USER) ||
+			    d % 8 || d > PMUCTX_USER_DUMP_MAX ||
+			    PMUCTX_REC_USER_STACK_SIZE(d) >
+			    (uint64_t)a.ring_pages * PAGE / 2)
+				return 0;
+		} else if (a.sample_user_dump) {
+			return 0;
+		}
+#endif
 		/* the cap is a module parameter */
 		if (a.sample_freq > max_sample_freq)
 			return -1;

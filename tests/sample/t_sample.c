@@ -8,6 +8,8 @@
  *
  *   t_sample			all root tests
  *   t_sample unpriv		as an unprivileged user (paranoid 2)
+ *   t_sample dump		USER_STACK records (PMUCTX_SAMPLE_USER_DUMP):
+ *				bad dump sizes refused, the records' copy
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1034,6 +1036,170 @@ static void test_maxrate(void)
 	close(fd);
 }
 
+/* ---- user stack dumps (PMUCTX_SAMPLE_USER_DUMP) --------------------------- */
+
+#define DUMP_FLAGS (PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK | \
+		    PMUCTX_SAMPLE_DEFER_USER | PMUCTX_SAMPLE_USER_DUMP)
+
+/* SESSION_CREATE of the caller with a dump: 0 or the errno */
+static int dump_create(int fd, unsigned int flags, unsigned int dump,
+		       unsigned int pages, unsigned int rsv)
+{
+	struct pmuctx_session_attr a = {
+		.size = sizeof(a), .target = PMUCTX_TARGET_PID, .pid = 0,
+		.cgroup_fd = -1, .nr_events = 1,
+		.events = { PMUCTX_EV_TASK_CLOCK },
+		.ring_pages = pages, .ring_mode = PMUCTX_RING_NORMAL,
+		.sample_freq = 99, .sample_flags = flags,
+		.sample_user_dump = dump, .__reserved4 = rsv,
+	};
+
+	return ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) ? errno : 0;
+}
+
+static void test_dump_attr(void)
+{
+	static const struct {
+		unsigned int flags, dump, pages, rsv;
+		const char *what;
+	} bad[] = {
+		{ DUMP_FLAGS, 12, RING_PAGES, 0, "a size not a multiple of 8" },
+		{ DUMP_FLAGS, PMUCTX_USER_DUMP_MAX + 8, RING_PAGES, 0,
+		  "a size above PMUCTX_USER_DUMP_MAX" },
+		{ DUMP_FLAGS, 0xfffffff8U, RING_PAGES, 0, "a size of 4 GiB" },
+		{ DUMP_FLAGS & ~PMUCTX_SAMPLE_DEFER_USER, 0, RING_PAGES, 0,
+		  "USER_DUMP without DEFER_USER" },
+		{ PMUCTX_SAMPLE_USER_STACK | PMUCTX_SAMPLE_DEFER_USER, 8192,
+		  RING_PAGES, 0, "a size without USER_DUMP" },
+		{ DUMP_FLAGS, 0, 4, 0,
+		  "the default 8 KiB dump with 4 pages (half a ring: 8 KiB)" },
+		{ DUMP_FLAGS, PMUCTX_USER_DUMP_MAX, 16, 0,
+		  "the largest dump with 16 pages" },
+		{ DUMP_FLAGS, 8192, RING_PAGES, 1, "__reserved4 not 0" },
+	};
+	unsigned int i;
+	int fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC), e;
+
+	result(fd >= 0, "dump: open %s", PMUCTX_DEVICE_PATH);
+	if (fd < 0)
+		return;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		e = dump_create(fd, bad[i].flags, bad[i].dump, bad[i].pages,
+				bad[i].rsv);
+		result(e == EINVAL, "dump: %s is refused with EINVAL (%s)",
+		       bad[i].what, strerror(e));
+	}
+	/* nothing changed: the fd still takes a session, at the bounds */
+	e = dump_create(fd, DUMP_FLAGS, 0, 8, 0);
+	result(!e, "dump: then the default dump with 8 pages is taken (%s)",
+	       strerror(e));
+	close(fd);
+	fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	e = fd < 0 ? errno : dump_create(fd, DUMP_FLAGS,
+					 PMUCTX_USER_DUMP_MAX, 32, 0);
+	result(!e, "dump: the largest dump with 32 pages is taken (%s)",
+	       strerror(e));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * chain under USER_DUMP: every USER_STACK record of it is well formed and
+ * followed, on its CPU, by the USER_CALLCHAIN of its cookie, whose first
+ * frames the copy must reproduce: ip, and (chain keeps frame pointers)
+ * the return address at bp + 8 read from the copied stack.
+ */
+static void test_dump_records(void)
+{
+	static char buf[8 << 20];
+	static __u64 lastregs[PMUCTX_REGS_X86_64_NR];
+	static unsigned char lastret[8];
+	int have_last = 0, lastret_ok = 0;
+	long recs = 0, bad = 0, paired = 0, ipok = 0, retok = 0, trunc = 0;
+	uint64_t bytes = 0;
+	struct pmuctx_rec_user_stack last;
+	int fd, st;
+	ssize_t n, off;
+	pid_t pid;
+
+	memset(&last, 0, sizeof(last));
+	pid = run_chain(-500, &fd, DUMP_FLAGS, 0);
+	result(fd >= 0, "dump: sampling session with the default 8 KiB dump");
+	if (fd < 0)
+		return;
+	waitpid(pid, &st, 0);
+	ioctl(fd, PMUCTX_IOC_DISABLE, 0);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += ((struct pmuctx_rec_header *)
+					       (buf + off))->size) {
+			struct pmuctx_rec_header *h = (void *)(buf + off);
+
+			if (h->type == PMUCTX_REC_USER_STACK) {
+				struct pmuctx_rec_user_stack *u = (void *)h;
+				const unsigned char *data =
+					(const void *)(u->regs + u->nr_regs);
+				uint64_t bp, sp;
+
+				if (u->c.tid != pid)
+					continue;
+				recs++;
+				bytes += h->size;
+				if (u->abi != PMUCTX_REGS_X86_64 ||
+				    u->nr_regs != PMUCTX_REGS_X86_64_NR ||
+				    u->size % 8 || u->size > 8192 ||
+				    u->dyn_size > u->size ||
+				    h->size != PMUCTX_REC_USER_STACK_SIZE(u->size)) {
+					bad++;
+					continue;
+				}
+				if (u->dyn_size < u->size)
+					trunc++;
+				memcpy(&last, u, sizeof(last));
+				memcpy(lastregs, u->regs, sizeof(lastregs));
+				have_last = 1;
+				sp = u->regs[PMUCTX_REGS_X86_64_SP];
+				bp = u->regs[6];
+				lastret_ok = bp >= sp && bp + 16 - sp <= u->dyn_size;
+				if (lastret_ok)
+					memcpy(lastret, data + (bp + 8 - sp), 8);
+			} else if (h->type == PMUCTX_REC_USER_CALLCHAIN) {
+				struct pmuctx_rec_user_callchain *c = (void *)h;
+				uint64_t ret;
+
+				if (c->c.tid != pid || !have_last)
+					continue;
+				have_last = 0;
+				if (c->cookie != last.cookie ||
+				    c->c.cpu != last.c.cpu)
+					continue;
+				paired++;
+				if (c->nr >= 1 &&
+				    c->ips[0] == lastregs[PMUCTX_REGS_X86_64_IP])
+					ipok++;
+				memcpy(&ret, lastret, 8);
+				if (c->nr >= 2 && lastret_ok && c->ips[1] == ret)
+					retok++;
+			}
+		}
+	}
+	close(fd);
+	diag("dump: %ld records, %llu bytes (%.0f per record), %ld short", recs,
+	     (unsigned long long)bytes, recs ? (double)bytes / recs : 0.0,
+	     trunc);
+	result(recs >= 20 && !bad, "dump: %ld USER_STACK records, %ld malformed",
+	       recs, bad);
+	result(paired * 10 >= recs * 9,
+	       "dump: each is followed by its cookie's USER_CALLCHAIN on its CPU (%ld of %ld)",
+	       paired, recs);
+	result(ipok == paired && paired,
+	       "dump: its ip is the callchain's first frame (%ld of %ld)",
+	       ipok, paired);
+	result(retok * 10 >= paired * 9,
+	       "dump: the copy holds the callchain's return address at bp + 8 (%ld of %ld)",
+	       retok, paired);
+}
+
 int main(int argc, char **argv)
 {
 	char *slash;
@@ -1071,6 +1237,11 @@ int main(int argc, char **argv)
 			return 2;
 		shared_unwind(n, 1);
 		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "dump")) {
+		test_dump_attr();
+		test_dump_records();
+		return !!failures;
 	}
 	if (argc > 1 && !strcmp(argv[1], "budget")) {
 		test_budget();

@@ -51,8 +51,27 @@ void test_abi(void)
 
 	/* struct pmuctx_session_attr */
 	CHECK_EQ(sizeof(struct pmuctx_session_attr),
-		 PMUCTX_SESSION_ATTR_SIZE_VER2,
-		 "sizeof(struct pmuctx_session_attr) == _SIZE_VER2 (120)");
+		 PMUCTX_SESSION_ATTR_SIZE_VER3,
+		 "sizeof(struct pmuctx_session_attr) == _SIZE_VER3 (128)");
+	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER3, 128,
+		 "PMUCTX_SESSION_ATTR_SIZE_VER3 == 128");
+	OFF(pmuctx_session_attr, sample_user_dump,
+	    PMUCTX_SESSION_ATTR_SIZE_VER2);
+	OFF(pmuctx_session_attr, __reserved4, 124);
+	/* USER_STACK: the fixed part, the registers, the largest record */
+	CHECK_EQ(sizeof(struct pmuctx_rec_user_stack), 56,
+		 "sizeof(struct pmuctx_rec_user_stack) == 56");
+	OFF(pmuctx_rec_user_stack, cookie, 32);
+	OFF(pmuctx_rec_user_stack, abi, 40);
+	OFF(pmuctx_rec_user_stack, nr_regs, 42);
+	OFF(pmuctx_rec_user_stack, size, 44);
+	OFF(pmuctx_rec_user_stack, dyn_size, 48);
+	OFF(pmuctx_rec_user_stack, regs, 56);
+	CHECK(PMUCTX_REC_USER_STACK_SIZE(PMUCTX_USER_DUMP_MAX) <= 65528 &&
+	      PMUCTX_USER_DUMP_MAX % 8 == 0 && PMUCTX_USER_DUMP_DEFAULT % 8 == 0,
+	      "the largest USER_STACK record fits a record's u16 size");
+	CHECK_EQ(PMUCTX_REC_USER_STACK, 13, "PMUCTX_REC_USER_STACK == 13");
+	CHECK_EQ(PMUCTX_SAMPLE_FLAGS_ALL, 0xf, "PMUCTX_SAMPLE_FLAGS_ALL == 0xf");
 	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER2, 120,
 		 "PMUCTX_SESSION_ATTR_SIZE_VER2 == 120");
 	OFF(pmuctx_session_attr, sample_freq, PMUCTX_SESSION_ATTR_SIZE_VER1);

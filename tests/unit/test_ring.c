@@ -1280,10 +1280,52 @@ static void test_record_check(void)
 		CHECK_EQ(pmuctx_record_check(b, 128), -EBADMSG,
 			 "MMAP without a path");
 	}
+	{
+		/* USER_STACK: 56 + 17 x 8 registers + 16 bytes = 208 */
+		static __u64 us[32];
+		struct pmuctx_rec_user_stack *u = (void *)us;
+
+		u->hdr.type = PMUCTX_REC_USER_STACK;
+		u->hdr.size = 208;
+		u->abi = PMUCTX_REGS_X86_64;
+		u->nr_regs = PMUCTX_REGS_X86_64_NR;
+		u->size = 16;
+		u->dyn_size = 16;
+		CHECK_EQ(pmuctx_record_check(us, 256), 208,
+			 "USER_STACK with 16 bytes of stack");
+		CHECK_EQ(pmuctx_record_check(us, 200), -EBADMSG,
+			 "USER_STACK cut short");
+		u->dyn_size = 24;
+		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
+			 "USER_STACK with dyn_size above size");
+		u->dyn_size = 16;
+		u->size = 24;
+		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
+			 "USER_STACK whose stack passes the record");
+		u->size = 0xfffffff8U;
+		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
+			 "USER_STACK with a size of 4 GiB");
+		u->size = 12;
+		u->dyn_size = 8;
+		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
+			 "USER_STACK with a size not a multiple of 8");
+		u->size = 16;
+		u->nr_regs = 65535;
+		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
+			 "USER_STACK with 65535 x86-64 registers");
+		u->nr_regs = 16;
+		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
+			 "USER_STACK with 16 x86-64 registers");
+		u->hdr.size = 48;
+		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
+			 "USER_STACK without its fixed part");
+	}
 	CHECK(!strcmp(pmuctx_record_type_name(PMUCTX_REC_SWITCH), "switch") &&
 	      !strcmp(pmuctx_record_type_name(PMUCTX_REC_USER), "user") &&
 	      !strcmp(pmuctx_record_type_name(PMUCTX_REC_MMAP), "mmap") &&
-	      !pmuctx_record_type_name(0) && !pmuctx_record_type_name(13),
+	      !strcmp(pmuctx_record_type_name(PMUCTX_REC_USER_STACK),
+		      "user-stack") &&
+	      !pmuctx_record_type_name(0) && !pmuctx_record_type_name(14),
 	      "record type names");
 }
 

@@ -826,7 +826,13 @@ static void test_record_usage(void)
 	} while (0)
 	USAGE("-F 0", "-F '0'", "-F", "0", "--", "true");
 	USAGE("-c", "use -F", "-c", "99", "--", "true");
-	USAGE("--call-graph=dwarf", "not supported", "--call-graph=dwarf",
+	USAGE("--call-graph=lbr", "fp, defer or dwarf[,SIZE]",
+	      "--call-graph=lbr", "--", "true");
+	USAGE("--call-graph=dwarf,12", "multiple of 8", "--call-graph=dwarf,12",
+	      "--", "true");
+	USAGE("--call-graph=dwarf,65288", "multiple of 8",
+	      "--call-graph=dwarf,65288", "--", "true");
+	USAGE("--call-graph=dwarf,", "multiple of 8", "--call-graph=dwarf,",
 	      "--", "true");
 	USAGE("--max-stack 200", "--max-stack '200'", "-g", "--max-stack",
 	      "200", "--", "true");

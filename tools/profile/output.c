@@ -295,4 +295,24 @@ void prof_write_stitch_stats(const struct prof *p, FILE *f)
 		fprintf(f, "samples per user record:  %.2f\n",
 			s->user_records ? (double)s->stitched /
 			(double)s->user_records : 0.0);
+	if (p->dwarf.records) {
+		const struct unw_stats *d = &p->dwarf;
+
+		fprintf(f, "user stack records:       %" PRIu64 " (dwarf, "
+			"%" PRIu64 " bytes, %.0f per record)\n",
+			(uint64_t)d->records, (uint64_t)d->bytes,
+			(double)d->bytes / (double)d->records);
+		fprintf(f, "  unwound:                %" PRIu64 " (%" PRIu64
+			" frames; %" PRIu64 " without a memory map, %" PRIu64
+			" malformed)\n", (uint64_t)d->unwound,
+			(uint64_t)d->frames, (uint64_t)d->no_map,
+			(uint64_t)d->bad);
+		fprintf(f, "  used for a callchain:   %" PRIu64 "\n",
+			(uint64_t)d->used);
+		if (d->unwound)
+			fprintf(f, "  unwind time:            %.1f us per "
+				"record (%.3f s in all)\n",
+				(double)d->ns / 1e3 / (double)d->unwound,
+				(double)d->ns / 1e9);
+	}
 }

@@ -46,6 +46,25 @@ struct prof_priv {
 	__u32 *scratch;
 	size_t cap_scratch;
 	bool keep_samples;
+	/* dwarf mode: USER_STACK records unwound, waiting for their chain */
+	const struct prof_input *in;
+	struct unw *unw;
+	struct dwarf_chain *pending;	/* DWARF_PENDING slots */
+	unsigned int next_pending;
+	__u64 *urec;			/* a USER_CALLCHAIN built from one */
+	__u64 unw_used;
+};
+
+/*
+ * A USER_STACK record's unwind, kept until the USER_CALLCHAIN of the same
+ * task and cookie (written right after it, on the same CPU) comes.
+ */
+#define DWARF_PENDING	256
+struct dwarf_chain {
+	__s32 tid;
+	__u64 cookie;
+	unsigned int n;			/* 0: slot free */
+	__u64 ips[PMUCTX_MAX_STACK];
 };
 
 static bool str_eq(const void *ctx, __u32 idx, const void *key)
@@ -714,6 +733,105 @@ static int track_task(struct prof *p, const struct pmuctx_rec_header *h)
 	}
 }
 
+/*
+ * The memory map a user address of @pid at @time is looked up in: its
+ * process's last map from before @time, else its first one (the module's
+ * MMAP snapshot comes after the first USER_STACK record of a process).
+ */
+static const struct prof_maps *map_at(const struct prof *p, __s32 pid,
+				      __u64 time)
+{
+	const struct prof_input *in = p->priv->in;
+	const struct prof_maps *best = NULL, *first = NULL;
+	__s32 upid = maps_pid(p->priv, pid);
+	size_t i;
+
+	for (i = 0; i < in->nr_maps; i++) {
+		const struct prof_maps *m = &in->maps[i];
+
+		if (m->pid != upid)
+			continue;
+		if (m->time <= time && (!best || m->time >= best->time))
+			best = m;
+		if (!first || m->time < first->time)
+			first = m;
+	}
+	return best ? best : first;
+}
+
+/* USER_STACK: unwind it now, for the USER_CALLCHAIN that follows */
+static int dwarf_stack(struct prof *p, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_user_stack *r = (const void *)h;
+	struct prof_priv *q = p->priv;
+	struct dwarf_chain *dc;
+	int n;
+
+	if (!q->unw) {
+		n = unw_new(&q->unw);
+		if (!n && !q->pending) {
+			q->pending = calloc(DWARF_PENDING, sizeof(*q->pending));
+			if (!q->pending)
+				n = -ENOMEM;
+		}
+		if (n)
+			return n;
+	}
+	/* a record unw_check() refuses is counted (bad) and dropped */
+	if (h->size < sizeof(*r) || unw_check(h, h->size)) {
+		unw_unwind(q->unw, NULL, 0, h, h->size, NULL, 0);
+		return 0;
+	}
+	dc = &q->pending[q->next_pending++ % DWARF_PENDING];
+	n = unw_unwind(q->unw, map_at(p, r->c.pid, r->c.time), r->c.pid, h,
+		       h->size, dc->ips, PMUCTX_MAX_STACK);
+	dc->n = n > 0 ? (unsigned int)n : 0;
+	dc->tid = r->c.tid;
+	dc->cookie = r->cookie;
+	return 0;
+}
+
+/*
+ * USER_CALLCHAIN of a dwarf-mode recording: the unwound chain of its
+ * USER_STACK record instead of the frame-pointer walk, when the unwind
+ * found frames.  Returns the record to feed the stitcher.
+ */
+static const struct pmuctx_rec_header *
+dwarf_chain_for(struct prof *p, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_user_callchain *c = (const void *)h;
+	struct pmuctx_rec_user_callchain *w;
+	struct prof_priv *q = p->priv;
+	struct dwarf_chain *dc = NULL;
+	unsigned int i;
+
+	if (!q->pending || h->size < sizeof(*c))
+		return h;
+	for (i = 0; i < DWARF_PENDING; i++) {
+		if (q->pending[i].n && q->pending[i].tid == c->c.tid &&
+		    q->pending[i].cookie == c->cookie) {
+			dc = &q->pending[i];
+			break;
+		}
+	}
+	if (!dc)
+		return h;
+	if (!q->urec) {
+		q->urec = malloc(sizeof(*w) + PMUCTX_MAX_STACK * sizeof(__u64));
+		if (!q->urec)
+			return h;
+	}
+	w = (void *)q->urec;
+	memcpy(w, c, sizeof(*w));
+	w->hdr.size = (__u16)(sizeof(*w) + dc->n * sizeof(__u64));
+	w->hdr.misc = 0;
+	w->nr = dc->n;
+	memcpy(w->ips, dc->ips, dc->n * sizeof(__u64));
+	dc->n = 0;
+	q->unw_used++;
+	return &w->hdr;
+}
+
 /* one record of the input, in time order: 0, or an error (no memory) */
 static int add_record(struct prof *p, struct pmuctx_syms *y,
 		      struct pmuctx_stitch *s,
@@ -723,6 +841,10 @@ static int add_record(struct prof *p, struct pmuctx_syms *y,
 
 	if (e)
 		return e;
+	if (h->type == PMUCTX_REC_USER_STACK)
+		return dwarf_stack(p, h);
+	if (h->type == PMUCTX_REC_USER_CALLCHAIN)
+		h = dwarf_chain_for(p, h);
 	if (h->type != PMUCTX_REC_SAMPLE &&
 	    h->type != PMUCTX_REC_USER_CALLCHAIN &&
 	    h->type != PMUCTX_REC_EXIT)
@@ -739,11 +861,42 @@ static int add_record(struct prof *p, struct pmuctx_syms *y,
 static void prof_init(struct prof *p, const struct prof_input *in)
 {
 	p->priv->keep_samples = in->keep_samples;
+	p->priv->in = in;
 	p->sample_freq = in->sample_freq;
 	p->event = in->event;
 	p->period_events = in->period_events;
 	p->start_real_ns = in->start_real_ns;
 	p->duration_ns = in->duration_ns;
+}
+
+/*
+ * The kernel writes a USER_STACK right before the USER_CALLCHAIN of its
+ * cookie; a reader's merge puts them the other way round when they have
+ * the same time (it orders by type then): is @a such a USER_CALLCHAIN
+ * and @b its USER_STACK?
+ */
+static bool dwarf_pair(const struct pmuctx_rec_header *a,
+		       const struct pmuctx_rec_header *b)
+{
+	const struct pmuctx_rec_user_callchain *c = (const void *)a;
+	const struct pmuctx_rec_user_stack *u = (const void *)b;
+
+	return a->type == PMUCTX_REC_USER_CALLCHAIN &&
+	       b->type == PMUCTX_REC_USER_STACK && a->size >= sizeof(*c) &&
+	       b->size >= sizeof(*u) && c->c.time == u->c.time &&
+	       c->c.tid == u->c.tid && c->cookie == u->cookie;
+}
+
+/* the unwinder's state, once the records are in (its Dwfls are large) */
+static void dwarf_done(struct prof_priv *q)
+{
+	unw_free(q->unw);
+	q->unw = NULL;
+	free(q->pending);
+	q->pending = NULL;
+	free(q->urec);
+	q->urec = NULL;
+	q->in = NULL;
 }
 
 int prof_build(const struct prof_input *in, struct prof **out, char *err,
@@ -783,9 +936,19 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 			goto nomem;
 	}
 	for (i = 0; i < in->nr_recs; i++) {
+		/* a USER_STACK before the USER_CALLCHAIN it stands for */
+		if (i + 1 < in->nr_recs &&
+		    dwarf_pair(in->recs[i], in->recs[i + 1])) {
+			e = add_record(p, y, s, in->recs[i + 1]);
+			if (e)
+				goto nomem;
+		}
 		e = add_record(p, y, s, in->recs[i]);
 		if (e)
 			goto nomem;
+		if (i + 1 < in->nr_recs &&
+		    dwarf_pair(in->recs[i], in->recs[i + 1]))
+			i++;
 	}
 	pmuctx_stitch_flush(s);
 	e = drain(p, y, s);
@@ -793,6 +956,9 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 		goto nomem;
 	pmuctx_stitch_stats(s, &p->stats);
 	p->have_stats = true;
+	unw_get_stats(p->priv->unw, &p->dwarf);
+	p->dwarf.used = p->priv->unw_used;
+	dwarf_done(p->priv);
 	if (p->nr_samples > 1)
 		qsort(p->samples, p->nr_samples, sizeof(*p->samples),
 		      cmp_samples);
@@ -806,6 +972,7 @@ lib_fail:
 nomem:
 	snprintf(err, errlen, "out of memory");
 fail:
+	dwarf_done(p->priv);
 	pmuctx_stitch_free(s);
 	pmuctx_syms_free(y);
 	prof_free(p);

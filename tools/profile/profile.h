@@ -51,6 +51,39 @@ struct prof_input {
 	bool keep_samples;		/* prof_find_sample() (perf-script) */
 };
 
+/* ---- DWARF unwinding of USER_STACK records (unwind.c) ------------------- */
+
+struct unw;
+
+struct unw_stats {
+	__u64 records;		/* USER_STACK records read */
+	__u64 bytes;		/* their bytes */
+	__u64 bad;		/* refused by unw_check() */
+	__u64 no_map;		/* no memory map (or no Dwfl) for them */
+	__u64 unwound;		/* unwinds run */
+	__u64 frames;		/* frames they found */
+	__u64 used;		/* unwinds that replaced a user callchain */
+	__u64 ns;		/* time spent unwinding (CLOCK_MONOTONIC) */
+};
+
+/*
+ * unw_check() - is @rec (@len bytes from a file) a USER_STACK record whose
+ * registers and stack copy lie inside it?  0, -EINVAL, or -EOPNOTSUPP (a
+ * register set this reader does not know)
+ */
+int unw_check(const void *rec, size_t len);
+int unw_new(struct unw **out);
+void unw_free(struct unw *u);
+/*
+ * unw_unwind() - unwind the USER_STACK record @rec of process @pid with
+ * the memory map @m (NULL: none is known) into @ips (at most @max pcs,
+ * innermost first).  Returns the number of frames, or a negative errno
+ * for a record unw_check() refuses.
+ */
+int unw_unwind(struct unw *u, const struct prof_maps *m, __s32 pid,
+	       const void *rec, size_t len, __u64 *ips, unsigned int max);
+void unw_get_stats(const struct unw *u, struct unw_stats *st);
+
 /* ---- the profile --------------------------------------------------------- */
 
 struct prof_frame {
@@ -99,6 +132,7 @@ struct prof {
 	__u64 total_count, total_period;
 	struct pmuctx_stitch_stats stats;
 	bool have_stats;
+	struct unw_stats dwarf;		/* USER_STACK records (dwarf mode) */
 	__u64 kernel_hidden;		/* samples with KADDR_HIDDEN */
 	__u32 sample_freq;
 	const char *event;		/* NULL: cpu-clock; "cycles", ... */

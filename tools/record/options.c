@@ -224,15 +224,27 @@ static int sample_opt(struct record_opts *o, int c, const char *arg)
 			o->call_graph = CG_DEFER;
 		return 0;
 	case OPT_CALL_GRAPH:
-		if (!strcmp(arg, "fp"))
+		if (!strcmp(arg, "fp")) {
 			o->call_graph = CG_FP;
-		else if (!strcmp(arg, "defer"))
+		} else if (!strcmp(arg, "defer")) {
 			o->call_graph = CG_DEFER;
-		else
+		} else if (!strcmp(arg, "dwarf")) {
+			o->call_graph = CG_DWARF;
+			o->dump_size = DEFAULT_DUMP;
+		} else if (!strncmp(arg, "dwarf,", 6)) {
+			if (!parse_uint(arg + 6, PMUCTX_USER_DUMP_MAX, &v) ||
+			    !v || v % 8)
+				return usage_error(CMD, "--call-graph '%s': "
+					"the dump size is a multiple of 8 "
+					"from 8 to %d bytes (default %d)", arg,
+					PMUCTX_USER_DUMP_MAX, DEFAULT_DUMP);
+			o->call_graph = CG_DWARF;
+			o->dump_size = (__u32)v;
+		} else {
 			return usage_error(CMD, "--call-graph '%s': expected "
-				"fp or defer (user stacks are walked with "
-				"frame pointers; dwarf and lbr are not "
+				"fp, defer or dwarf[,SIZE] (lbr is not "
 				"supported)", arg);
+		}
 		return 0;
 	case OPT_MAX_STACK:
 		if (!parse_uint(arg, PMUCTX_MAX_STACK, &v) || !v)
@@ -260,6 +272,7 @@ static int file_opt(struct record_opts *o, int c, const char *arg)
 		o->overwrite = true;
 		return 0;
 	case OPT_BUFFER_SIZE:
+		o->have_buffer = true;
 		if (record_parse_size(arg, &o->buffer_size))
 			return usage_error(CMD, "--buffer-size '%s': expected "
 				"a size such as 256K, 4M or 1048576", arg);
@@ -299,6 +312,9 @@ static int check_opts(struct record_opts *o)
 	}
 	if ((o->call_graph || o->sample_event) && !o->freq)
 		o->freq = DEFAULT_FREQ;
+	if (o->call_graph == CG_DWARF && !o->have_buffer &&
+	    o->buffer_size < DWARF_BUFFER)
+		o->buffer_size = DWARF_BUFFER;
 	if (o->max_stack && !o->call_graph)
 		return usage_error(CMD, "--max-stack applies to callchains: "
 				   "add -g");

@@ -31,7 +31,10 @@
 #define DEFAULT_FREQ	999
 #define DEFAULT_MAX_STACK 64
 
-enum call_graph { CG_NONE, CG_FP, CG_DEFER };
+enum call_graph { CG_NONE, CG_FP, CG_DEFER, CG_DWARF };
+#define DEFAULT_DUMP	8192	/* --call-graph dwarf: bytes of user stack */
+/* --call-graph dwarf without -m: 8 KiB records need a larger buffer */
+#define DWARF_BUFFER	(1U << 20)	/* max_ring_pages default: 1 MiB */
 
 struct record_opts {
 	const char *output;
@@ -47,6 +50,8 @@ struct record_opts {
 	enum call_graph call_graph;
 	__u32 max_stack;
 	__u32 sample_event;
+	__u32 dump_size;	/* --call-graph dwarf,SIZE */
+	bool have_buffer;	/* -m given */
 };
 
 /* the events of the session: -e's, and --trigger's among them */

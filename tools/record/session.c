@@ -19,6 +19,9 @@ __u32 record_sample_flags(const struct record_opts *o)
 	case CG_DEFER:
 		return PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK |
 		       PMUCTX_SAMPLE_DEFER_USER;
+	case CG_DWARF:
+		return PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK |
+		       PMUCTX_SAMPLE_DEFER_USER | PMUCTX_SAMPLE_USER_DUMP;
 	default:
 		return 0;
 	}
@@ -69,6 +72,8 @@ static int create_session(struct pmuctx *h, const struct record_opts *o,
 	so.sample_freq = o->freq;
 	so.sample_event = o->sample_event;
 	so.sample_flags = record_sample_flags(o);
+	if (o->call_graph == CG_DWARF)
+		so.sample_user_dump = o->dump_size;
 	if (o->call_graph)
 		so.sample_max_stack = o->max_stack ? o->max_stack :
 				      DEFAULT_MAX_STACK;

@@ -329,6 +329,8 @@ static void sample_summary(const struct recorder *R)
 		"map(s) of processes", (unsigned long long)R->samples, o->freq,
 		o->call_graph == CG_DEFER ?
 		" with deferred user callchains" :
+		o->call_graph == CG_DWARF ?
+		" with deferred user stack dumps (dwarf)" :
 		o->call_graph == CG_FP ? " with callchains" : "",
 		(unsigned long long)nm);
 	if (gone) {

@@ -47,6 +47,7 @@
 #define PMUCTX_FEAT_RING	(1ULL << 6)	/* per-CPU ring buffers, mmap */
 #define PMUCTX_FEAT_SAMPLING	(1ULL << 7)	/* hrtimer sampling, callchains */
 #define PMUCTX_FEAT_MMAP	(1ULL << 8)	/* MMAP records (REC_MASK_MMAP) */
+#define PMUCTX_FEAT_USER_DUMP	(1ULL << 9)	/* SAMPLE_USER_DUMP (x86-64) */
 
 #define PMUCTX_VERSION_LEN	32
 
@@ -231,11 +232,15 @@ struct pmuctx_session_attr {
 	__u32	sample_flags;
 	__u32	sample_max_stack;
 	__u32	sample_event;	/* 0: hrtimer; else PMUCTX_EV_* overflow */
+	/* PMUCTX_SESSION_ATTR_SIZE_VER3 from here on */
+	__u32	sample_user_dump;	/* see PMUCTX_SAMPLE_USER_DUMP */
+	__u32	__reserved4;		/* must be 0 */
 };
 
 #define PMUCTX_SESSION_ATTR_SIZE_VER0	72
 #define PMUCTX_SESSION_ATTR_SIZE_VER1	104
 #define PMUCTX_SESSION_ATTR_SIZE_VER2	120
+#define PMUCTX_SESSION_ATTR_SIZE_VER3	128
 
 /* pmuctx_session_attr.sample_flags */
 #define PMUCTX_SAMPLE_KERNEL_STACK (1U << 0) /* kernel callchain at the sample */
@@ -258,8 +263,24 @@ struct pmuctx_session_attr {
  * period (e.g. cycles).  Hardware events are -EOPNOTSUPP without a
  * hardware PMU; older modules reject a non-zero value with -EINVAL.
  */
-#define PMUCTX_SAMPLE_FLAGS_ALL	0x7U
 #define PMUCTX_MAX_STACK	127
+/*
+ * With USER_STACK and DEFER_USER (PMUCTX_FEAT_USER_DUMP, x86-64 only,
+ * EOPNOTSUPP elsewhere): the deferred task_work also copies the task's
+ * user registers and sample_user_dump bytes of its user stack, from the
+ * stack pointer up, into one USER_STACK record with the same cookie as
+ * the USER_CALLCHAIN it writes, for a DWARF (CFI) unwinder in user
+ * space (`pmuctx record --call-graph dwarf`).  sample_user_dump: 0 means
+ * PMUCTX_USER_DUMP_DEFAULT; else a multiple of 8 from 8 to
+ * PMUCTX_USER_DUMP_MAX whose record (PMUCTX_REC_USER_STACK_SIZE(dump))
+ * fits in half a CPU's data area (ring_pages); EINVAL otherwise, and
+ * EINVAL for a non-zero sample_user_dump without this flag.  32-bit
+ * (compat) tasks get no USER_STACK record.
+ */
+#define PMUCTX_SAMPLE_USER_DUMP	(1U << 3)
+#define PMUCTX_SAMPLE_FLAGS_ALL	0xfU
+#define PMUCTX_USER_DUMP_DEFAULT 8192
+#define PMUCTX_USER_DUMP_MAX	65280	/* the record's size is a __u16 */
 
 /* pmuctx_read.flags */
 #define PMUCTX_READ_PER_TASK	(1U << 0)  /* fill the tasks_ptr array too */
@@ -488,7 +509,8 @@ enum pmuctx_rec_type {
 	PMUCTX_REC_THROTTLE	= 10,
 	PMUCTX_REC_USER		= 11,	/* write(2) on the session fd */
 	PMUCTX_REC_MMAP		= 12,	/* a file mapping of a sampled process */
-	PMUCTX_REC_MAX		= 12,
+	PMUCTX_REC_USER_STACK	= 13,	/* registers and user stack (dwarf) */
+	PMUCTX_REC_MAX		= 13,
 };
 
 /**
@@ -721,6 +743,42 @@ struct pmuctx_rec_mmap {
 	__u32				flags;
 	char				path[];
 };
+
+/*
+ * USER_STACK (sample_flags PMUCTX_SAMPLE_USER_DUMP): the user registers
+ * and a copy of the user stack of the task in c.pid/tid when it returned
+ * to user space, for the samples whose cookie is @cookie (the same
+ * cookie as the USER_CALLCHAIN written right after it, on the same CPU).
+ * @abi:	PMUCTX_REGS_* : what @regs hold
+ * @nr_regs:	registers in @regs (PMUCTX_REGS_X86_64: 17)
+ * @size:	bytes of @data in the record (a multiple of 8, at most the
+ *		session's sample_user_dump; less when the stack's mapping
+ *		ends sooner)
+ * @dyn_size:	of them, bytes copied from the stack (<= @size); the rest
+ *		is zero.  Less than asked: misc USER_TRUNC.
+ * @regs:	the registers, then @data: the bytes from regs[sp] up
+ * The record is PMUCTX_REC_USER_STACK_SIZE(@size) bytes (nr_regs 17).
+ */
+/* x86-64, DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
+#define PMUCTX_REGS_X86_64	1
+#define PMUCTX_REGS_X86_64_NR	17
+#define PMUCTX_REGS_X86_64_SP	7
+#define PMUCTX_REGS_X86_64_IP	16
+struct pmuctx_rec_user_stack {
+	struct pmuctx_rec_header	hdr;
+	struct pmuctx_rec_common	c;
+	__u64				cookie;
+	__u16				abi;
+	__u16				nr_regs;
+	__u32				size;
+	__u32				dyn_size;
+	__u32				__pad;
+	__u64				regs[];	/* then __u8 data[size] */
+};
+
+#define PMUCTX_REC_USER_STACK_SIZE(dump) \
+	(sizeof(struct pmuctx_rec_user_stack) + \
+	 PMUCTX_REGS_X86_64_NR * sizeof(__u64) + (dump))
 
 /* PMUCTX_IOC_RING_CONSUME: normal mode, the reader is done up to @tail. */
 struct pmuctx_ring_consume {

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DWARF unwinding of USER_STACK records (`pmuctx record --call-graph
+ * dwarf`) with elfutils' libdwfl: the record's registers start the
+ * unwind, its copy of the stack answers reads of stack memory, and the
+ * ELF files of the process's memory map (the text of a MAPS section,
+ * reported with dwfl_linux_proc_maps_report()) give the CFI (.eh_frame,
+ * .debug_frame) and the rest of memory (read-only segments of the files).
+ *
+ * One Dwfl per memory map, built the first time a record needs it and
+ * kept (libdwfl caches the CFI of each module there); the per-record
+ * state (registers, stack copy) is in struct unw, which the callbacks
+ * get as their argument.
+ *
+ * The record comes from a file: every size is checked against the record
+ * before it is used (unw_check()), and reads of the stack copy are
+ * bounded by the bytes really copied (dyn_size).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "profile.h"
+
+struct unw_map {
+	const struct prof_maps *m;
+	Dwfl *dwfl;		/* NULL: could not be built */
+};
+
+struct unw {
+	Dwfl_Callbacks cbs;
+	char *debuginfo_path;
+	struct unw_map *maps;
+	size_t nr_maps, cap_maps;
+	/* the record being unwound */
+	__s32 tid;
+	Dwarf_Word regs[PMUCTX_REGS_X86_64_NR];
+	__u64 sp;
+	const unsigned char *stack;
+	__u32 dyn_size;
+	__u64 *ips;
+	unsigned int n, max;
+	/* statistics */
+	struct unw_stats st;
+};
+
+int unw_check(const void *rec, size_t len)
+{
+	struct pmuctx_rec_user_stack u;
+	size_t need;
+
+	if (len < sizeof(u))
+		return -EINVAL;
+	memcpy(&u, rec, sizeof(u));
+	if (u.hdr.type != PMUCTX_REC_USER_STACK || u.hdr.size > len ||
+	    u.hdr.size < sizeof(u))
+		return -EINVAL;
+	if (u.abi != PMUCTX_REGS_X86_64 ||
+	    u.nr_regs != PMUCTX_REGS_X86_64_NR)
+		return -EOPNOTSUPP;
+	need = sizeof(u) + (size_t)u.nr_regs * 8 + u.size;
+	if (u.size % 8 || u.dyn_size > u.size || need > u.hdr.size)
+		return -EINVAL;
+	return 0;
+}
+
+int unw_new(struct unw **out)
+{
+	struct unw *u = calloc(1, sizeof(*u));
+
+	*out = NULL;
+	if (!u)
+		return -ENOMEM;
+	u->cbs.find_elf = dwfl_linux_proc_find_elf;
+	u->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->cbs.debuginfo_path = &u->debuginfo_path;
+	*out = u;
+	return 0;
+}
+
+void unw_free(struct unw *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nr_maps; i++)
+		if (u->maps[i].dwfl)
+			dwfl_end(u->maps[i].dwfl);
+	free(u->maps);
+	free(u);
+}
+
+void unw_get_stats(const struct unw *u, struct unw_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (u)
+		*st = u->st;
+}
+
+/* ---- libdwfl's callbacks -------------------------------------------------- */
+
+static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unw *u = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = u;
+	return u->tid;
+}
+
+/* a word of a file's loaded segments (text, read-only data) */
+static bool unw_read_file(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias, a;
+	GElf_Phdr ph;
+	size_t i, n;
+	Elf_Data *d;
+	Elf *elf;
+
+	if (!mod)
+		return false;
+	elf = dwfl_module_getelf(mod, &bias);
+	if (!elf || elf_getphdrnum(elf, &n))
+		return false;
+	a = addr - bias;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (a < ph.p_vaddr || a - ph.p_vaddr > ph.p_filesz ||
+		    ph.p_filesz - (a - ph.p_vaddr) < sizeof(*result))
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset +
+							 (a - ph.p_vaddr)),
+					 sizeof(*result), ELF_T_BYTE);
+		if (!d || !d->d_buf || d->d_size < sizeof(*result))
+			return false;
+		memcpy(result, d->d_buf, sizeof(*result));
+		return true;
+	}
+	return false;
+}
+
+static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			    void *arg)
+{
+	struct unw *u = arg;
+
+	/* the stack copy: only the bytes the kernel could copy */
+	if (addr >= u->sp && addr - u->sp <= u->dyn_size &&
+	    u->dyn_size - (addr - u->sp) >= sizeof(*result)) {
+		memcpy(result, u->stack + (addr - u->sp), sizeof(*result));
+		return true;
+	}
+	return unw_read_file(dwfl, addr, result);
+}
+
+static bool unw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unw *u = arg;
+
+	return dwfl_thread_state_registers(thread, 0, PMUCTX_REGS_X86_64_NR,
+					   u->regs);
+}
+
+static const Dwfl_Thread_Callbacks unw_thread_cbs = {
+	.next_thread = unw_next_thread,
+	.memory_read = unw_memory_read,
+	.set_initial_registers = unw_set_initial_registers,
+};
+
+static int unw_frame(Dwfl_Frame *f, void *arg)
+{
+	struct unw *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(f, &pc, &activation) || !pc)
+		return DWARF_CB_ABORT;
+	/*
+	 * The pcs as the kernel's callchains hold them: the interrupted
+	 * address, then return addresses (the symbolizer looks up ret - 1)
+	 */
+	u->ips[u->n++] = pc;
+	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* ---- unwinding ------------------------------------------------------------ */
+
+static Dwfl *unw_dwfl(struct unw *u, const struct prof_maps *m, __s32 pid)
+{
+	struct unw_map *um;
+	Dwfl *dwfl;
+	FILE *f;
+	size_t i;
+
+	for (i = u->nr_maps; i-- > 0;)
+		if (u->maps[i].m == m)
+			return u->maps[i].dwfl;
+	if (u->nr_maps == u->cap_maps) {
+		size_t cap = u->cap_maps ? 2 * u->cap_maps : 16;
+
+		um = realloc(u->maps, cap * sizeof(*um));
+		if (!um)
+			return NULL;
+		u->maps = um;
+		u->cap_maps = cap;
+	}
+	um = &u->maps[u->nr_maps++];
+	um->m = m;
+	um->dwfl = NULL;
+	dwfl = dwfl_begin(&u->cbs);
+	if (!dwfl)
+		return NULL;
+	f = fmemopen((void *)m->text, m->len, "r");
+	if (!f)
+		goto err_end;
+	dwfl_report_begin(dwfl);
+	/* files that cannot be opened are skipped: their frames end it */
+	dwfl_linux_proc_maps_report(dwfl, f);
+	fclose(f);
+	if (dwfl_report_end(dwfl, NULL, NULL))
+		goto err_end;
+	if (!dwfl_attach_state(dwfl, NULL, pid, &unw_thread_cbs, u))
+		goto err_end;
+	um->dwfl = dwfl;
+	return dwfl;
+err_end:
+	dwfl_end(dwfl);
+	return NULL;
+}
+
+static __u64 unw_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+int unw_unwind(struct unw *u, const struct prof_maps *m, __s32 pid,
+	       const void *rec, size_t len, __u64 *ips, unsigned int max)
+{
+	struct pmuctx_rec_user_stack r;
+	const unsigned char *p = rec;
+	__u64 t0 = unw_now_ns();
+	Dwfl *dwfl;
+	int e;
+
+	e = unw_check(rec, len);
+	if (e) {
+		u->st.bad++;
+		return e;
+	}
+	memcpy(&r, rec, sizeof(r));
+	u->st.records++;
+	u->st.bytes += r.hdr.size;
+	if (!max)
+		return 0;
+	dwfl = m ? unw_dwfl(u, m, pid) : NULL;
+	if (!dwfl) {
+		u->st.no_map++;
+		return 0;
+	}
+	memcpy(u->regs, p + sizeof(r), sizeof(u->regs));
+	u->tid = r.c.tid;
+	u->sp = u->regs[PMUCTX_REGS_X86_64_SP];
+	u->stack = p + sizeof(r) + (size_t)r.nr_regs * 8;
+	u->dyn_size = r.dyn_size;
+	u->ips = ips;
+	u->n = 0;
+	u->max = max;
+	dwfl_getthread_frames(dwfl, u->tid, unw_frame, u);
+	u->st.unwound++;
+	u->st.frames += u->n;
+	u->st.ns += unw_now_ns() - t0;
+	return (int)u->n;
+}
