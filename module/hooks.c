@@ -129,27 +129,24 @@ static void pmuctx_cache_del(struct pmuctx_cpu_cache *cc,
 
 /*
  * The scheduler's run time of task @t: se.sum_exec_runtime, what
- * getrusage() and /proc/PID/schedstat report.  @running: @t is current
- * here (IRQs off, so the scheduler cannot run on this CPU meanwhile) and
- * its sum was last brought up to date at se.exec_start, on the clock
- * local_clock() reads: add the time since, as task_sched_runtime() does.
- * At a switch the scheduler has just updated the outgoing task's sum
- * (put_prev_task()) and set the incoming one's exec_start: no part there.
+ * getrusage() and /proc/PID/schedstat report.  At a switch it is exact:
+ * the scheduler has just brought the outgoing task's sum up to date
+ * (put_prev_task()), and the incoming one has not run since its own.
+ * A fold of a running task (READ, ENABLE/DISABLE, an EXIT record, a
+ * counter swap) takes the sum as of the task's last scheduler update (its
+ * last tick, at most a tick ago): the rest is counted at its switch-out,
+ * nothing is lost.  (Adding the time since se.exec_start, as
+ * task_sched_runtime() does, would need the rq's clock_task, which lags
+ * local_clock() by all IRQ and steal time where those are accounted.)
  * task-clock is the difference of two such values, so it counts exactly
  * what the scheduler charges the task, not the part of __schedule()
  * between the scheduler's own update and the tracepoint (1-2 % of a
  * fork-heavy run on a debug kernel, and more when a PREEMPT_RT guest's
  * vCPUs are starved by the host).
  */
-static u64 pmuctx_task_runtime(struct task_struct *t, bool running, u64 now)
+static u64 pmuctx_task_runtime(struct task_struct *t)
 {
-	u64 sum = READ_ONCE(t->se.sum_exec_runtime);
-	u64 start;
-
-	if (!running)
-		return sum;
-	start = READ_ONCE(t->se.exec_start);
-	return now > start ? sum + now - start : sum;
+	return READ_ONCE(t->se.sum_exec_runtime);
 }
 
 /*
@@ -189,8 +186,7 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
 		}
 	}
 	pmuctx_selftest_switch_in(e, cpu);
-	/* at a switch-in current is still the outgoing task */
-	e->in_ns = pmuctx_task_runtime(e->task, e->task == current, now);
+	e->in_ns = pmuctx_task_runtime(e->task);
 	e->last_cpu = cpu;
 	WRITE_ONCE(e->in, true);
 }
@@ -239,7 +235,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 	snap = pmuctx_snap(e);
 	tot = pmuctx_total(e);
 	acc = pmuctx_slice_acc(e);
-	slice = pmuctx_task_runtime(e->task, how != PMUCTX_STOP_SWITCH, now);
+	slice = pmuctx_task_runtime(e->task);
 	slice = slice > e->in_ns ? slice - e->in_ns : 0;
 	WRITE_ONCE(sc->slice_ns, sc->slice_ns + slice);
 	for (i = 0; i < s->nr_events; i++) {

@@ -678,12 +678,13 @@ void pmuctx_ring_user_stack(struct pmuctx_session *s, u64 cookie,
 			    const void __user *sp, u32 len)
 {
 	struct pmuctx_rec_user_stack *w;
-	unsigned long left = len;
+	unsigned long left;
 	struct pmuctx_ring *r;
 	u8 *data;
 	u32 size;
 
 	len &= ~7U;
+	left = len;
 	size = sizeof(*w) + nr_regs * sizeof(u64) + len;
 	if (WARN_ON_ONCE(size > PMUCTX_REC_MAX_SIZE))
 		return;

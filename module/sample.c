@@ -59,6 +59,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
 #include <linux/ptrace.h>
@@ -250,6 +251,31 @@ struct pmuctx_udump {
 };
 
 /*
+ * How much of @len bytes from the user stack pointer @sp the dump may
+ * take: no further than the end of the mapping @sp is in, and nothing
+ * from device (VM_IO, VM_PFNMAP) memory, so fault_in_readable() neither
+ * reads on into a neighbouring mapping (another thread's stack, a file,
+ * vvar) nor touches a device.  Task context: takes the mmap lock.
+ */
+static unsigned long pmuctx_udump_len(unsigned long sp, unsigned long len)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+
+	if (!mm || sp >= TASK_SIZE)
+		return 0;
+	mmap_read_lock(mm);
+	vma = find_vma(mm, sp);
+	if (!vma || vma->vm_start > sp ||
+	    vma->vm_flags & (VM_IO | VM_PFNMAP))
+		len = 0;
+	else
+		len = min(len, vma->vm_end - sp);
+	mmap_read_unlock(mm);
+	return len;
+}
+
+/*
  * Task context (the task_work): the registers, and how much of the @max
  * bytes above the user stack pointer can be read, faulting the pages in
  * now (pmuctx_ring_user_stack() copies them without faulting, preemption
@@ -282,7 +308,7 @@ static void pmuctx_udump_take(struct pt_regs *regs, u32 max,
 		ud->regs[14] = regs->r14;
 		ud->regs[15] = regs->r15;
 		ud->regs[16] = regs->ip;
-		len = sp < TASK_SIZE ? min(len, TASK_SIZE - sp) : 0;
+		len = pmuctx_udump_len(sp, len);
 		/* the prefix up to the first page that cannot be read */
 		len -= fault_in_readable((const char __user *)sp, len);
 		ud->sp = (const void __user *)sp;

@@ -518,10 +518,10 @@ void pmuctx_entry_free_unused(struct pmuctx_entry *e)
 void pmuctx_entry_fold(struct pmuctx_entry *e)
 {
 	struct pmuctx_session *s = e->sess;
+	u64 *tot = pmuctx_total(e), sum[PMUCTX_MAX_EVENTS];
+	atomic64_t *ch = pmuctx_children(e);
 	struct pmuctx_entry *parent;
 	struct pmuctx_sess_cpu *sc;
-	u64 *tot = pmuctx_total(e);
-	atomic64_t *ch = pmuctx_children(e);
 	unsigned int i;
 
 	if (e->flags & PMUCTX_EF_FOLDED)
@@ -533,14 +533,31 @@ void pmuctx_entry_fold(struct pmuctx_entry *e)
 	for (i = 0; i < s->nr_events; i++)
 		WRITE_ONCE(sc->folded[i], sc->folded[i] + READ_ONCE(tot[i]));
 	put_cpu_ptr(s->cpu);
-	/* teardown may unparent meanwhile: the entry is freed after RCU */
-	parent = READ_ONCE(e->parent);
-	if (parent) {
+	for (i = 0; i < s->nr_events; i++)
+		sum[i] = READ_ONCE(tot[i]) + atomic64_read(&ch[i]);
+	/*
+	 * Into the parent's children totals, and on up past every ancestor
+	 * that has folded already: the final switch-out comes after
+	 * exit_notify() woke the parent, which may have been reaped, exited
+	 * and folded its own children totals (without ours) meanwhile.  The
+	 * first ancestor that has not folded carries ours up when it does.
+	 * (Two folds at the same instant on two CPUs can still miss: the
+	 * parent read its children totals before ours arrived and had not
+	 * yet marked itself folded.)  Each link holds a reference on its
+	 * parent entry until it is retired, or teardown unparents it: either
+	 * way the entry is freed after a grace period, and we are on the
+	 * RCU read side.
+	 */
+	for (parent = READ_ONCE(e->parent); parent;
+	     parent = READ_ONCE(parent->parent)) {
 		atomic64_t *pch = pmuctx_children(parent);
 
 		for (i = 0; i < s->nr_events; i++)
-			atomic64_add(READ_ONCE(tot[i]) + atomic64_read(&ch[i]),
-				     &pch[i]);
+			atomic64_add(sum[i], &pch[i]);
+		/* our additions before we look at its flag */
+		smp_mb();
+		if (!(READ_ONCE(parent->flags) & PMUCTX_EF_FOLDED))
+			break;
 	}
 	e->flags |= PMUCTX_EF_FOLDED;
 	/* the moved totals before retired; pairs with READ's smp_mb() */
