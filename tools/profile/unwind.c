@@ -17,9 +17,12 @@
  * bounded by the bytes really copied (dyn_size).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -68,6 +71,43 @@ int unw_check(const void *rec, size_t len)
 	return 0;
 }
 
+/*
+ * libdwfl's find_elf for the modules of a recorded memory map: open the
+ * file the map names, if it is a regular file, and nothing else.  Not
+ * dwfl_linux_proc_find_elf(): for a module named "... (deleted)" it reads
+ * /proc/PID/mem with the recorded PID, on the machine that runs the
+ * report, where that PID is some other process (or, from a crafted
+ * file, any process the analyst can read).  A deleted file's module has
+ * no CFI here and its frames end the unwind.
+ */
+static int unw_find_elf(Dwfl_Module *mod, void **userdata,
+			const char *modname, Dwarf_Addr base,
+			char **file_name, Elf **elfp)
+{
+	struct stat st;
+	int fd;
+
+	(void)mod;
+	(void)userdata;
+	(void)base;
+	*elfp = NULL;
+	if (!modname || modname[0] != '/')
+		return -1;
+	fd = open(modname, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	*file_name = strdup(modname);
+	if (!*file_name) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int unw_new(struct unw **out)
 {
 	struct unw *u = calloc(1, sizeof(*u));
@@ -75,7 +115,7 @@ int unw_new(struct unw **out)
 	*out = NULL;
 	if (!u)
 		return -ENOMEM;
-	u->cbs.find_elf = dwfl_linux_proc_find_elf;
+	u->cbs.find_elf = unw_find_elf;
 	u->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
 	u->cbs.debuginfo_path = &u->debuginfo_path;
 	*out = u;
