@@ -10,10 +10,13 @@
  *    with this process's memory map (/proc/self/maps), as the kernel's
  *    record would;
  *  - a copy cut short (dyn_size) or garbage registers end the unwind
- *    early without reading outside the record (the sanitizers watch).
+ *    early without reading outside the record (the sanitizers watch);
+ *  - a map naming the binary "(deleted)" gets no CFI from
+ *    /proc/PID/mem (t_deleted).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,12 @@
 #include "test.h"
 
 #define NOIPA __attribute__((noipa))
+/*
+ * The same chain without frame pointers for t_deleted: libdwfl falls back
+ * to them on x86-64 when it has no CFI, and there the unwind must come
+ * from CFI or not get through at all.
+ */
+#define NOIPA_NOFP __attribute__((noipa, optimize("omit-frame-pointer")))
 #define DUMP 8192
 
 struct cap {
@@ -79,6 +88,28 @@ static NOIPA int u_b(struct cap *c)
 static NOIPA int u_a(struct cap *c)
 {
 	return u_b(c) + 1;
+}
+
+static NOIPA_NOFP int d_c(struct cap *c)
+{
+	u_leaf(c);
+	return 1;
+}
+
+static NOIPA_NOFP int d_b(struct cap *c)
+{
+	return d_c(c) + 1;
+}
+
+static NOIPA_NOFP int d_a(struct cap *c)
+{
+	return d_b(c) + 1;
+}
+
+/* @addr is in function @f: at most 4 KiB past its start */
+static bool in_fn(__u64 addr, int (*f)(struct cap *))
+{
+	return addr >= (uintptr_t)f && addr - (uintptr_t)f < 4096;
 }
 
 /* a USER_STACK record of @c, dyn_size @dyn, in a malloc'd buffer */
@@ -268,6 +299,85 @@ out:
 	free(c);
 }
 
+/* @text with " (deleted)" after every line that names @path */
+static char *mark_deleted(const char *text, size_t len, const char *path,
+			  size_t *out_len)
+{
+	size_t pl = strlen(path), n = 0;
+	char *out = malloc(len * 2 + 1);
+	const char *l = text, *end = text + len;
+
+	if (!out)
+		return NULL;
+	while (l < end) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t ll = nl ? (size_t)(nl - l) : (size_t)(end - l);
+
+		memcpy(out + n, l, ll);
+		n += ll;
+		if (ll >= pl && !memcmp(l + ll - pl, path, pl)) {
+			memcpy(out + n, " (deleted)", 10);
+			n += 10;
+		}
+		if (nl)
+			out[n++] = '\n';
+		l += ll + 1;
+	}
+	*out_len = n;
+	return out;
+}
+
+/*
+ * A recording whose map names this test binary "(deleted)", as maps do
+ * after a package upgrade, with this process's pid: the unwinder must
+ * not take the module from /proc/PID/mem of whatever process has that
+ * pid on the machine that runs the report (dwfl_linux_proc_find_elf()
+ * does; the review of the dwarf unwinder found it): no CFI for the test
+ * binary, so the unwind cannot get through u_leaf..u_a.
+ */
+static void t_deleted(void)
+{
+	struct cap *c = calloc(1, sizeof(*c));
+	struct pmuctx_rec_user_stack *r = NULL;
+	struct prof_maps m = { 0 };
+	struct unw *u = NULL;
+	char exe[4096];
+	size_t len = 0, tl = 0;
+	char *text = NULL;
+	__u64 ips[64];
+	ssize_t k;
+	int n;
+
+	t_section("unwind: a deleted file is not read from another process");
+#ifndef __x86_64__
+	t_diag("not x86-64: skipped");
+	free(c);
+	return;
+#endif
+	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (!c || k <= 0 || !stack_end)
+		goto out;
+	exe[k] = 0;
+	text = self_maps(&tl);
+	m.pid = getpid();
+	m.text = text ? mark_deleted(text, tl, exe, &m.len) : NULL;
+	CHECK(m.text && strstr(m.text, " (deleted)"), "the test binary's "
+	      "lines end in (deleted)");
+	d_a(c);
+	r = make_rec(c, c->copied, &len);
+	if (!m.text || !r || unw_new(&u))
+		goto out;
+	n = unw_unwind(u, &m, getpid(), r, len, ips, 64);
+	CHECK(n < 4 || !in_fn(ips[2], d_b) || !in_fn(ips[3], d_a),
+	      "no unwind through the deleted binary (%d frames)", n);
+out:
+	unw_free(u);
+	free(r);
+	free((void *)m.text);
+	free(text);
+	free(c);
+}
+
 /* the names of the user frames of @p's only stack, innermost first */
 static void stack_names(const struct prof *p, char *buf, size_t len)
 {
@@ -380,5 +490,6 @@ void test_unwind(void)
 {
 	t_check_rec();
 	t_live();
+	t_deleted();
 	t_prof();
 }
