@@ -479,6 +479,17 @@ static void set_cpu(int cpu)
 	sched_setaffinity(0, sizeof(s), &s);
 }
 
+static void set_cpu_any(void)
+{
+	cpu_set_t s;
+	int i;
+
+	CPU_ZERO(&s);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &s);
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
 static void *mig_thread(void *arg)
 {
 	struct mig *m = arg;
@@ -648,6 +659,70 @@ static void test_migrate(void)
 	}
 	close(fd);
 	check_store_empty("migrate");
+}
+
+/* ---- the per-CPU cache of a task with more entries than it holds ------- */
+
+static void burn_cpu1_fn(void *arg)
+{
+	(void)arg;
+	set_cpu(1);
+	burn_ms(400);
+}
+
+/*
+ * A task watched by more sessions than the per-CPU cache holds (8) runs
+ * on cpu1 with its cache in overflow.  Closing one session forgets that
+ * cache (an IPI); a READ of another, before the task switches out again,
+ * must not leave the cache holding that session's entry alone: the next
+ * switch-out would stop that slice only, and the other sessions would
+ * lose theirs.  All sessions must count the same run time.
+ */
+static void test_cache_overflow(void)
+{
+	static const unsigned int ev[] = {
+		PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_CPU_CLOCK,
+	};
+	struct pmuctx_read r0, r;
+	int fd[10], i, n = 0, bad = 0;
+	struct gated g;
+
+	set_cpu(0);
+	g = gated_child(burn_cpu1_fn, NULL);
+	for (i = 0; i < 10; i++) {
+		fd[i] = session(PMUCTX_TARGET_PID, g.pid, 0, ev, 2, 0, 0);
+		n += fd[i] >= 0;
+	}
+	result(n == 10, "cache-overflow: 10 sessions on one task (%d)", n);
+	gate_open(&g);
+	usleep(100000);		/* it runs on cpu1, its cache overflowed */
+	if (fd[9] >= 0)
+		close(fd[9]);
+	if (fd[0] >= 0)
+		sread(fd[0], &r0, 0);
+	wait_all();
+	if (fd[0] < 0 || sread(fd[0], &r0, 0)) {
+		result(0, "cache-overflow: read");
+		goto out;
+	}
+	for (i = 1; i < 9; i++) {
+		if (fd[i] < 0 || sread(fd[i], &r, 0) ||
+		    !within(r.values[0], r0.values[0], 0.02)) {
+			diag("cache-overflow: session %d: task-clock %llu, session 0: %llu",
+			     i, fd[i] < 0 ? 0ULL : (unsigned long long)r.values[0],
+			     (unsigned long long)r0.values[0]);
+			bad++;
+		}
+	}
+	result(!bad && r0.values[0] > 200000000ULL,
+	       "cache-overflow: every session counts the task's run time (%llu ns; %d differ)",
+	       (unsigned long long)r0.values[0], bad);
+out:
+	for (i = 0; i < 9; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	set_cpu_any();
+	check_store_empty("cache-overflow");
 }
 
 /* ---- max_tasks cap: tasks beyond it are counted as dropped --------------- */
@@ -1696,6 +1771,7 @@ int main(int argc, char **argv)
 		{ "close-early", test_close_early, false },
 		{ "threads", test_threads, false },
 		{ "two-sessions", test_two_sessions, false },
+		{ "cache-overflow", test_cache_overflow, false },
 		{ "migrate", test_migrate, true },
 		{ "cap", test_cap, false },
 		{ "cgroup", test_cgroup, false },
