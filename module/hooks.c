@@ -587,9 +587,16 @@ void pmuctx_cpu_sync(void *info)
 
 	if (is_idle_task(t))
 		return;
+	/*
+	 * Not this task's cache (forgotten by a teardown, or an overflowed
+	 * one reset): it cannot be rebuilt here with only @s's entries, or
+	 * the next switch-out would stop those alone and leave the other
+	 * sessions' slices open (their time lost at the next switch-in).
+	 * Overflow: that switch-out looks every entry up.
+	 */
 	if (cc->task != t) {
 		cc->task = t;
-		cc->nr = 0;
+		cc->nr = PMUCTX_CUR_MAX + 1;
 	}
 	rcu_read_lock();
 	/* Overflowed: the store lookup below finds every hashed entry. */
