@@ -27,7 +27,7 @@
  *  sched_process_exec	task's context, preemption off, IRQs on.
  *  sched_process_exit	task's context, preemption off, IRQs on.  Marks
  *			the entries exited; they count on to the final
- *			switch-out, which folds them (pmuctx_entry_fold()).
+ *			switch-out, and fold when the task is freed.
  *			Exec takes sess->entries_lock to unlist.
  *  sched_process_free	RCU callback (softirq; a thread on RT): queues the
  *			freed task's entries to pmuctx_free_work, which
@@ -324,19 +324,13 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 	u64 delta[PMUCTX_MAX_EVENTS];
 
 	/*
-	 * The final switch-out in do_task_dead(): the task's totals are
-	 * complete (its exit after sched_process_exit included), and go to
-	 * the session and the parent now, as the parent's wait4() gets
-	 * them, rather than when the task is freed after a grace period.
+	 * The final switch-out in do_task_dead() is one like the others:
+	 * its slice, SWITCH record and trigger count.  The totals are then
+	 * complete; they move to the session and the parent when the task
+	 * is freed (pmuctx_probe_free(), the free work), never here: the
+	 * fold walks up the ancestors that folded first, as many as a user
+	 * can leave as zombies, which IRQs-off work must not.
 	 */
-	if (unlikely(prev_state == TASK_DEAD) &&
-	    (e->flags & PMUCTX_EF_EXITED)) {
-		if (s->ring_area)
-			pmuctx_sample_sched_out(e, now);
-		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
-		pmuctx_entry_fold(e);
-		return;
-	}
 	if (!s->ring_area) {
 		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
 		return;

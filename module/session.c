@@ -663,6 +663,54 @@ err_parts:
 }
 
 /* ---- walking a session's entries --------------------------------------- */
+/*
+ * Whether a hashed entry of @s belongs to a task that was reaped and
+ * waits to be freed (its fold comes with pmuctx_probe_free()).  The task
+ * reference is held while the entry is listed: whoever retires or drops
+ * it unlists it under entries_lock first.
+ */
+static bool pmuctx_sess_reaped(struct pmuctx_session *s)
+{
+	struct pmuctx_entry *e;
+	bool any = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(e, &s->entries, sess_node) {
+		if (!(READ_ONCE(e->flags) & PMUCTX_EF_EXITED))
+			continue;
+		raw_spin_lock(&s->entries_lock);
+		any = e->listed && !(e->flags & PMUCTX_EF_FOLDED) &&
+		      READ_ONCE(e->task->exit_state) == EXIT_DEAD;
+		raw_spin_unlock(&s->entries_lock);
+		if (any)
+			break;
+	}
+	rcu_read_unlock();
+	return any;
+}
+
+/*
+ * A per-task READ, first: an entry folds into its parent's children
+ * totals when its task is freed, a grace period after the reap and the
+ * final switch-out (up to seconds with lazy RCU).  The session's totals
+ * count an unfolded entry as live either way; the children totals of
+ * the per-task values would lag behind the wait4() that reaped the
+ * task.  So the frees of reaped tasks are waited for: rcu_barrier() runs the pending
+ * delayed_put_task_struct() callbacks (lazy ones too), whose probe queues
+ * the free work, which is flushed.  A task reaped before its final
+ * switch-out queues its free only after it: a few rounds.  Process
+ * context, the session's ioctl mutex held; waits on nothing user space
+ * controls.
+ */
+static void pmuctx_sess_settle(struct pmuctx_session *s)
+{
+	unsigned int round;
+
+	for (round = 0; round < 3 && pmuctx_sess_reaped(s); round++) {
+		rcu_barrier();
+		pmuctx_hooks_flush_free();
+	}
+}
 
 /*
  * Visit every entry of @s: hashed (its list, O(the session's entries)) and
@@ -830,6 +878,8 @@ int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
 	if (READ_ONCE(s->enabled))
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
 
+	if (r->flags & PMUCTX_READ_PER_TASK)
+		pmuctx_sess_settle(s);
 	if (r->flags & PMUCTX_READ_PER_TASK && want) {
 		/* Size the buffer from a first count, capped by the caller. */
 		struct pmuctx_read scratch = {};

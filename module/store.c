@@ -510,12 +510,15 @@ void pmuctx_entry_free_unused(struct pmuctx_entry *e)
 /*
  * Move @e's totals into the session's (this CPU's sc->folded) and its own
  * with its children's into its parent's children totals, once: the task
- * ended (its final switch-out, or retire).  READ sees it bracketed by
- * sess->retiring and sess->retired, and skips a folded entry's own
- * totals.  The switch probe (IRQs off) or retire; nothing adds to @e's
- * totals afterwards: its task never runs again, or it is dead.
+ * was freed, or stopped at a privilege-raising exec (retire).  READ sees
+ * it bracketed by sess->retiring and sess->retired, and skips a folded
+ * entry's own totals.  Nothing adds to @e's totals afterwards: its task
+ * is dead, or the entry is.  The free work or the exec probe, IRQs on:
+ * the walk up the ancestors is as long as a user makes a chain of
+ * zombies (within max_tasks_per_user), so it never runs in sched_switch
+ * or an interrupt.
  */
-void pmuctx_entry_fold(struct pmuctx_entry *e)
+static void pmuctx_entry_fold(struct pmuctx_entry *e)
 {
 	struct pmuctx_session *s = e->sess;
 	u64 *tot = pmuctx_total(e), sum[PMUCTX_MAX_EVENTS];
@@ -524,6 +527,7 @@ void pmuctx_entry_fold(struct pmuctx_entry *e)
 	struct pmuctx_sess_cpu *sc;
 	unsigned int i;
 
+	lockdep_assert_irqs_enabled();
 	if (e->flags & PMUCTX_EF_FOLDED)
 		return;
 	atomic_inc(&s->retiring);
@@ -537,14 +541,16 @@ void pmuctx_entry_fold(struct pmuctx_entry *e)
 		sum[i] = READ_ONCE(tot[i]) + atomic64_read(&ch[i]);
 	/*
 	 * Into the parent's children totals, and on up past every ancestor
-	 * that has folded already: the final switch-out comes after
-	 * exit_notify() woke the parent, which may have been reaped, exited
-	 * and folded its own children totals (without ours) meanwhile.  The
-	 * first ancestor that has not folded carries ours up when it does.
-	 * (Two folds at the same instant on two CPUs can still miss: the
+	 * that has folded already: a task is freed a grace period after it
+	 * was reaped and switched out for the last time, and its parent
+	 * may have been freed, or stopped at a privilege-raising exec, and
+	 * folded its own children totals (without ours) first.  The first
+	 * ancestor that has not folded carries ours up when it does.  The
+	 * free work folds one entry at a time; a fold in the exec probe at
+	 * the same instant as its child's in the work can still miss (the
 	 * parent read its children totals before ours arrived and had not
-	 * yet marked itself folded.)  Each link holds a reference on its
-	 * parent entry until it is retired, or teardown unparents it: either
+	 * yet marked itself folded).  Each link holds a reference on its
+	 * parent entry until the entry is freed, or teardown unparents it: either
 	 * way the entry is freed after a grace period, and we are on the
 	 * RCU read side.
 	 */
@@ -572,7 +578,13 @@ static void pmuctx_entry_retire(struct pmuctx_entry *e)
 
 	WRITE_ONCE(e->dead, true);
 	pmuctx_entry_fold(e);
-	pmuctx_entry_unparent(e);
+	/*
+	 * The parent link stays until the entry is freed (or teardown):
+	 * a child freed after us still walks through us to the ancestors
+	 * (pmuctx_entry_fold()), its reference keeping us.  Unparented
+	 * here, its totals stopped at us: the root's children totals
+	 * missed every grandchild freed after its parent (t_store forktree).
+	 */
 
 	/* The task's memory is not ours to keep while it sits on a list. */
 	put_task_struct(e->task);

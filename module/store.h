@@ -140,7 +140,6 @@ bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
 void pmuctx_entry_unparent(struct pmuctx_entry *e);
 int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);
 bool pmuctx_entry_unpublish(struct pmuctx_entry *e);
-void pmuctx_entry_fold(struct pmuctx_entry *e);
 void pmuctx_entry_take_retire(struct pmuctx_entry *e);
 
 #endif /* _PMUCTX_STORE_H */
