@@ -602,8 +602,13 @@ static void check_info(const struct pmuctx_info *in, uint32_t usize,
 		if (in->sessions < (uint32_t)live_held)
 			fail("INFO: %u sessions, this worker alone holds %d",
 			     in->sessions, live_held);
-		if (live_held && in->probes_registered != 1)
-			fail("INFO: probes_registered %u with live sessions",
+		if (live_held &&
+		    !(in->probes_registered & PMUCTX_PROBES_LIFECYCLE))
+			fail("INFO: probes_registered %#x with live sessions",
+			     in->probes_registered);
+		if (in->probes_registered & ~(PMUCTX_PROBES_LIFECYCLE |
+					      PMUCTX_PROBES_SWITCH))
+			fail("INFO: probes_registered %#x: unknown bits",
 			     in->probes_registered);
 		if (in->entries_freed > in->entries_created)
 			fail("INFO: entries freed %llu > created %llu",

@@ -661,6 +661,191 @@ static void test_migrate(void)
 	check_store_empty("migrate");
 }
 
+/* ---- switchless counting: no sched_switch probe, the same totals -------- */
+
+static const unsigned int ev4[] = {
+	PMUCTX_EV_TASK_CLOCK, PMUCTX_EV_CONTEXT_SWITCHES,
+	PMUCTX_EV_CPU_MIGRATIONS, PMUCTX_EV_PAGE_FAULTS,
+};
+
+static unsigned int probes_now(void)
+{
+	struct pmuctx_info i;
+
+	return get_info(&i) ? ~0U : i.probes_registered;
+}
+
+/* Every source moves: page faults, sleeps, CPU changes, forks, an exec. */
+static void mixed_fn(void *arg)
+{
+	size_t len = 2 << 20, off;
+	int i, j;
+
+	(void)arg;
+	for (i = 0; i < 4; i++) {
+		char *p;
+
+		if (fork())
+			continue;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (off = 0; p != MAP_FAILED && off < len; off += 4096)
+			p[off] = 1;
+		for (j = 0; j < 20; j++) {
+			set_cpu(j & 1);
+			usleep(500);
+			burn_ms(1);
+		}
+		if (i == 0)
+			execl("/bin/true", "true", (char *)NULL);
+		_exit(0);
+	}
+	burn_ms(30);
+	while (wait(NULL) > 0)
+		;
+}
+
+static void burn400_fn(void *arg)
+{
+	(void)arg;
+	burn_ms(400);
+}
+
+static int near(uint64_t a, uint64_t b, double frac, uint64_t slack)
+{
+	uint64_t d = a > b ? a - b : b - a;
+
+	return d <= slack || within(a, b, frac);
+}
+
+/*
+ * Two sessions on one workload, the default events, one switchless and
+ * one PMUCTX_SESSION_PER_SWITCH: the switch probe is registered only for
+ * the second, and the two agree (tasksrc.c describes each source's
+ * rounding) and match the workload's rusage.
+ */
+static void switchless_pair(void)
+{
+	struct pmuctx_read a, b;
+	uint64_t ru_t0, ru_t, ru_cs, ru_pf;
+	struct rusage ru0, ru1;
+	struct gated g;
+	int fa, fb;
+	unsigned int p;
+
+	getrusage(RUSAGE_CHILDREN, &ru0);
+	ru_t0 = rusage_children_ns();
+	g = gated_child(mixed_fn, NULL);
+	fa = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev4, 4,
+		     0, 0);
+	p = probes_now();
+	result(fa >= 0 && p == PMUCTX_PROBES_LIFECYCLE,
+	       "switchless: a session of the default events hooks no sched_switch (session %d, probes %#x)",
+	       fa, p);
+	fb = session(PMUCTX_TARGET_PID, g.pid,
+		     PMUCTX_SESSION_INHERIT | PMUCTX_SESSION_PER_SWITCH, ev4,
+		     4, 0, 0);
+	p = probes_now();
+	result(fb >= 0 && p == (PMUCTX_PROBES_LIFECYCLE | PMUCTX_PROBES_SWITCH),
+	       "switchless: a PER_SWITCH session hooks sched_switch (session %d, probes %#x)",
+	       fb, p);
+	gate_open(&g);
+	result(!wait_all(), "switchless: workload exited cleanly");
+	ru_t = rusage_children_ns() - ru_t0;
+	getrusage(RUSAGE_CHILDREN, &ru1);
+	ru_cs = (uint64_t)(ru1.ru_nvcsw - ru0.ru_nvcsw) +
+		(uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
+	ru_pf = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt) +
+		(uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
+	if (fa < 0 || fb < 0 || sread(fa, &a, 0) || sread(fb, &b, 0)) {
+		result(0, "switchless: both sessions read");
+		goto out;
+	}
+	diag("switchless: task-clock %llu / %llu (rusage %llu), cs %llu / %llu (rusage %llu), migrations %llu / %llu, faults %llu / %llu (rusage %llu)",
+	     (unsigned long long)a.values[0], (unsigned long long)b.values[0],
+	     (unsigned long long)ru_t,
+	     (unsigned long long)a.values[1], (unsigned long long)b.values[1],
+	     (unsigned long long)ru_cs,
+	     (unsigned long long)a.values[2], (unsigned long long)b.values[2],
+	     (unsigned long long)a.values[3], (unsigned long long)b.values[3],
+	     (unsigned long long)ru_pf);
+	result(a.tasks_seen == 5 && b.tasks_seen == 5 && a.tasks_exited == 5 &&
+	       !a.tasks_dropped && !b.tasks_dropped,
+	       "switchless: 5 tasks seen and exited in each, none dropped");
+	result(within(a.values[0], b.values[0], 0.01),
+	       "switchless: task-clock agrees with the per-switch count within 1%%");
+	result(near(a.values[1], b.values[1], 0.005, 2),
+	       "switchless: context-switches agree (within 0.5%% or 2)");
+	result(near(a.values[2], b.values[2], 0.25, 4),
+	       "switchless: cpu-migrations agree (within 25%% or 4)");
+	result(near(a.values[3], b.values[3], 0.03, 16),
+	       "switchless: page-faults agree (within 3%% or 16)");
+	result(within(a.values[0], ru_t, 0.02) && a.values[1] <= ru_cs &&
+	       near(a.values[1], ru_cs, 0.02, 4) &&
+	       near(a.values[3], ru_pf, 0.03, 64),
+	       "switchless: task-clock, context-switches and page-faults match the rusage");
+	result(a.time_slices == a.values[0] &&
+	       a.time_running[3] == a.time_slices,
+	       "switchless: time_slices is the task-clock total, every event counted all of it");
+out:
+	if (fa >= 0)
+		close(fa);
+	p = probes_now();
+	result(fb < 0 || (p & PMUCTX_PROBES_SWITCH),
+	       "switchless: sched_switch stays hooked while the PER_SWITCH session is open (%#x)",
+	       p);
+	if (fb >= 0)
+		close(fb);
+}
+
+/* DISABLE stops a switchless session's counts, ENABLE resumes, RESET zeroes */
+static void switchless_toggle(void)
+{
+	struct pmuctx_read r1, r2, r3;
+	struct gated g;
+	int fd, ok;
+
+	g = gated_child(burn400_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, 0, ev4, 4, 0, 0);
+	result(fd >= 0, "switchless: toggle session (%d)", fd);
+	if (fd < 0) {
+		gate_open(&g);
+		wait_all();
+		return;
+	}
+	gate_open(&g);
+	usleep(100000);
+	ok = !ioctl(fd, PMUCTX_IOC_DISABLE, 0) && !sread(fd, &r1, 0);
+	usleep(100000);
+	ok = ok && !sread(fd, &r2, 0);
+	result(ok && r1.values[0] > 0 && r2.values[0] == r1.values[0] &&
+	       r2.values[3] == r1.values[3],
+	       "switchless: nothing counts while disabled (%llu, then %llu)",
+	       (unsigned long long)r1.values[0],
+	       (unsigned long long)r2.values[0]);
+	ok = !ioctl(fd, PMUCTX_IOC_ENABLE, 0);
+	wait_all();
+	ok = ok && !sread(fd, &r3, 0);
+	result(ok && r3.values[0] > r2.values[0],
+	       "switchless: counting resumes after ENABLE (%llu)",
+	       (unsigned long long)r3.values[0]);
+	ok = !ioctl(fd, PMUCTX_IOC_RESET, 0) && !sread(fd, &r3, 0);
+	result(ok && !r3.values[0] && !r3.values[1] && !r3.values[3],
+	       "switchless: RESET zeroes the totals");
+	close(fd);
+}
+
+static void test_switchless(void)
+{
+	struct pmuctx_info i;
+
+	result(get_info(&i) == 0 && (i.features & PMUCTX_FEAT_SWITCHLESS),
+	       "switchless: the module has the switchless feature");
+	switchless_pair();
+	switchless_toggle();
+	check_store_empty("switchless");
+}
+
 /* ---- the per-CPU cache of a task with more entries than it holds ------- */
 
 static void burn_cpu1_fn(void *arg)
@@ -811,7 +996,9 @@ static void hot_fault_fn(void *arg)
 
 /*
  * The start of both hotplug tests: the shared fault count, a gated child
- * that will fault on cpu1, a task-clock + page-faults session on it.
+ * that will fault on cpu1, a task-clock + page-faults session on it,
+ * PER_SWITCH: page-faults from the per-CPU perf counters these tests are
+ * about (a switchless session reads the task's own count and has none).
  * The session fd, or -1 (reported; hot_faults unmapped).
  */
 static int hot_session(const char *name, struct gated *g)
@@ -828,7 +1015,8 @@ static int hot_session(const char *name, struct gated *g)
 		return -1;
 	}
 	*g = gated_child(hot_fault_fn, NULL);
-	fd = session(PMUCTX_TARGET_PID, g->pid, 0, ev, 2, 0, 0);
+	fd = session(PMUCTX_TARGET_PID, g->pid, PMUCTX_SESSION_PER_SWITCH, ev,
+		     2, 0, 0);
 	result(fd >= 0, "%s: page-faults session on a child (%d)", name, fd);
 	if (fd < 0) {
 		gate_open(g);
@@ -1771,6 +1959,7 @@ int main(int argc, char **argv)
 		{ "close-early", test_close_early, false },
 		{ "threads", test_threads, false },
 		{ "two-sessions", test_two_sessions, false },
+		{ "switchless", test_switchless, false },
 		{ "cache-overflow", test_cache_overflow, false },
 		{ "migrate", test_migrate, true },
 		{ "cap", test_cap, false },

@@ -48,6 +48,12 @@
 #define PMUCTX_FEAT_SAMPLING	(1ULL << 7)	/* hrtimer sampling, callchains */
 #define PMUCTX_FEAT_MMAP	(1ULL << 8)	/* MMAP records (REC_MASK_MMAP) */
 #define PMUCTX_FEAT_USER_DUMP	(1ULL << 9)	/* SAMPLE_USER_DUMP (x86-64) */
+/*
+ * Sessions whose events all have a per-task kernel source, and that ask
+ * for nothing else per switch, count without the sched_switch probe;
+ * PMUCTX_SESSION_PER_SWITCH and PMUCTX_PROBES_SWITCH are understood.
+ */
+#define PMUCTX_FEAT_SWITCHLESS	(1ULL << 10)
 
 #define PMUCTX_VERSION_LEN	32
 
@@ -65,7 +71,9 @@
  *
  * Fields below were added after the first size (PMUCTX_INFO_SIZE_VER1).
  * @sessions:		sessions open now
- * @probes_registered:	1 while the scheduler tracepoint probes are hooked
+ * @probes_registered:	PMUCTX_PROBES_* bits: LIFECYCLE while any session
+ *			exists (fork, exec, exit, free), SWITCH while a
+ *			session needs per-switch work (sched_switch)
  * @entry_bytes:	bytes of one entry without its PMU save area
  * @max_tasks:		cap on entries (module parameter max_tasks)
  * @entries_created:	entries ever created
@@ -102,6 +110,10 @@ struct pmuctx_info {
 	__u64	selftest_mismatches;
 	__u64	selftest_migrations;
 };
+
+/* pmuctx_info.probes_registered */
+#define PMUCTX_PROBES_LIFECYCLE	(1U << 0)	/* fork, exec, exit, free */
+#define PMUCTX_PROBES_SWITCH	(1U << 1)	/* sched_switch */
 
 #define PMUCTX_INFO_SIZE_VER0	72	/* up to and including store_bytes */
 #define PMUCTX_INFO_SIZE_VER1	152
@@ -148,7 +160,13 @@ enum pmuctx_backend {
 #define PMUCTX_SESSION_INHERIT	(1U << 0)  /* follow fork/clone, fold at exit */
 #define PMUCTX_SESSION_THREAD	(1U << 1)  /* PID target: that thread only */
 #define PMUCTX_SESSION_KEEP_EXITED (1U << 2) /* keep exited tasks for READ */
-#define PMUCTX_SESSION_FLAGS_ALL	0x7U
+/*
+ * Count at every context switch even when the events have per-task
+ * kernel sources (PMUCTX_FEAT_SWITCHLESS): the per-switch path, for
+ * comparing the two; it costs a probe at every switch of the system.
+ */
+#define PMUCTX_SESSION_PER_SWITCH (1U << 3)
+#define PMUCTX_SESSION_FLAGS_ALL	0xfU
 
 /**
  * struct pmuctx_session_attr - what PMUCTX_IOC_SESSION_CREATE sets up
