@@ -203,6 +203,9 @@ int pmuctx_counters_create(struct pmuctx_session *s)
 	 * excluded for callers perf would restrict.  So they are created
 	 * with kernel credentials, after the session's own checks.
 	 */
+	/* switchless: every event is read from the tasks (tasksrc.c) */
+	if (s->switchless)
+		return 0;
 	kcred = pmuctx_kcred_get(&old);
 	if (!kcred)
 		return -ENOMEM;
@@ -297,6 +300,8 @@ bool pmuctx_sess_uses_perf(const struct pmuctx_session *s)
 
 	if (s->sample_event)
 		return true;
+	if (s->switchless)
+		return false;
 	for (i = 0; i < s->nr_events; i++)
 		if (!pmuctx_event_is_native(s->events[i]))
 			return true;

@@ -3,10 +3,13 @@
  * pmuctx: scheduler tracepoint hooks and per-task slice accounting.
  *
  * Five sched tracepoints and cgroup_attach_task are looked up with
- * for_each_kernel_tracepoint()
- * and hooked only while at least one session exists (store.c calls us under
- * pmuctx_mutex).  Unregistration waits with tracepoint_synchronize_unregister()
- * so no probe runs once it returns.
+ * for_each_kernel_tracepoint().  fork, exec, exit and free are hooked
+ * while at least one session exists (store.c calls us under
+ * pmuctx_mutex); sched_switch only while a session needs per-switch work
+ * (a switchless one counts from its tasks' own counters: tasksrc.c), and
+ * cgroup_attach_task while a cgroup session exists.  Unregistration waits
+ * with tracepoint_synchronize_unregister() so no probe runs once it
+ * returns.
  *
  * Per CPU we remember the entries of the task that is on the CPU
  * (pmuctx_cur): sched_switch then accounts the outgoing task without a
@@ -19,7 +22,8 @@
  *
  * Probe contexts:
  *  sched_switch	rq lock held, IRQs off.  No allocation, no lock:
- *			store lookups only.  A SWITCH record names the next
+ *			store lookups only; entries of switchless sessions
+ *			are skipped (never cached).  A SWITCH record names the next
  *			task only to a session that may see it
  *			(pmuctx_switch_next()).
  *  sched_process_fork	parent's context, preemption off, IRQs on.
@@ -65,6 +69,7 @@
 #include "selftest.h"
 #include "session.h"
 #include "store.h"
+#include "tasksrc.h"
 
 /* Sessions that adopt new tasks in the fork probe (system-wide, cgroup). */
 LIST_HEAD(pmuctx_adopters);
@@ -479,8 +484,9 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 		plist = rhltable_lookup(&pmuctx_store, &prev,
 					pmuctx_store_params);
 		rhl_for_each_entry_rcu(e, pos, plist, node)
-			pmuctx_switch_out(e, now, cpu, prev, next, list,
-					  prev_state, preempt);
+			if (!e->sess->switchless)
+				pmuctx_switch_out(e, now, cpu, prev, next,
+						  list, prev_state, preempt);
 	}
 
 	cc->task = next;
@@ -493,9 +499,11 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 		 * Never cache an entry of a session being torn down: its
 		 * teardown forgets the caches (IPI) before it unhashes the
 		 * entries, so one cached after that IPI would be used by the
-		 * next switch-out after the entry was freed.
+		 * next switch-out after the entry was freed.  A switchless
+		 * session's entries count without this probe (tasksrc.c).
 		 */
-		if (READ_ONCE(e->dead) || !pmuctx_sess_live(e->sess))
+		if (READ_ONCE(e->dead) || !pmuctx_sess_live(e->sess) ||
+		    e->sess->switchless)
 			continue;
 		pmuctx_slice_begin(e);
 		pmuctx_entry_start(e, now, cpu);
@@ -743,8 +751,10 @@ static void pmuctx_drop_current(struct pmuctx_entry *e)
 
 	local_irq_save(flags);
 	cc = this_cpu_ptr(&pmuctx_cur);
-	pmuctx_entry_stop(e, local_clock(), smp_processor_id(),
-			  PMUCTX_STOP_FOLD, NULL);
+	/* a switchless entry is closed by the fold in retire */
+	if (!e->sess->switchless)
+		pmuctx_entry_stop(e, local_clock(), smp_processor_id(),
+				  PMUCTX_STOP_FOLD, NULL);
 	WRITE_ONCE(e->dead, true);
 	pmuctx_cache_del(cc, e);
 	local_irq_restore(flags);
@@ -1040,7 +1050,12 @@ static void pmuctx_cgroup_moved(struct pmuctx_session *s,
 	raw_spin_lock_irqsave(&s->entries_lock, flags);
 	in = pmuctx_session_matches(s, t);
 	e = pmuctx_sess_entry(s, t);
-	if (e && READ_ONCE(e->parked) == in) {
+	if (e && READ_ONCE(e->parked) == in && s->switchless) {
+		/* the task's counts up to the move, wherever it runs */
+		pmuctx_tsrc_close_locked(e);
+		WRITE_ONCE(e->parked, !in);
+		pmuctx_tsrc_open_locked(e);
+	} else if (e && READ_ONCE(e->parked) == in) {
 		u64 now = local_clock();
 		int cpu = smp_processor_id();
 
@@ -1091,8 +1106,19 @@ static struct pmuctx_tp pmuctx_tps[] = {
 	{ .name = "sched_process_exec", .probe = pmuctx_probe_exec },
 	{ .name = "sched_process_exit", .probe = pmuctx_probe_exit },
 	{ .name = "sched_process_free", .probe = pmuctx_probe_free },
-	{ .name = "sched_switch", .probe = pmuctx_probe_switch },
 };
+
+/*
+ * Hooked only while a session needs per-switch work (counter-backed
+ * events, ring records, sampling, a save area, a trigger): a switchless
+ * session (tasksrc.c) counts without it.  pmuctx_switch_sessions counts
+ * the others, under pmuctx_mutex.
+ */
+static struct pmuctx_tp pmuctx_tp_switch = {
+	.name = "sched_switch", .probe = pmuctx_probe_switch,
+};
+
+static unsigned int pmuctx_switch_sessions;	/* under pmuctx_mutex */
 
 /*
  * Hooked only while a cgroup session exists: with a probe on it, every
@@ -1114,6 +1140,62 @@ static void pmuctx_tp_lookup(struct tracepoint *tp, void *priv)
 			pmuctx_tps[i].tp = tp;
 	if (!strcmp(tp->name, pmuctx_tp_attach.name))
 		pmuctx_tp_attach.tp = tp;
+	if (!strcmp(tp->name, pmuctx_tp_switch.name))
+		pmuctx_tp_switch.tp = tp;
+}
+
+/* PMUCTX_PROBES_* bits for INFO (a racy snapshot, as the counts it sits with) */
+u32 pmuctx_hooks_registered(void)
+{
+	u32 bits = 0;
+
+	if (READ_ONCE(pmuctx_tps[0].registered))
+		bits |= PMUCTX_PROBES_LIFECYCLE;
+	if (READ_ONCE(pmuctx_tp_switch.registered))
+		bits |= PMUCTX_PROBES_SWITCH;
+	return bits;
+}
+
+/*
+ * A session that needs per-switch work is created (after
+ * pmuctx_hooks_register()).  The per-CPU caches are emptied first: what
+ * they held when the probe was last unhooked is stale, and nothing
+ * refills them while it is (pmuctx_cpu_sync() runs only for sessions
+ * that hold the probe).
+ */
+int pmuctx_hooks_switch_get(void)
+{
+	int ret;
+
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_switch_sessions++)
+		return 0;
+	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+	ret = -ENOENT;
+	if (pmuctx_tp_switch.tp)
+		ret = tracepoint_probe_register(pmuctx_tp_switch.tp,
+						pmuctx_tp_switch.probe, NULL);
+	if (ret) {
+		pr_err("cannot hook %s: %d\n", pmuctx_tp_switch.name, ret);
+		pmuctx_switch_sessions--;
+		return ret;
+	}
+	WRITE_ONCE(pmuctx_tp_switch.registered, true);
+	return 0;
+}
+
+/* The last session needing per-switch work is released. */
+void pmuctx_hooks_switch_put(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (--pmuctx_switch_sessions)
+		return;
+	tracepoint_probe_unregister(pmuctx_tp_switch.tp,
+				    pmuctx_tp_switch.probe, NULL);
+	WRITE_ONCE(pmuctx_tp_switch.registered, false);
+	/* no switch probe runs past this point, then nothing is cached */
+	tracepoint_synchronize_unregister();
+	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
 }
 
 /* A cgroup session is created (after pmuctx_hooks_register()). */
@@ -1162,6 +1244,10 @@ int pmuctx_hooks_register(void)
 			return -ENOENT;
 		}
 	}
+	if (!pmuctx_tp_switch.tp) {
+		pr_err("tracepoint %s not found\n", pmuctx_tp_switch.name);
+		return -ENOENT;
+	}
 	/* Stale cache contents from an earlier registration must go. */
 	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
 	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++) {
@@ -1171,7 +1257,7 @@ int pmuctx_hooks_register(void)
 			pr_err("cannot hook %s: %d\n", pmuctx_tps[i].name, ret);
 			goto err_unregister;
 		}
-		pmuctx_tps[i].registered = true;
+		WRITE_ONCE(pmuctx_tps[i].registered, true);
 	}
 	return 0;
 
@@ -1190,7 +1276,13 @@ void pmuctx_hooks_unregister(void)
 			continue;
 		tracepoint_probe_unregister(pmuctx_tps[i].tp,
 					    pmuctx_tps[i].probe, NULL);
-		pmuctx_tps[i].registered = false;
+		WRITE_ONCE(pmuctx_tps[i].registered, false);
+	}
+	/* the sessions that held it are gone: the count is 0 already */
+	if (pmuctx_tp_switch.registered) {
+		tracepoint_probe_unregister(pmuctx_tp_switch.tp,
+					    pmuctx_tp_switch.probe, NULL);
+		WRITE_ONCE(pmuctx_tp_switch.registered, false);
 	}
 	/* No probe runs past this point. */
 	tracepoint_synchronize_unregister();

@@ -36,6 +36,7 @@
 #include <linux/uaccess.h>
 
 #include "counters.h"
+#include "hooks.h"
 #include "ioctl.h"
 #include "main.h"
 #include "ring.h"
@@ -65,7 +66,7 @@ static u64 pmuctx_features(void)
 	u64 f = PMUCTX_FEAT_COUNTING | PMUCTX_FEAT_INHERIT |
 		PMUCTX_FEAT_SYSTEM_WIDE | PMUCTX_FEAT_CGROUP |
 		PMUCTX_FEAT_RING | PMUCTX_FEAT_SAMPLING | PMUCTX_FEAT_MMAP |
-		PMUCTX_FEAT_DEBUG_ONLY;
+		PMUCTX_FEAT_SWITCHLESS | PMUCTX_FEAT_DEBUG_ONLY;
 
 	if (pmuctx_hw_pmu)
 		f |= PMUCTX_FEAT_HW_PMU;
@@ -135,7 +136,7 @@ static int pmuctx_ioctl_info(void __user *uarg)
 	info.tasks_tracked = atomic_read(&pmuctx_stats.entries);
 	info.store_bytes = atomic64_read(&pmuctx_stats.bytes);
 	info.sessions = atomic_read(&pmuctx_stats.sessions);
-	info.probes_registered = info.sessions ? 1 : 0;
+	info.probes_registered = pmuctx_hooks_registered();
 	info.entry_bytes = sizeof(struct pmuctx_entry);
 	info.max_tasks = READ_ONCE(pmuctx_max_tasks);
 	info.entries_created = atomic64_read(&pmuctx_stats.created);

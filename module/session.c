@@ -35,8 +35,20 @@
 #include "selftest.h"
 #include "session.h"
 #include "store.h"
+#include "tasksrc.h"
 
 #define PMUCTX_MAX_EXITED	BIT(20)
+
+/*
+ * Fold the running slices of @s on every CPU (pmuctx_cpu_sync()), and
+ * open or close them after ENABLE or DISABLE.  A switchless session has
+ * no slices: its entries are read from their tasks (tasksrc.c).
+ */
+static void pmuctx_sess_sync(struct pmuctx_session *s)
+{
+	if (!s->switchless)
+		on_each_cpu(pmuctx_cpu_sync, s, 1);
+}
 
 struct pmuctx_session *pmuctx_session_alloc(void)
 {
@@ -415,7 +427,7 @@ void pmuctx_join_work_fn(struct work_struct *work)
 	 * closes them again: pmuctx_entry_start() checks s->enabled.)
 	 */
 	if (any && READ_ONCE(s->enabled))
-		on_each_cpu(pmuctx_cpu_sync, s, 1);
+		pmuctx_sess_sync(s);
 }
 
 static void pmuctx_put_tasks(struct task_struct **tasks, int n)
@@ -513,6 +525,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	s->nr_events = a->nr_events;
 	memcpy(s->events, a->events, sizeof(s->events));
 	s->owner_perfmon = perfmon;
+	s->switchless = pmuctx_attr_switchless(a);
 	s->exclude_kernel = pmuctx_exclude_kernel(paranoid, perfmon);
 	s->max_exited = a->max_exited ? a->max_exited :
 					READ_ONCE(pmuctx_max_exited_default);
@@ -615,9 +628,19 @@ int pmuctx_session_create(struct pmuctx_session *s,
 		mutex_unlock(&pmuctx_mutex);
 		goto err_unlock;
 	}
+	if (!s->switchless) {
+		ret = pmuctx_hooks_switch_get();
+		if (ret) {
+			pmuctx_store_put();
+			mutex_unlock(&pmuctx_mutex);
+			goto err_unlock;
+		}
+	}
 	if (s->target == PMUCTX_TARGET_CGROUP) {
 		ret = pmuctx_hooks_cgroup_get();
 		if (ret) {
+			if (!s->switchless)
+				pmuctx_hooks_switch_put();
 			pmuctx_store_put();
 			mutex_unlock(&pmuctx_mutex);
 			goto err_unlock;
@@ -752,13 +775,19 @@ static void pmuctx_read_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
 	struct pmuctx_read_ctx *c = container_of(v, struct pmuctx_read_ctx, v);
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_task_values *tv;
-	u64 *tot = pmuctx_total(e);
+	u64 *tot = pmuctx_total(e), val[PMUCTX_MAX_EVENTS];
 	atomic64_t *ch = pmuctx_children(e);
 	unsigned int i;
 
+	if (s->switchless) {
+		pmuctx_tsrc_values(e, val);
+	} else {
+		for (i = 0; i < s->nr_events; i++)
+			val[i] = READ_ONCE(tot[i]);
+	}
 	if (!(e->flags & PMUCTX_EF_FOLDED))
 		for (i = 0; i < s->nr_events; i++)
-			c->r->values[i] += READ_ONCE(tot[i]);
+			c->r->values[i] += val[i];
 	if (c->tv && c->count < c->cap) {
 		tv = &c->tv[c->count];
 		memset(tv, 0, sizeof(*tv));
@@ -774,7 +803,7 @@ static void pmuctx_read_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
 		memcpy(tv->comm, e->comm, sizeof(tv->comm));
 		tv->comm[sizeof(tv->comm) - 1] = '\0';
 		for (i = 0; i < s->nr_events; i++) {
-			tv->values[i] = READ_ONCE(tot[i]);
+			tv->values[i] = val[i];
 			tv->children[i] = atomic64_read(&ch[i]);
 		}
 	}
@@ -876,7 +905,7 @@ int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
 	};
 	r->nr_events = s->nr_events;
 	if (READ_ONCE(s->enabled))
-		on_each_cpu(pmuctx_cpu_sync, s, 1);
+		pmuctx_sess_sync(s);
 
 	if (r->flags & PMUCTX_READ_PER_TASK)
 		pmuctx_sess_settle(s);
@@ -894,6 +923,8 @@ int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
 			return -ENOMEM;
 	}
 	pmuctx_read_walk(s, r, &c);
+	if (s->switchless)
+		pmuctx_tsrc_running(s, r);
 
 	r->time_enabled = s->time_enabled;
 	if (READ_ONCE(s->enabled))
@@ -929,10 +960,30 @@ static void pmuctx_reset_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
 	atomic64_t *ch = pmuctx_children(e);
 	unsigned int i;
 
+	if (s->switchless)
+		pmuctx_tsrc_reset(e);
 	for (i = 0; i < s->nr_events; i++) {
-		WRITE_ONCE(tot[i], 0);
+		if (!s->switchless)
+			WRITE_ONCE(tot[i], 0);
 		atomic64_set(&ch[i], 0);
 	}
+}
+
+/*
+ * ENABLE and DISABLE of a switchless session: open or close the interval
+ * of every hashed entry (the exited ones are closed for good).
+ */
+static void pmuctx_tsrc_open_visit(struct pmuctx_entry *e,
+				   struct pmuctx_visitor *v)
+{
+	if (!(e->flags & PMUCTX_EF_FOLDED))
+		pmuctx_tsrc_open(e);
+}
+
+static void pmuctx_tsrc_close_visit(struct pmuctx_entry *e,
+				    struct pmuctx_visitor *v)
+{
+	pmuctx_tsrc_close(e);
 }
 
 /* PMUCTX_IOC_RESET, process context, s->lock held. */
@@ -943,7 +994,7 @@ void pmuctx_session_reset(struct pmuctx_session *s)
 	int cpu;
 
 	if (READ_ONCE(s->enabled))
-		on_each_cpu(pmuctx_cpu_sync, s, 1);
+		pmuctx_sess_sync(s);
 	pmuctx_visit_entries(s, &v);
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
@@ -965,7 +1016,15 @@ void pmuctx_session_enable(struct pmuctx_session *s)
 		return;
 	s->enabled_at = ktime_get_ns();
 	WRITE_ONCE(s->enabled, true);
-	on_each_cpu(pmuctx_cpu_sync, s, 1);
+	if (s->switchless) {
+		struct pmuctx_visitor v = { .visit = pmuctx_tsrc_open_visit };
+
+		/* pairs with pmuctx_entry_publish(): see there */
+		smp_mb();
+		pmuctx_visit_entries(s, &v);
+		return;
+	}
+	pmuctx_sess_sync(s);
 	pmuctx_sample_start(s);
 }
 
@@ -975,9 +1034,16 @@ void pmuctx_session_disable(struct pmuctx_session *s)
 	if (!s->enabled)
 		return;
 	WRITE_ONCE(s->enabled, false);
+	if (s->switchless) {
+		struct pmuctx_visitor v = { .visit = pmuctx_tsrc_close_visit };
+
+		/* pairs with pmuctx_entry_publish(), as in ENABLE */
+		smp_mb();
+		pmuctx_visit_entries(s, &v);
+	}
 	pmuctx_sample_stop(s);
 	/* Close the slices of running targets. */
-	on_each_cpu(pmuctx_cpu_sync, s, 1);
+	pmuctx_sess_sync(s);
 	s->time_enabled += ktime_get_ns() - s->enabled_at;
 }
 
@@ -1068,6 +1134,8 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	pmuctx_session_free_parts(s);
 	mutex_lock(&pmuctx_mutex);
 	atomic_dec(&pmuctx_stats.sessions);
+	if (!s->switchless)
+		pmuctx_hooks_switch_put();
 	pmuctx_store_put();
 	mutex_unlock(&pmuctx_mutex);
 out_free:

@@ -151,6 +151,8 @@ struct pmuctx_session {
 	bool			enabled;
 	bool			owner_perfmon;	/* creator had CAP_PERFMON */
 	bool			exclude_kernel;
+	/* no per-switch work: counted from per-task sources (tasksrc.c) */
+	bool			switchless;
 	u32			flags;		/* PMUCTX_SESSION_* */
 	u32			target;
 	u32			backend;

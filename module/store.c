@@ -48,6 +48,7 @@
 #include "selftest.h"
 #include "session.h"
 #include "store.h"
+#include "tasksrc.h"
 
 struct rhltable pmuctx_store;
 
@@ -187,10 +188,14 @@ void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 	unsigned int i;
 	size_t size;
 
-	/* a snapshot slot per counter-backed event (pmuctx_entry_start()) */
+	/*
+	 * A snapshot slot per counter-backed event (pmuctx_entry_start());
+	 * none in a switchless session, which reads no counter.
+	 */
 	s->nr_snap = 0;
 	for (i = 0; i < s->nr_events; i++)
-		s->snap_slot[i] = pmuctx_event_is_native(s->events[i]) ?
+		s->snap_slot[i] = s->switchless ||
+				  pmuctx_event_is_native(s->events[i]) ?
 				  0 : s->nr_snap++;
 	size = sizeof(struct pmuctx_entry) +
 	       sizeof(u64) * (2 * s->nr_events + s->nr_snap) + s->data_size;
@@ -530,6 +535,9 @@ static void pmuctx_entry_fold(struct pmuctx_entry *e)
 	lockdep_assert_irqs_enabled();
 	if (e->flags & PMUCTX_EF_FOLDED)
 		return;
+	/* the task's counts to now are its final ones (tasksrc.c) */
+	if (s->switchless)
+		pmuctx_tsrc_close(e);
 	atomic_inc(&s->retiring);
 	/* READ sees retiring before any total moves (pmuctx_read_walk()) */
 	smp_mb__after_atomic();
@@ -688,6 +696,16 @@ int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt)
 	if (!ret) {
 		list_add_tail_rcu(&e->sess_node, &s->entries);
 		e->listed = true;
+		/*
+		 * A switchless entry counts from now if the session is
+		 * enabled.  ENABLE sets s->enabled, then walks the list
+		 * opening every entry (pmuctx_session_enable()): the barrier
+		 * pairs with its own, so one of the two opens this one.
+		 */
+		if (s->switchless) {
+			smp_mb(); /* list_add before s->enabled; see above */
+			pmuctx_tsrc_open_locked(e);
+		}
 	}
 	rcu_read_unlock();
 	raw_spin_unlock(&s->entries_lock);
