@@ -315,7 +315,8 @@ PMUCTX_API const char *pmuctx_feature_name(unsigned int bit)
 {
 	static const char *const names[] = {
 		"counting", "inherit", "system-wide", "cgroup", "selftest",
-		"hw-pmu", "ring", "sampling", "mmap",
+		"hw-pmu", "ring", "sampling", "mmap", "user-dump",
+		"switchless",
 	};
 
 	return bit < ARRAY_SIZE(names) ? names[bit] : NULL;

@@ -33,15 +33,19 @@ static const char stat_help[] =
 "    pmuctx stat [OPTIONS] -a [--duration SEC] [-- CMD [ARGS...]]\n"
 "    pmuctx stat [OPTIONS] -G CGROUP_PATH [--duration SEC] [-- CMD ARGS...]\n"
 "\n"
-"    OPTIONS: [-e EV,...] [--per-task] [--no-inherit] [-x SEP | --json]\n"
-"             [-o FILE] [--selftest-data-size N]\n"
+"    OPTIONS: [-e EV,...] [--per-task] [--no-inherit] [--per-switch]\n"
+"             [-x SEP | --json] [-o FILE] [--selftest-data-size N]\n"
 "\n"
 "DESCRIPTION\n"
 "    Runs CMD and counts the selected events for it and, unless\n"
 "    --no-inherit is given, for every process and thread it creates. The\n"
-"    pmuctx kernel module keeps the counts per task, saves and restores\n"
-"    them at every context switch (so they follow the task from CPU to\n"
-"    CPU) and folds the counts of exited children into their parents.\n"
+"    pmuctx kernel module keeps the counts per task (so they follow the\n"
+"    task from CPU to CPU) and folds the counts of exited children into\n"
+"    their parents. Events the kernel already counts for every task\n"
+"    (task-clock, context-switches, cpu-migrations, page-faults: the\n"
+"    defaults) are read from those per-task counts, and counting them\n"
+"    adds no work to any context switch; other events are saved and\n"
+"    restored at every context switch of a counted task.\n"
 "\n"
 "    CMD starts only once counting is enabled, so nothing it does is\n"
 "    missed. While it runs, pmuctx stat ignores SIGINT and SIGQUIT (a\n"
@@ -78,6 +82,14 @@ static const char stat_help[] =
 "    --no-inherit\n"
 "        Count only CMD (or PID) itself, not the processes and threads it\n"
 "        creates afterwards.\n"
+"\n"
+"    --per-switch\n"
+"        Count at every context switch even the events the kernel keeps\n"
+"        per task, the way other events are counted: to compare the two\n"
+"        ways (they agree within the rounding docs/DESIGN.md describes).\n"
+"        It costs a probe call at every context switch of the system\n"
+"        while counting. A module without the switchless feature (pmuctx\n"
+"        info) counts every event that way anyway.\n"
 "\n"
 "    -x, --field-separator SEP\n"
 "        Machine-readable output: one line per event,\n"
@@ -227,6 +239,7 @@ static void stat_help_extra(FILE *f)
 struct stat_opts {
 	struct target_opts t;	/* -e, --no-inherit, -a, -p, -G, --duration */
 	bool per_task;
+	bool per_switch;
 	const char *sep;		/* -x */
 	bool json;
 	const char *output;
@@ -235,6 +248,7 @@ struct stat_opts {
 
 enum {
 	OPT_PER_TASK = OPT_TARGET_END,
+	OPT_PER_SWITCH,
 	OPT_JSON,
 	OPT_SELFTEST,
 };
@@ -259,6 +273,9 @@ static int stat_opt(struct stat_opts *o, int c, const char *arg)
 	switch (c) {
 	case OPT_PER_TASK:
 		o->per_task = true;
+		return 0;
+	case OPT_PER_SWITCH:
+		o->per_switch = true;
 		return 0;
 	case 'x':
 		if (!*arg)
@@ -290,6 +307,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "event", required_argument, NULL, 'e' },
 		{ "per-task", no_argument, NULL, OPT_PER_TASK },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+		{ "per-switch", no_argument, NULL, OPT_PER_SWITCH },
 		{ "field-separator", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "output", required_argument, NULL, 'o' },
@@ -334,6 +352,19 @@ static uint64_t tv_ns(const struct timeval *tv)
 	       (uint64_t)tv->tv_usec * 1000ULL;
 }
 
+/*
+ * Does the module count some sessions without a switch probe (and so
+ * know PMUCTX_SESSION_PER_SWITCH)?  An older one counts every event at
+ * context switches: --per-switch asks for nothing more there.
+ */
+static bool module_switchless(struct pmuctx *h)
+{
+	struct pmuctx_info info;
+
+	return !pmuctx_info(h, &info) &&
+	       (info.features & PMUCTX_FEAT_SWITCHLESS);
+}
+
 static int create_session(struct pmuctx *h, const struct stat_opts *o,
 			  const int *ids, int nr, pid_t child)
 {
@@ -346,6 +377,8 @@ static int create_session(struct pmuctx *h, const struct stat_opts *o,
 		       o->t.pid ? o->t.pid : child, !o->t.no_inherit);
 	if (o->per_task)
 		so.flags |= PMUCTX_SESSION_KEEP_EXITED;
+	if (o->per_switch && module_switchless(h))
+		so.flags |= PMUCTX_SESSION_PER_SWITCH;
 	if (o->selftest_size) {
 		so.backend = PMUCTX_BACKEND_SELFTEST;
 		so.data_size = o->selftest_size;

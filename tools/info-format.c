@@ -117,6 +117,8 @@ static const char *feature_name(unsigned int bit, char *buf, size_t len)
 		{ PMUCTX_FEAT_RING, "ring" },
 		{ PMUCTX_FEAT_SAMPLING, "sampling" },
 		{ PMUCTX_FEAT_MMAP, "mmap" },
+		{ PMUCTX_FEAT_USER_DUMP, "user-dump" },
+		{ PMUCTX_FEAT_SWITCHLESS, "switchless" },
 	};
 	const char *n = info_feature_lookup ? info_feature_lookup(bit) : NULL;
 	size_t i;
@@ -128,6 +130,27 @@ static const char *feature_name(unsigned int bit, char *buf, size_t len)
 		return n;
 	snprintf(buf, len, "bit%u", bit);
 	return buf;
+}
+
+/*
+ * The scheduler probes: a module with PMUCTX_FEAT_SWITCHLESS hooks
+ * sched_switch apart from the others (PMUCTX_PROBES_* bits); an older one
+ * reports 1 for all of them.
+ */
+static bool switch_bits(const struct pmuctx_info *info)
+{
+	return info->features & PMUCTX_FEAT_SWITCHLESS;
+}
+
+static const char *probes_text(const struct pmuctx_info *info)
+{
+	if (!info->probes_registered)
+		return "not registered";
+	if (!switch_bits(info))
+		return "registered";
+	return info->probes_registered & PMUCTX_PROBES_SWITCH ?
+	       "registered, sched_switch included" :
+	       "registered, sched_switch not (switchless sessions only)";
 }
 
 void info_print_human(FILE *f, const struct pmuctx_info *info,
@@ -170,8 +193,7 @@ void info_print_human(FILE *f, const struct pmuctx_info *info,
 		return;
 	}
 	fprintf(f, "  %-22s %u\n", "sessions:", info->sessions);
-	fprintf(f, "  %-22s %s\n", "probes:",
-		info->probes_registered ? "registered" : "not registered");
+	fprintf(f, "  %-22s %s\n", "probes:", probes_text(info));
 	line_u64(f, "entry size:", info->entry_bytes, " bytes");
 	line_u64(f, "max tasks:", info->max_tasks, "");
 	line_u64(f, "entries created:", info->entries_created, "");
@@ -225,6 +247,10 @@ void info_print_json(FILE *f, const struct pmuctx_info *info,
 		json_kv_u64(&j, "sessions", info->sessions);
 		json_kv_bool(&j, "probes_registered",
 			     info->probes_registered != 0);
+		if (switch_bits(info))
+			json_kv_bool(&j, "switch_probe_registered",
+				     info->probes_registered &
+				     PMUCTX_PROBES_SWITCH);
 		json_kv_u64(&j, "entry_bytes", info->entry_bytes);
 		json_kv_u64(&j, "max_tasks", info->max_tasks);
 		json_kv_u64(&j, "entries_created", info->entries_created);

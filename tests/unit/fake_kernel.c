@@ -76,7 +76,7 @@ static int do_info(struct pmuctx_info *u)
 	k.tasks_tracked = 3;
 	k.store_bytes = 3 * 512;
 	k.sessions = 1;
-	k.probes_registered = 1;
+	k.probes_registered = fake.probes;
 	k.entry_bytes = 512;
 	k.max_tasks = 65536;
 	k.entries_created = 10;
@@ -258,6 +258,7 @@ void fake_install(void)
 	fake.features = PMUCTX_FEAT_COUNTING | PMUCTX_FEAT_INHERIT |
 			PMUCTX_FEAT_SYSTEM_WIDE | PMUCTX_FEAT_CGROUP |
 			PMUCTX_FEAT_SELFTEST;
+	fake.probes = 1;
 	strcpy(fake.version, "0.1.0-fake");
 	fake.values[0] = 1234567890;
 	fake.values[1] = 42;

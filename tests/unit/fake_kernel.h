@@ -16,6 +16,7 @@ struct fake_cfg {
 	bool info_strict;	/* E2BIG for any size > info_size (buggy) */
 	__u32 abi_version;
 	__u64 features;
+	__u32 probes;		/* INFO's probes_registered */
 	char version[PMUCTX_VERSION_LEN];
 	__u32 attr_size;	/* session_attr size the module knows */
 	int create_err;		/* forced SESSION_CREATE error */

@@ -127,6 +127,17 @@ static void test_stat_command(void)
 	CHECK(ret == 0 && fake.last_attr.flags == 0,
 	      "--no-inherit clears PMUCTX_SESSION_INHERIT");
 
+	ret = run(&cmd_stat, "--per-switch", "-o", out_path, "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.flags == PMUCTX_SESSION_INHERIT,
+	      "--per-switch on a module without the switchless feature: "
+	      "no flag (it counts at switches anyway)");
+	fake.features |= PMUCTX_FEAT_SWITCHLESS;
+	ret = run(&cmd_stat, "--per-switch", "-o", out_path, "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.flags == (PMUCTX_SESSION_INHERIT |
+					     PMUCTX_SESSION_PER_SWITCH),
+	      "--per-switch adds PMUCTX_SESSION_PER_SWITCH");
+	fake.features &= ~PMUCTX_FEAT_SWITCHLESS;
+
 	ret = run(&cmd_stat, "--per-task", "--json", "-o", out_path, "true",
 		  NULL);
 	CHECK(ret == 0 && fake.last_attr.flags == (PMUCTX_SESSION_INHERIT |
@@ -327,6 +338,39 @@ static void test_info_old_library(void)
 	fake.features = saved;
 }
 
+/* The probes line, by module generation (PMUCTX_FEAT_SWITCHLESS). */
+static void test_info_probes(void)
+{
+	__u64 saved = fake.features;
+
+	CHECK_EQ(run(&cmd_info, NULL), 0, "info -> 0");
+	CHECK_HAS(cap_out, "probes:                registered\n",
+		  "info: an older module's 1 is 'registered'");
+	CHECK_EQ(run(&cmd_info, "--json", NULL), 0, "info --json -> 0");
+	CHECK(cap_out && !strstr(cap_out, "switch_probe_registered"),
+	      "info --json: no switch_probe_registered from an older module");
+	fake.features |= PMUCTX_FEAT_SWITCHLESS;
+	CHECK_EQ(run(&cmd_info, NULL), 0, "info, switchless module -> 0");
+	CHECK_HAS(cap_out, "registered, sched_switch not (switchless "
+		  "sessions only)", "info: lifecycle probes without sched_switch");
+	CHECK_EQ(run(&cmd_info, "--json", NULL), 0, "info --json -> 0");
+	CHECK_HAS(cap_out, "\"switch_probe_registered\":false",
+		  "info --json: switch_probe_registered false");
+	fake.probes = PMUCTX_PROBES_LIFECYCLE | PMUCTX_PROBES_SWITCH;
+	CHECK_EQ(run(&cmd_info, NULL), 0, "info, sched_switch hooked -> 0");
+	CHECK_HAS(cap_out, "registered, sched_switch included",
+		  "info: sched_switch among the probes");
+	CHECK_EQ(run(&cmd_info, "--json", NULL), 0, "info --json -> 0");
+	CHECK_HAS(cap_out, "\"switch_probe_registered\":true",
+		  "info --json: switch_probe_registered true");
+	fake.probes = 0;
+	CHECK_EQ(run(&cmd_info, NULL), 0, "info, no probes -> 0");
+	CHECK_HAS(cap_out, "probes:                not registered",
+		  "info: no probes");
+	fake.probes = 1;
+	fake.features = saved;
+}
+
 static void test_info_cmd(void)
 {
 	CHECK_EQ(run(&cmd_info, NULL), 0, "info against the fake -> 0");
@@ -393,6 +437,7 @@ void test_cli(void)
 	test_stat_usage();
 	test_info_cmd();
 	test_info_old_library();
+	test_info_probes();
 	fake_remove();
 	unsetenv("PMUCTX_DEVICE");
 	test_binary();

@@ -143,5 +143,9 @@ void test_events(void)
 	      !strcmp(pmuctx_feature_name(7), "sampling") &&
 	      pmuctx_feature_name(8) &&
 	      !strcmp(pmuctx_feature_name(8), "mmap") &&
-	      !pmuctx_feature_name(9), "feature names (every PMUCTX_FEAT_* bit has one)");
+	      pmuctx_feature_name(9) &&
+	      !strcmp(pmuctx_feature_name(9), "user-dump") &&
+	      pmuctx_feature_name(10) &&
+	      !strcmp(pmuctx_feature_name(10), "switchless") &&
+	      !pmuctx_feature_name(11), "feature names (every PMUCTX_FEAT_* bit has one)");
 }

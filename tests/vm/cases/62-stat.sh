@@ -152,11 +152,26 @@ PY
 # own run time (se.sum_exec_runtime deltas), the source of rusage; as
 # local_clock() between the switch tracepoints it was 1-2 % above rusage
 # on the debug kernel and 4-11 % below on 6.12-rt with a busy host.
+#
+# Each shape runs twice: switchless (the default; the events read from the
+# kernel's per-task counters, no sched_switch probe) and --per-switch
+# (counted at every context switch): both must match (issue 17 item 1,
+# "both ways give the same totals").
 tc_pct=1
 complete() {
-	name=$1
+	complete_as "$@"
+	complete_as --per-switch "$@"
+}
+complete_as() {
+	how=
+	if [ "$1" = --per-switch ]; then
+		how=--per-switch
+		shift
+	fi
+	name="$1${how:+ ($how)}"
 	shift
-	"$CLI" stat --json -e task-clock,context-switches -o "$W/c.json" -- "$@" >/dev/null 2>&1
+	# shellcheck disable=SC2086 # $how: one word or none
+	"$CLI" stat --json $how -e task-clock,context-switches -o "$W/c.json" -- "$@" >/dev/null 2>&1
 	st=0
 	res=$(python3 - "$W/c.json" "$tc_pct" <<'PY'
 import json, sys
@@ -186,23 +201,35 @@ printf 'int f1(int); int f2(int); int f3(int); int f4(int);\nint main(void) { re
 printf 'p: main.o f1.o f2.o f3.o f4.o\n\tcc -o $@ $^\n%%.o: %%.c\n\tcc -O2 -c -o $@ $<\n' > "$W/build/Makefile"
 complete "make -j2" make -s -j2 -C "$W/build"
 
-# Entry memory: with the 4 default events an entry is 200 bytes (128-byte
-# header, total and children arrays, and a snapshot slot only for the one
-# perf-backed event, page-faults: task-clock, context-switches and
-# cpu-migrations need none) from a slab cache of that size, not
-# kmalloc-256 (issue 17 item 4; before: 224 bytes, a snapshot slot for
-# every event and caches in steps of 32).  Read from inside the monitored
-# command, so the session (its tasks and its per-CPU pools) exists.
-"$CLI" stat -o /dev/null -- sh -c "\"$CLI\" info --json > $W/mem.json; ls /sys/kernel/slab > $W/slabs" 2>/dev/null || true
-diag_out "memory" cat "$W/mem.json"
-check python3 - "$W/mem.json" <<'PY' -- "entries with 4 events are 200 bytes each (store_bytes = 200 x (tasks + pool))"
+# Entry memory: with the 4 default events an entry is 192 bytes (128-byte
+# header, total and children arrays; switchless, so no snapshot slot even
+# for page-faults) from a slab cache of that size, not kmalloc-256 (issue
+# 17 item 4; before: 224 bytes, a snapshot slot for every event and caches
+# in steps of 32; then 200, a slot for page-faults).  With --per-switch
+# page-faults is a perf counter again and has its slot: 200 bytes.  Read
+# from inside the monitored command, so the session (its tasks and its
+# per-CPU pools) exists; so does the probe state: no sched_switch probe
+# for a default stat, one with --per-switch.
+mem_check() {
+	how=$1 size=$2 probe=$3
+	# shellcheck disable=SC2086 # $how: one word or none
+	"$CLI" stat $how -o /dev/null -- sh -c "\"$CLI\" info --json > $W/mem.json; ls /sys/kernel/slab > $W/slabs" 2>/dev/null || true
+	diag_out "memory${how:+ $how}" cat "$W/mem.json"
+	check python3 - "$W/mem.json" "$size" "$probe" <<'PY' -- "entries with 4 events${how:+ $how} are $size bytes each (store_bytes = $size x (tasks + pool)), sched_switch probe: $probe"
 import json, sys
 d = json.load(open(sys.argv[1]))
+size, probe = int(sys.argv[2]), sys.argv[3] == "yes"
 s = d.get("store", d)
 n = s["tasks_tracked"] + s["pool_entries"]
-assert s["tasks_tracked"] >= 1 and s["store_bytes"] == 200 * n, (s, n)
+assert s["tasks_tracked"] >= 1 and s["store_bytes"] == size * n, (s, n)
+assert "switchless" in d["features"], d["features"]
+assert s["switch_probe_registered"] == probe, s
 PY
-check grep -qx pmuctx_entry_200 "$W/slabs" -- "entries come from the pmuctx_entry_200 slab cache"
+	check grep -qx "pmuctx_entry_$size" "$W/slabs" -- "entries${how:+ ($how)} come from the pmuctx_entry_$size slab cache"
+}
+mem_check "" 192 no
+mem_check --per-switch 200 yes
+check sh -c "\"$CLI\" info | grep -q 'probes: *not registered'" -- "pmuctx info: no probes once the sessions are gone"
 
 # Hardware events fail cleanly in this VM (no cpu PMU), naming the event.
 rc=0
