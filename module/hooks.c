@@ -329,13 +329,20 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 	u64 delta[PMUCTX_MAX_EVENTS];
 
 	/*
-	 * The final switch-out in do_task_dead() is one like the others:
-	 * its slice, SWITCH record and trigger count.  The totals are then
-	 * complete; they move to the session and the parent when the task
-	 * is freed (pmuctx_probe_free(), the free work), never here: the
-	 * fold walks up the ancestors that folded first, as many as a user
-	 * can leave as zombies, which IRQs-off work must not.
+	 * The final switch-out in do_task_dead(): its slice counts, and the
+	 * totals are then complete; they move to the session and the parent
+	 * when the task is freed (pmuctx_probe_free(), the free work), never
+	 * here: the fold walks up the ancestors that folded first, as many
+	 * as a user can leave as zombies, which IRQs-off work must not.  No
+	 * SWITCH record or trigger: a reaped thread has no pid any more (it
+	 * would name pid 0; 68-ring-nested), and its EXIT record is out.
 	 */
+	if (unlikely(prev_state == TASK_DEAD)) {
+		if (s->ring_area)
+			pmuctx_sample_sched_out(e, now);
+		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
+		return;
+	}
 	if (!s->ring_area) {
 		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
 		return;
