@@ -199,7 +199,7 @@ for i in 1 2 3 4; do
 done
 printf 'int f1(int); int f2(int); int f3(int); int f4(int);\nint main(void) { return f1(1) + f2(2) + f3(3) + f4(4) - 30; }\n' > "$W/build/main.c"
 printf 'p: main.o f1.o f2.o f3.o f4.o\n\tcc -o $@ $^\n%%.o: %%.c\n\tcc -O2 -c -o $@ $<\n' > "$W/build/Makefile"
-complete "make -j2" make -s -j2 -C "$W/build"
+complete "make -j2" make -B -s -j2 -C "$W/build"
 
 # Entry memory: with the 4 default events an entry is 192 bytes (128-byte
 # header, total and children arrays; switchless, so no snapshot slot even
