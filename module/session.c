@@ -687,14 +687,16 @@ err_parts:
 
 /* ---- walking a session's entries --------------------------------------- */
 /*
- * Whether a hashed entry of @s belongs to a task that was reaped and
- * waits to be freed (its fold comes with pmuctx_probe_free()).  The task
- * reference is held while the entry is listed: whoever retires or drops
- * it unlists it under entries_lock first.
+ * Whether a hashed entry of @s belongs to a task that was reaped and has
+ * switched out for the last time, and waits to be freed (its fold comes
+ * with pmuctx_probe_free()).  The task reference is held while the entry
+ * is listed: whoever retires or drops it unlists it under entries_lock
+ * first.
  */
 static bool pmuctx_sess_reaped(struct pmuctx_session *s)
 {
 	struct pmuctx_entry *e;
+	struct task_struct *t;
 	bool any = false;
 
 	rcu_read_lock();
@@ -702,8 +704,12 @@ static bool pmuctx_sess_reaped(struct pmuctx_session *s)
 		if (!(READ_ONCE(e->flags) & PMUCTX_EF_EXITED))
 			continue;
 		raw_spin_lock(&s->entries_lock);
+		t = e->task;
 		any = e->listed && !(e->flags & PMUCTX_EF_FOLDED) &&
-		      READ_ONCE(e->task->exit_state) == EXIT_DEAD;
+		      READ_ONCE(t->exit_state) == EXIT_DEAD &&
+		      READ_ONCE(t->__state) == TASK_DEAD &&
+		      /* pairs with finish_task(): the switch-out is over */
+		      !smp_load_acquire(&t->on_cpu);
 		raw_spin_unlock(&s->entries_lock);
 		if (any)
 			break;
@@ -713,24 +719,46 @@ static bool pmuctx_sess_reaped(struct pmuctx_session *s)
 }
 
 /*
+ * rcu_barrier() for pmuctx_sess_settle(), at most one every
+ * PMUCTX_BARRIER_GAP_NS system-wide: a caller that comes sooner sleeps
+ * until then, and callers that come together share one barrier
+ * (rcu_barrier() does that), so no user's READ loop makes a storm of
+ * them (each entrains a callback on every CPU that has some, and flushes
+ * lazy ones).  Process context.
+ */
+#define PMUCTX_BARRIER_GAP_NS	(10 * NSEC_PER_MSEC)
+
+static void pmuctx_rcu_barrier_paced(void)
+{
+	static atomic64_t next_ns = ATOMIC64_INIT(0);
+	u64 now = ktime_get_ns(), next = atomic64_read(&next_ns);
+
+	if (now < next)
+		usleep_range((next - now) / NSEC_PER_USEC,
+			     (next - now) / NSEC_PER_USEC + 1000);
+	atomic64_set(&next_ns, ktime_get_ns() + PMUCTX_BARRIER_GAP_NS);
+	rcu_barrier();
+}
+
+/*
  * A per-task READ, first: an entry folds into its parent's children
  * totals when its task is freed, a grace period after the reap and the
  * final switch-out (up to seconds with lazy RCU).  The session's totals
  * count an unfolded entry as live either way; the children totals of
- * the per-task values would lag behind the wait4() that reaped the
- * task.  So the frees of reaped tasks are waited for: rcu_barrier() runs the pending
- * delayed_put_task_struct() callbacks (lazy ones too), whose probe queues
- * the free work, which is flushed.  A task reaped before its final
- * switch-out queues its free only after it: a few rounds.  Process
- * context, the session's ioctl mutex held; waits on nothing user space
- * controls.
+ * the per-task values would lag behind the wait4() that reaped the task.
+ * So the frees of reaped tasks that have switched out for good are
+ * waited for: rcu_barrier() runs the pending delayed_put_task_struct()
+ * callbacks (lazy ones too), whose probe queues the free work, which is
+ * flushed.  Two rounds: a task seen off its CPU may queue its free just
+ * after the first barrier.  Process context, the session's ioctl mutex
+ * held; waits on nothing user space controls.
  */
 static void pmuctx_sess_settle(struct pmuctx_session *s)
 {
 	unsigned int round;
 
-	for (round = 0; round < 3 && pmuctx_sess_reaped(s); round++) {
-		rcu_barrier();
+	for (round = 0; round < 2 && pmuctx_sess_reaped(s); round++) {
+		pmuctx_rcu_barrier_paced();
 		pmuctx_hooks_flush_free();
 	}
 }

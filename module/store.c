@@ -518,11 +518,29 @@ void pmuctx_entry_free_unused(struct pmuctx_entry *e)
  * was freed, or stopped at a privilege-raising exec (retire).  READ sees
  * it bracketed by sess->retiring and sess->retired, and skips a folded
  * entry's own totals.  Nothing adds to @e's totals afterwards: its task
- * is dead, or the entry is.  The free work or the exec probe, IRQs on:
- * the walk up the ancestors is as long as a user makes a chain of
- * zombies (within max_tasks_per_user), so it never runs in sched_switch
- * or an interrupt.
+ * is dead, or the entry is.  The free work or the exec probe, IRQs on,
+ * on the RCU read side.  The walk up the ancestors is short (it stops at
+ * the first that has not folded, and folds compress the path), but not
+ * bounded by anything but the entry caps: never in sched_switch or an
+ * interrupt.
  */
+/*
+ * Point @e at @np instead of its parent (NULL: no parent).  Teardown may
+ * unparent @e meanwhile: both exchange the pointer, each puts what it
+ * took out, and what is left is put when @e is freed.
+ */
+static void pmuctx_entry_reparent(struct pmuctx_entry *e,
+				  struct pmuctx_entry *np)
+{
+	struct pmuctx_entry *old;
+
+	if (np && !refcount_inc_not_zero(&np->ref))
+		np = NULL;
+	old = xchg(&e->parent, np);
+	if (old)
+		pmuctx_entry_put(old);
+}
+
 static void pmuctx_entry_fold(struct pmuctx_entry *e)
 {
 	struct pmuctx_session *s = e->sess;
@@ -573,6 +591,18 @@ static void pmuctx_entry_fold(struct pmuctx_entry *e)
 		if (!(READ_ONCE(parent->flags) & PMUCTX_EF_FOLDED))
 			break;
 	}
+	/*
+	 * Path compression: a descendant that folds later goes from us
+	 * straight to the first ancestor that had not folded (@parent), not
+	 * through folded ones, which it would pin and walk at every fold: a
+	 * process forking a child and exiting, generation after generation,
+	 * made the chain as long as the user's entry cap (and its frees one
+	 * grace period per link).  The folded ancestors skipped miss those
+	 * later totals in their own children totals (the per-task READ of a
+	 * kept exited task); the session's and the live ancestors' are whole.
+	 */
+	if (parent != READ_ONCE(e->parent))
+		pmuctx_entry_reparent(e, parent);
 	e->flags |= PMUCTX_EF_FOLDED;
 	/* the moved totals before retired; pairs with READ's smp_mb() */
 	smp_mb__before_atomic();

@@ -358,7 +358,9 @@ struct pmuctx_task_values {
  *			exited task is listed at all
  * @time_slices:	out (PMUCTX_READ_SIZE_VER1): ns of the monitored
  *			tasks' slices while the session was enabled (the sum
- *			of task-clock over all tasks, whatever the events)
+ *			of task-clock over all tasks, whatever the events;
+ *			in a switchless session the task-clock total, 0
+ *			if it does not count task-clock)
  * @time_running:	out (PMUCTX_READ_SIZE_VER1): per event, the part of
  *			@time_slices during which its counter was counting.
  *			Less than @time_slices when a kernel counter was not
