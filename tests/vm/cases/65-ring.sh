@@ -106,8 +106,10 @@ case $CHECK_OUT in
    diag_out "$(printf '%s\n' "$CHECK_OUT" | grep '^#')" ;;
 esac
 check "$CLI" report -i "$W/o.pmu" --format perf-script -- "perf-script of the snapshot"
-lastw=$(printf '%s\n' "$CHECK_OUT" | grep "prev_pid=$wpid " | tail -n 1 |
-	sed -n 's/.*\] *\([0-9]*\.[0-9]*\): .*/\1/p')
+# The newest line that has a time: check's output merges stderr, and a
+# "records were lost" note there can split the last line in two.
+lastw=$(printf '%s\n' "$CHECK_OUT" | grep "prev_pid=$wpid " |
+	sed -n 's/.*\] *\([0-9]*\.[0-9]*\): .*/\1/p' | tail -n 1)
 if [ -n "$lastw" ] && awk -v a="$lastw" -v b="$before" 'BEGIN { exit !(a + 0.5 >= b) }'; then
 	ok "snapshot: the newest switch of the workload ($lastw) is from just before the request ($before)"
 else
