@@ -546,7 +546,7 @@ static void pmuctx_entry_fold(struct pmuctx_entry *e)
 	struct pmuctx_session *s = e->sess;
 	u64 *tot = pmuctx_total(e), sum[PMUCTX_MAX_EVENTS];
 	atomic64_t *ch = pmuctx_children(e);
-	struct pmuctx_entry *parent;
+	struct pmuctx_entry *parent, *top;
 	struct pmuctx_sess_cpu *sc;
 	unsigned int i;
 
@@ -580,8 +580,8 @@ static void pmuctx_entry_fold(struct pmuctx_entry *e)
 	 * way the entry is freed after a grace period, and we are on the
 	 * RCU read side.
 	 */
-	for (parent = READ_ONCE(e->parent); parent;
-	     parent = READ_ONCE(parent->parent)) {
+	for (parent = READ_ONCE(e->parent), top = NULL; parent;
+	     top = parent, parent = READ_ONCE(parent->parent)) {
 		atomic64_t *pch = pmuctx_children(parent);
 
 		for (i = 0; i < s->nr_events; i++)
@@ -593,14 +593,19 @@ static void pmuctx_entry_fold(struct pmuctx_entry *e)
 	}
 	/*
 	 * Path compression: a descendant that folds later goes from us
-	 * straight to the first ancestor that had not folded (@parent), not
-	 * through folded ones, which it would pin and walk at every fold: a
-	 * process forking a child and exiting, generation after generation,
-	 * made the chain as long as the user's entry cap (and its frees one
-	 * grace period per link).  The folded ancestors skipped miss those
-	 * later totals in their own children totals (the per-task READ of a
-	 * kept exited task); the session's and the live ancestors' are whole.
+	 * straight to the first ancestor that had not folded (@parent), or
+	 * when all had, to the topmost (@top: the session's target, whose
+	 * children totals are the tree's), not through the folded ones in
+	 * between, which it would pin and walk at every fold: a process
+	 * forking a child and exiting, generation after generation, made the
+	 * chain as long as the user's entry cap (and its frees one grace
+	 * period per link).  The folded ancestors skipped miss those later
+	 * totals in their own children totals (the per-task READ of a kept
+	 * exited task in the middle of a tree); the session's, the target's
+	 * and the live ancestors' are whole.
 	 */
+	if (!parent)
+		parent = top;
 	if (parent != READ_ONCE(e->parent))
 		pmuctx_entry_reparent(e, parent);
 	e->flags |= PMUCTX_EF_FOLDED;

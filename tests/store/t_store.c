@@ -910,6 +910,87 @@ out:
 	check_store_empty("cache-overflow");
 }
 
+/* ---- a chain of generations: dead entries are not pinned ---------------- */
+
+#define CHAIN_GEN	1000
+
+static int chain_up[2], chain_go[2];
+
+/*
+ * The gated child reaps (a subreaper); below it every generation forks
+ * the next and exits at once; the last one reports and waits.
+ */
+static void chain_fn(void *arg)
+{
+	char c = 0;
+	int i;
+
+	(void)arg;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (!fork()) {
+		for (i = 0; i < CHAIN_GEN; i++)
+			if (fork() > 0)
+				_exit(0);
+		if (write(chain_up[1], &c, 1) != 1 ||
+		    read(chain_go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	while (wait(NULL) > 0)
+		;
+}
+
+/*
+ * Every generation is freed before the last one exits; its entry must be
+ * too (the fold compresses the parent links), or the live last
+ * generation pins every dead one through its parent link: 1000 entries
+ * kept, and every later fold walked them.
+ */
+static void test_chain(void)
+{
+	struct pmuctx_info i;
+	struct pmuctx_read r;
+	unsigned long long kept = ~0ULL;
+	struct gated g;
+	int fd, tries;
+	char c;
+
+	if (pipe(chain_up) || pipe(chain_go)) {
+		result(0, "chain: pipes");
+		return;
+	}
+	fd = gated_session(&g, chain_fn, NULL, 0,
+			   "chain: inheriting session on a reaper");
+	if (fd < 0)
+		return;
+	result(read(chain_up[0], &c, 1) == 1,
+	       "chain: %d generations forked and exited", CHAIN_GEN);
+	/* a per-task READ waits for the frees of what was reaped */
+	for (tries = 0; tries < 50; tries++) {
+		sread(fd, &r, 1);
+		if (!get_info(&i) && i.tasks_tracked < 16)
+			break;
+		usleep(100000);
+	}
+	kept = get_info(&i) ? kept : i.tasks_tracked;
+	result(kept < 16,
+	       "chain: the dead generations' entries are freed while the last one lives (%llu entries)",
+	       kept);
+	result(r.tasks_seen == CHAIN_GEN + 2 && !r.tasks_dropped,
+	       "chain: %d tasks seen, none dropped (%llu, %llu)",
+	       CHAIN_GEN + 2, (unsigned long long)r.tasks_seen,
+	       (unsigned long long)r.tasks_dropped);
+	if (write(chain_go[1], &c, 1) != 1)
+		result(0, "chain: release the last generation");
+	wait_all();
+	close(fd);
+	close(chain_up[0]);
+	close(chain_up[1]);
+	close(chain_go[0]);
+	close(chain_go[1]);
+	check_store_empty("chain");
+}
+
 /* ---- max_tasks cap: tasks beyond it are counted as dropped --------------- */
 
 static int write_param(const char *name, const char *val)
@@ -1961,6 +2042,7 @@ int main(int argc, char **argv)
 		{ "two-sessions", test_two_sessions, false },
 		{ "switchless", test_switchless, false },
 		{ "cache-overflow", test_cache_overflow, false },
+		{ "chain", test_chain, false },
 		{ "migrate", test_migrate, true },
 		{ "cap", test_cap, false },
 		{ "cgroup", test_cgroup, false },
