@@ -1164,6 +1164,40 @@ u32 pmuctx_hooks_registered(void)
 }
 
 /*
+ * Hook @t for its first user (*@users counts them, under pmuctx_mutex).
+ * Returns 0 or the registration's error (no user taken then).
+ */
+static int pmuctx_tp_get(struct pmuctx_tp *t, unsigned int *users)
+{
+	int ret = -ENOENT;
+
+	lockdep_assert_held(&pmuctx_mutex);
+	if ((*users)++)
+		return 0;
+	if (t->tp)
+		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
+	if (ret) {
+		pr_err("cannot hook %s: %d\n", t->name, ret);
+		(*users)--;
+		return ret;
+	}
+	WRITE_ONCE(t->registered, true);
+	return 0;
+}
+
+/* Unhook @t when its last user goes: true then, and no probe runs now. */
+static bool pmuctx_tp_put(struct pmuctx_tp *t, unsigned int *users)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (--(*users))
+		return false;
+	tracepoint_probe_unregister(t->tp, t->probe, NULL);
+	WRITE_ONCE(t->registered, false);
+	tracepoint_synchronize_unregister();
+	return true;
+}
+
+/*
  * A session that needs per-switch work is created (after
  * pmuctx_hooks_register()).  The per-CPU caches are emptied first: what
  * they held when the probe was last unhooked is stale, and nothing
@@ -1172,70 +1206,29 @@ u32 pmuctx_hooks_registered(void)
  */
 int pmuctx_hooks_switch_get(void)
 {
-	int ret;
-
-	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_switch_sessions++)
-		return 0;
-	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
-	ret = -ENOENT;
-	if (pmuctx_tp_switch.tp)
-		ret = tracepoint_probe_register(pmuctx_tp_switch.tp,
-						pmuctx_tp_switch.probe, NULL);
-	if (ret) {
-		pr_err("cannot hook %s: %d\n", pmuctx_tp_switch.name, ret);
-		pmuctx_switch_sessions--;
-		return ret;
-	}
-	WRITE_ONCE(pmuctx_tp_switch.registered, true);
-	return 0;
+	if (!pmuctx_switch_sessions)
+		on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+	return pmuctx_tp_get(&pmuctx_tp_switch, &pmuctx_switch_sessions);
 }
 
 /* The last session needing per-switch work is released. */
 void pmuctx_hooks_switch_put(void)
 {
-	lockdep_assert_held(&pmuctx_mutex);
-	if (--pmuctx_switch_sessions)
-		return;
-	tracepoint_probe_unregister(pmuctx_tp_switch.tp,
-				    pmuctx_tp_switch.probe, NULL);
-	WRITE_ONCE(pmuctx_tp_switch.registered, false);
-	/* no switch probe runs past this point, then nothing is cached */
-	tracepoint_synchronize_unregister();
-	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+	/* no switch probe runs any more: then nothing stays cached */
+	if (pmuctx_tp_put(&pmuctx_tp_switch, &pmuctx_switch_sessions))
+		on_each_cpu(pmuctx_cpu_forget, NULL, 1);
 }
 
 /* A cgroup session is created (after pmuctx_hooks_register()). */
 int pmuctx_hooks_cgroup_get(void)
 {
-	int ret;
-
-	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_cgroup_sessions++)
-		return 0;
-	ret = -ENOENT;
-	if (pmuctx_tp_attach.tp)
-		ret = tracepoint_probe_register(pmuctx_tp_attach.tp,
-						pmuctx_tp_attach.probe, NULL);
-	if (ret) {
-		pr_err("cannot hook %s: %d\n", pmuctx_tp_attach.name, ret);
-		pmuctx_cgroup_sessions--;
-		return ret;
-	}
-	pmuctx_tp_attach.registered = true;
-	return 0;
+	return pmuctx_tp_get(&pmuctx_tp_attach, &pmuctx_cgroup_sessions);
 }
 
 /* The last cgroup session is released: no attach probe runs after this. */
 void pmuctx_hooks_cgroup_put(void)
 {
-	lockdep_assert_held(&pmuctx_mutex);
-	if (--pmuctx_cgroup_sessions)
-		return;
-	tracepoint_probe_unregister(pmuctx_tp_attach.tp,
-				    pmuctx_tp_attach.probe, NULL);
-	pmuctx_tp_attach.registered = false;
-	tracepoint_synchronize_unregister();
+	pmuctx_tp_put(&pmuctx_tp_attach, &pmuctx_cgroup_sessions);
 }
 
 /* Called under pmuctx_mutex when the first session appears. */
