@@ -15,7 +15,7 @@
  *
  * The suite starts and stops pmuctx sessions thousands of times, and each
  * first/last session flips the static keys and static calls of
- * sched_switch, sched_process_{fork,exec,exit}, cgroup_attach_task
+ * sched_switch, sched_process_{fork,exec,exit,free}, cgroup_attach_task
  * (tracepoint_probe_register) and of the perf software events it counts;
  * its first memory cgroup turns the memcg kmem key on (pin_memcg()).  With this program holding
  * two other probes on each of those tracepoints (the trace event enabled
@@ -51,6 +51,8 @@ static const char *const events[] = {
 	"sched/sched_process_fork",
 	"sched/sched_process_exec",
 	"sched/sched_process_exit",
+	/* hooked with the others since entries retire when tasks are freed */
+	"sched/sched_process_free",
 	/* hooked while a cgroup session exists (module/hooks.c) */
 	"cgroup/cgroup_attach_task",
 };
