@@ -762,6 +762,9 @@ static void gen_attr(struct pmuctx_session_attr *a)
 		a->flags |= PMUCTX_SESSION_KEEP_EXITED;
 	if (a->target == PMUCTX_TARGET_PID && chance(&R, 10))
 		a->flags |= PMUCTX_SESSION_THREAD;
+	/* default events without it are switchless: both ways run */
+	if (chance(&R, 30))
+		a->flags |= PMUCTX_SESSION_PER_SWITCH;
 	n = 1 + rn(&R, PMUCTX_MAX_EVENTS);
 	for (i = 0; i < n; i++) {
 		unsigned int id;
