@@ -329,15 +329,17 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 	u64 delta[PMUCTX_MAX_EVENTS];
 
 	/*
-	 * The final switch-out in do_task_dead(): its slice counts, and the
-	 * totals are then complete; they move to the session and the parent
-	 * when the task is freed (pmuctx_probe_free(), the free work), never
-	 * here: the fold walks up the ancestors that folded first, as many
-	 * as a user can leave as zombies, which IRQs-off work must not.  No
-	 * SWITCH record or trigger: a reaped thread has no pid any more (it
-	 * would name pid 0; 68-ring-nested), and its EXIT record is out.
+	 * Past sched_process_exit (the final switch-out in do_task_dead(),
+	 * or a preemption of the exit tail, frequent on PREEMPT_RT): the
+	 * slice counts, and at the final one the totals are complete; they
+	 * move to the session and the parent when the task is freed
+	 * (pmuctx_probe_free(), the free work), never here: the fold walks
+	 * up ancestors, which IRQs-off work must not.  No SWITCH record or
+	 * trigger: its EXIT record is out, and once exit_notify() reaped a
+	 * thread it has no pid (the record would name pid 0; 68-ring-nested
+	 * on 6.1 and 6.12-rt).  EXITED is written by the task itself.
 	 */
-	if (unlikely(prev_state == TASK_DEAD)) {
+	if (unlikely(READ_ONCE(e->flags) & PMUCTX_EF_EXITED)) {
 		if (s->ring_area)
 			pmuctx_sample_sched_out(e, now);
 		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
