@@ -513,8 +513,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	WRITE_ONCE(d->owner, false);
 	WRITE_ONCE(d->delivering, false);
 	WRITE_ONCE(d->pending, false);
-	pmuctx_sample_mark_work(e, false);
-	pmuctx_entry_put(e);
+	pmuctx_sample_work_put(e);
 	/*
 	 * Last: drop the module reference this work held.  Nothing but the
 	 * return follows, and module removal waits for it with RCU Tasks

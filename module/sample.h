@@ -73,6 +73,21 @@ static inline void pmuctx_sample_mark_work(struct pmuctx_entry *e, bool on)
 		WRITE_ONCE(d->in_work, on);
 }
 
+/*
+ * The end of such a work: drop its reference on @e, then the mark.  An
+ * entry is freed a grace period after its last put at the earliest
+ * (pmuctx_entry_put()), so inside rcu_read_lock() the mark can go last:
+ * a tick during the put itself (long under KASAN) still sees it (one
+ * sample there in 67-profile on the debug kernel, when it went first).
+ */
+static inline void pmuctx_sample_work_put(struct pmuctx_entry *e)
+{
+	rcu_read_lock();
+	pmuctx_entry_put(e);
+	pmuctx_sample_mark_work(e, false);
+	rcu_read_unlock();
+}
+
 extern unsigned int pmuctx_max_sample_freq;
 int pmuctx_sample_attr_validate(const struct pmuctx_session_attr *a);
 int pmuctx_sample_init(struct pmuctx_session *s,
