@@ -224,6 +224,12 @@ enum pmuctx_backend {
  *		PMUCTX_SAMPLE_* flags below): 0, an hrtimer per CPU; else a
  *		perf-backed PMUCTX_EV_* sampled on overflow.  Formerly
  *		__reserved3, which had to be 0: 0 still means the hrtimer.
+ *
+ * Fields below were added after PMUCTX_SESSION_ATTR_SIZE_VER2.
+ * @sample_user_dump: with PMUCTX_SAMPLE_USER_DUMP, bytes of user stack
+ *		to copy per kernel entry (0: PMUCTX_USER_DUMP_DEFAULT; at
+ *		most PMUCTX_USER_DUMP_MAX); must be 0 without the flag
+ * @__reserved4: must be 0
  */
 struct pmuctx_session_attr {
 	__u32	size;
