@@ -29,11 +29,13 @@
  *	task of an adopting session: the create walk, the fork probe and the
  *	join worker may see one task at once, and whoever holds the lock
  *	checks the task still belongs to the session and has no entry there
- *	before hashing one.  Taken with IRQs on where it inserts (process
- *	context, the fork probe: see the bucket locks) and with IRQs off in
- *	the cgroup-attach probe, which only parks and unparks; never in
- *	sched_switch or any interrupt.  Only the rhashtable bucket locks nest
- *	inside.
+ *	before hashing one.  In a switchless session also every open, close
+ *	and read of an entry's totals (tasksrc.c: ioctls, the free work,
+ *	the fork and exec probes, the cgroup-attach probe).  Taken with
+ *	IRQs on where it inserts (process context, the fork probe: see the
+ *	bucket locks) and with IRQs off in the cgroup-attach probe, which
+ *	only parks and unparks; never in sched_switch or any interrupt.
+ *	Only the rhashtable bucket locks nest inside.
  *  rhashtable bucket locks: internal to the rhashtable.  In 6.1 they end
  *	with local_bh_enable(), which must not run with IRQs off, so the
  *	table is never *modified* with IRQs off: sched_switch only reads it
