@@ -95,32 +95,6 @@ bool pmuctx_event_is_native(u32 id)
 }
 
 /*
- * Read a CPU-bound kernel counter on its own CPU.  Called from the
- * sched_switch probe and from IPIs: IRQs are off and the counter cannot be
- * scheduled in or out under us.  This is what perf_event_read_local() (not
- * exported) does for a CPU event: let the PMU update the count if the event
- * is active here, then read it.  *@active (if given) says whether it was:
- * a missing, off or error counter counts nothing (READ's running time).
- */
-u64 pmuctx_counter_read(struct perf_event *ev, bool *active)
-{
-	bool on;
-
-	if (!ev) {
-		if (active)
-			*active = false;
-		return 0;
-	}
-	on = READ_ONCE(ev->oncpu) == smp_processor_id() &&
-	     READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE;
-	if (on)
-		ev->pmu->read(ev);
-	if (active)
-		*active = on;
-	return local64_read(&ev->count);
-}
-
-/*
  * A CPU-bound kernel counter of event @id for @s.  With @fn, a sampling
  * counter (sample.c): perf's frequency mode aiming at s->sample_freq,
  * created disabled (ENABLE/DISABLE switch it), overflows going to @fn

@@ -81,6 +81,7 @@ struct pmuctx_cpu_cache {
 	struct task_struct	*task;
 	unsigned int		nr;	/* > PMUCTX_CUR_MAX: overflow */
 	struct pmuctx_entry	*e[PMUCTX_CUR_MAX];
+	u64			gen;	/* probe calls (pmuctx_sess_cpu.shr) */
 };
 
 static DEFINE_PER_CPU(struct pmuctx_cpu_cache, pmuctx_cur);
@@ -154,17 +155,32 @@ static u64 pmuctx_task_runtime(struct task_struct *t)
 	return READ_ONCE(t->se.sum_exec_runtime);
 }
 
+/* Add @v to the totals of the events in @mask (bit i: event i). */
+static __always_inline void pmuctx_add_events(u64 *tot, unsigned long mask,
+					      u64 v)
+{
+	unsigned int i;
+
+	while (mask) {
+		i = __ffs(mask);
+		WRITE_ONCE(tot[i], tot[i] + v);
+		mask &= mask - 1;
+	}
+}
+
 /*
  * Open a slice: snapshot the counters of this CPU for @e.  Called on the
  * CPU the task runs on, with IRQs off.  Does nothing unless the session is
- * live and enabled.
+ * live and enabled.  @gen: the sched_switch probe call's number, whose
+ * switch-out of another task of the session may have read the counters
+ * already (pmuctx_sess_cpu.shr); 0 elsewhere.
  */
-void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
+static void pmuctx_entry_start(struct pmuctx_entry *e, int cpu, u64 gen)
 {
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_sess_cpu *sc;
-	u64 *snap, *tot;
-	unsigned int i;
+	unsigned int k;
+	u64 *snap;
 
 	/* parked: the task left the session's cgroup (perf cgroup rule) */
 	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
@@ -173,22 +189,16 @@ void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu)
 		return;
 	}
 	sc = per_cpu_ptr(s->cpu, cpu);
+	if (s->migr_mask && e->last_cpu >= 0 && e->last_cpu != cpu)
+		pmuctx_add_events(pmuctx_total(e), s->migr_mask, 1);
 	snap = pmuctx_snap(e);
-	tot = pmuctx_total(e);
-	for (i = 0; i < s->nr_events; i++) {
-		switch (s->events[i]) {
-		case PMUCTX_EV_CPU_MIGRATIONS:
-			if (e->last_cpu >= 0 && e->last_cpu != cpu)
-				WRITE_ONCE(tot[i], tot[i] + 1);
-			break;
-		case PMUCTX_EV_TASK_CLOCK:
-		case PMUCTX_EV_CONTEXT_SWITCHES:
-			break;
-		default:
-			snap[s->snap_slot[i]] =
-				pmuctx_counter_read(sc->ev[i], NULL);
-			break;
-		}
+	if (gen && sc->shr_gen == gen) {
+		for (k = 0; k < s->nr_snap; k++)
+			snap[k] = sc->shr[k];
+	} else {
+		for (k = 0; k < s->nr_snap; k++)
+			snap[k] = pmuctx_counter_read(sc->ev[s->snap_ev[k]],
+						      NULL);
 	}
 	pmuctx_selftest_switch_in(e, cpu);
 	e->in_ns = pmuctx_task_runtime(e->task);
@@ -209,6 +219,32 @@ static void pmuctx_slice_begin(struct pmuctx_entry *e)
 		memset(acc, 0, sizeof(*acc) * e->sess->nr_events);
 }
 
+/*
+ * The count of counter-backed event @i (snapshot slot @k) in the slice
+ * that ends now on this CPU.  Its counter's value stays in sc->shr for
+ * the next switch-in when @gen (pmuctx_entry_stop()).
+ */
+static __always_inline u64 pmuctx_slice_count(struct pmuctx_sess_cpu *sc,
+					      const u64 *snap, unsigned int i,
+					      unsigned int k, u64 slice,
+					      u64 gen)
+{
+	bool active;
+	u64 v = pmuctx_counter_read(sc->ev[i], &active);
+
+	if (gen)
+		sc->shr[k] = v;
+	/*
+	 * Not counting now: this slice's count is lost, and READ says so
+	 * (time_running).  A pinned CPU counter only leaves ACTIVE for good
+	 * (error, CPU offline), so its state at the end stands for the
+	 * slice.
+	 */
+	if (unlikely(!active))
+		WRITE_ONCE(sc->lost_ns[i], sc->lost_ns[i] + slice);
+	return v - snap[k];
+}
+
 /* How a slice ends (pmuctx_entry_stop). */
 enum pmuctx_stop {
 	PMUCTX_STOP_FOLD,	/* IPI fold or privilege-raising exec */
@@ -221,15 +257,18 @@ enum pmuctx_stop {
  * Every switch-out is counted (PMUCTX_STOP_SWITCH), the task's final one
  * in do_task_dead() included: the entry stays hashed until the task is
  * freed (pmuctx_probe_free()), so context-switches match the scheduler's
- * own nvcsw + nivcsw.
+ * own nvcsw + nivcsw.  @gen (the sched_switch probe's call number, else
+ * 0): leave the counter values read here for the switch-in of the next
+ * task of the session in the same call (pmuctx_entry_start()).
  */
-static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
-			      enum pmuctx_stop how, u64 *delta)
+static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
+			      enum pmuctx_stop how, u64 gen, u64 *delta)
 {
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_sess_cpu *sc;
-	u64 *snap, *tot, *acc, slice;
-	unsigned int i;
+	u64 *snap, *tot, *acc, slice, d;
+	unsigned int i, k;
+	bool cs;
 
 	if (!e->in)
 		return false;
@@ -243,34 +282,28 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 	slice = pmuctx_task_runtime(e->task);
 	slice = slice > e->in_ns ? slice - e->in_ns : 0;
 	WRITE_ONCE(sc->slice_ns, sc->slice_ns + slice);
-	for (i = 0; i < s->nr_events; i++) {
-		bool active;
-		u64 d;
-
-		switch (s->events[i]) {
-		case PMUCTX_EV_TASK_CLOCK:
-			d = slice;
-			break;
-		case PMUCTX_EV_CONTEXT_SWITCHES:
-			d = how != PMUCTX_STOP_FOLD;
-			break;
-		case PMUCTX_EV_CPU_MIGRATIONS:
-			d = 0;
-			break;
-		default:
-			d = pmuctx_counter_read(sc->ev[i], &active) -
-			    snap[s->snap_slot[i]];
-			/*
-			 * Not counting now: this slice's count is lost, and
-			 * READ says so (time_running).  A pinned CPU counter
-			 * only leaves ACTIVE for good (error, CPU offline),
-			 * so its state at the end stands for the slice.
-			 */
-			if (unlikely(!active))
-				WRITE_ONCE(sc->lost_ns[i],
-					   sc->lost_ns[i] + slice);
-			break;
+	cs = how != PMUCTX_STOP_FOLD;
+	if (!acc && !delta) {
+		/* no SWITCH record or trigger: only the totals */
+		pmuctx_add_events(tot, s->clock_mask, slice);
+		pmuctx_add_events(tot, s->cs_mask, cs);
+		for (k = 0; k < s->nr_snap; k++) {
+			i = s->snap_ev[k];
+			d = pmuctx_slice_count(sc, snap, i, k, slice, gen);
+			WRITE_ONCE(tot[i], tot[i] + d);
 		}
+		goto out;
+	}
+	for (i = 0; i < s->nr_events; i++) {
+		if (BIT(i) & s->clock_mask)
+			d = slice;
+		else if (BIT(i) & s->cs_mask)
+			d = cs;
+		else if (BIT(i) & s->migr_mask)
+			d = 0;
+		else
+			d = pmuctx_slice_count(sc, snap, i, s->snap_slot[i],
+					       slice, gen);
 		WRITE_ONCE(tot[i], tot[i] + d);
 		/*
 		 * A fold keeps the slice going: its part waits in acc for
@@ -287,6 +320,9 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, u64 now, int cpu,
 		if (delta)
 			delta[i] = d;
 	}
+out:
+	if (gen)
+		sc->shr_gen = gen;
 	if (how == PMUCTX_STOP_SWITCH)
 		pmuctx_selftest_switch_out(e, cpu);
 	return true;
@@ -316,11 +352,23 @@ static struct task_struct *pmuctx_switch_next(struct pmuctx_session *s,
 }
 
 /*
- * A slice of @e ended at a context switch: SWITCH record, kernel trigger.
- * sched_switch, IRQs off, inside rcu_read_lock().
+ * The sched_switch probe's clock: read once, and only for a sampling
+ * session (its period accounting) or the debug build's probe timer.
  */
-static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
-			      struct task_struct *prev,
+static __always_inline u64 pmuctx_probe_clock(u64 *now)
+{
+	if (!*now)
+		*now = local_clock();
+	return *now;
+}
+
+/*
+ * A slice of @e ended at a context switch: SWITCH record, kernel trigger.
+ * sched_switch, IRQs off, inside rcu_read_lock().  @now: the probe's
+ * clock (pmuctx_probe_clock()).
+ */
+static void pmuctx_switch_out(struct pmuctx_entry *e, u64 *now, int cpu,
+			      u64 gen, struct task_struct *prev,
 			      struct task_struct *next,
 			      struct rhlist_head *next_list,
 			      unsigned int prev_state, bool preempt)
@@ -340,17 +388,18 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 now, int cpu,
 	 * on 6.1 and 6.12-rt).  EXITED is written by the task itself.
 	 */
 	if (unlikely(READ_ONCE(e->flags) & PMUCTX_EF_EXITED)) {
-		if (s->ring_area)
-			pmuctx_sample_sched_out(e, now);
-		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
+		if (s->sample_freq)
+			pmuctx_sample_sched_out(e, pmuctx_probe_clock(now));
+		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, NULL);
 		return;
 	}
 	if (!s->ring_area) {
-		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, NULL);
+		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, NULL);
 		return;
 	}
-	pmuctx_sample_sched_out(e, now);
-	if (!pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_SWITCH, delta))
+	if (s->sample_freq)
+		pmuctx_sample_sched_out(e, pmuctx_probe_clock(now));
+	if (!pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, delta))
 		return;
 	if (s->ring_records & PMUCTX_REC_MASK_SWITCH)
 		pmuctx_ring_switch(s, prev,
@@ -477,7 +526,8 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	struct rhlist_head *list = NULL, *plist, *pos;
 	int cpu = smp_processor_id();
 	struct pmuctx_entry *e;
-	u64 now = local_clock();
+	u64 now = pmuctx_probebench_start();	/* 0 in a release build */
+	u64 gen = ++cc->gen;
 	unsigned int i;
 
 	rcu_read_lock();
@@ -487,15 +537,16 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 				       pmuctx_store_params);
 	if (cc->task == prev && cc->nr <= PMUCTX_CUR_MAX) {
 		for (i = 0; i < cc->nr; i++)
-			pmuctx_switch_out(cc->e[i], now, cpu, prev, next, list,
-					  prev_state, preempt);
+			pmuctx_switch_out(cc->e[i], &now, cpu, gen, prev, next,
+					  list, prev_state, preempt);
 	} else {
 		plist = rhltable_lookup(&pmuctx_store, &prev,
 					pmuctx_store_params);
 		rhl_for_each_entry_rcu(e, pos, plist, node)
 			if (!e->sess->switchless)
-				pmuctx_switch_out(e, now, cpu, prev, next,
-						  list, prev_state, preempt);
+				pmuctx_switch_out(e, &now, cpu, gen, prev,
+						  next, list, prev_state,
+						  preempt);
 	}
 
 	cc->task = next;
@@ -515,8 +566,9 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 		    e->sess->switchless)
 			continue;
 		pmuctx_slice_begin(e);
-		pmuctx_entry_start(e, now, cpu);
-		pmuctx_sample_sched_in(e, now);
+		pmuctx_entry_start(e, cpu, gen);
+		if (e->sess->sample_freq)
+			pmuctx_sample_sched_in(e, pmuctx_probe_clock(&now));
 		pmuctx_cache_add(cc, e);
 	}
 out:
@@ -593,7 +645,6 @@ void pmuctx_cpu_sync(void *info)
 	int cpu = smp_processor_id();
 	struct rhlist_head *list, *pos;
 	struct pmuctx_entry *e;
-	u64 now = local_clock();
 	unsigned int i;
 
 	if (is_idle_task(t))
@@ -615,16 +666,16 @@ void pmuctx_cpu_sync(void *info)
 		e = cc->e[i];
 		if (e->sess != s)
 			continue;
-		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
-		pmuctx_entry_start(e, now, cpu);
+		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL);
+		pmuctx_entry_start(e, cpu, 0);
 	}
 	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		if (e->sess != s || READ_ONCE(e->dead) ||
 		    pmuctx_cache_has(cc, e))
 			continue;
-		pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
-		pmuctx_entry_start(e, now, cpu);
+		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL);
+		pmuctx_entry_start(e, cpu, 0);
 		pmuctx_cache_add(cc, e);
 	}
 	rcu_read_unlock();
@@ -644,7 +695,6 @@ void pmuctx_cpu_swap_counters(void *info)
 	struct task_struct *t = current;
 	int cpu = smp_processor_id();
 	struct pmuctx_entry *e = NULL;
-	u64 now = local_clock();
 	bool was_in = false;
 	unsigned int i;
 
@@ -652,12 +702,12 @@ void pmuctx_cpu_swap_counters(void *info)
 	if (!is_idle_task(t))
 		e = pmuctx_sess_entry(s, t);
 	if (e)
-		was_in = pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
+		was_in = pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL);
 	for (i = 0; i < s->nr_events; i++)
 		if (sw->ev[i])
 			swap(sc->ev[i], sw->ev[i]);
 	if (was_in)
-		pmuctx_entry_start(e, now, cpu);
+		pmuctx_entry_start(e, cpu, 0);
 	rcu_read_unlock();
 }
 
@@ -762,8 +812,8 @@ static void pmuctx_drop_current(struct pmuctx_entry *e)
 	cc = this_cpu_ptr(&pmuctx_cur);
 	/* a switchless entry is closed by the fold in retire */
 	if (!e->sess->switchless)
-		pmuctx_entry_stop(e, local_clock(), smp_processor_id(),
-				  PMUCTX_STOP_FOLD, NULL);
+		pmuctx_entry_stop(e, smp_processor_id(), PMUCTX_STOP_FOLD, 0,
+				  NULL);
 	WRITE_ONCE(e->dead, true);
 	pmuctx_cache_del(cc, e);
 	local_irq_restore(flags);
@@ -790,7 +840,6 @@ static void pmuctx_exit_entry(struct pmuctx_entry *e)
 {
 	struct pmuctx_session *s = e->sess;
 	unsigned long flags;
-	u64 now;
 	int cpu;
 
 	strscpy_pad(e->comm, current->comm, sizeof(e->comm));
@@ -800,10 +849,9 @@ static void pmuctx_exit_entry(struct pmuctx_entry *e)
 		return;
 	/* the slice so far into the totals the record shows, and go on */
 	local_irq_save(flags);
-	now = local_clock();
 	cpu = smp_processor_id();
-	if (pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL))
-		pmuctx_entry_start(e, now, cpu);
+	if (pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL))
+		pmuctx_entry_start(e, cpu, 0);
 	local_irq_restore(flags);
 	pmuctx_ring_exit(s, current, pmuctx_total(e));
 }
@@ -1065,15 +1113,14 @@ static void pmuctx_cgroup_moved(struct pmuctx_session *s,
 		WRITE_ONCE(e->parked, !in);
 		pmuctx_tsrc_open_locked(e);
 	} else if (e && READ_ONCE(e->parked) == in) {
-		u64 now = local_clock();
 		int cpu = smp_processor_id();
 
 		/* a slice opened before it was parked elsewhere counts */
 		if (t == current)
-			pmuctx_entry_stop(e, now, cpu, PMUCTX_STOP_FOLD, NULL);
+			pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL);
 		WRITE_ONCE(e->parked, !in);
 		if (t == current && in)
-			pmuctx_entry_start(e, now, cpu);
+			pmuctx_entry_start(e, cpu, 0);
 	}
 	raw_spin_unlock_irqrestore(&s->entries_lock, flags);
 	if (!e && in)

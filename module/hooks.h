@@ -23,7 +23,6 @@ int pmuctx_hooks_switch_get(void);
 void pmuctx_hooks_switch_put(void);
 u32 pmuctx_hooks_registered(void);
 void pmuctx_cpu_swap_counters(void *info);
-void pmuctx_entry_start(struct pmuctx_entry *e, u64 now, int cpu);
 struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
 struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
 				       struct task_struct *t);

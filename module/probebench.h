@@ -8,12 +8,19 @@
 #ifndef _PMUCTX_PROBEBENCH_H
 #define _PMUCTX_PROBEBENCH_H
 
+#include <linux/sched/clock.h>
 #include <linux/types.h>
 
 #ifdef PMUCTX_DEBUG
+static inline u64 pmuctx_probebench_start(void)
+{
+	return local_clock();
+}
+
 void pmuctx_probebench_end(u64 start, bool hit);
 void pmuctx_probebench_report(void);
 #else
+static inline u64 pmuctx_probebench_start(void) { return 0; }
 static inline void pmuctx_probebench_end(u64 start, bool hit) { }
 static inline void pmuctx_probebench_report(void) { }
 #endif

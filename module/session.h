@@ -104,10 +104,31 @@ struct pmuctx_user;
 struct task_struct;
 struct user_struct;
 
-/* Per-CPU state of a session. */
+/*
+ * Per-CPU state of a session.  What the sched_switch probe touches comes
+ * first (the counters, the shared read, READ's running time), so that a
+ * switch of a session's tasks stays within the first lines of it.
+ */
 struct pmuctx_sess_cpu {
-	struct pmuctx_ring	ring;
 	struct perf_event	*ev[PMUCTX_MAX_EVENTS];
+	/*
+	 * The counter values the probe read at this CPU's last switch-out
+	 * of a task of the session, by snapshot slot, and that probe call's
+	 * number (pmuctx_cpu_cache.gen): the switch-in of the next task in
+	 * the same call takes them as its snapshots instead of reading the
+	 * counters again (one read per event per switch).  IRQs off, this
+	 * CPU only.
+	 */
+	u64			shr_gen;
+	u64			shr[PMUCTX_MAX_EVENTS];
+	/*
+	 * READ's running time (pmuctx_entry_stop()), written by this CPU
+	 * with IRQs off: ns of the slices that ended here, and per event the
+	 * part of them whose counter was not active at the slice's end.
+	 */
+	u64			slice_ns;
+	u64			lost_ns[PMUCTX_MAX_EVENTS];
+	struct pmuctx_ring	ring;
 	u64			folded[PMUCTX_MAX_EVENTS]; /* exited tasks */
 	unsigned int		pool_nr;
 	struct pmuctx_entry	*pool[PMUCTX_POOL_MAX];
@@ -126,13 +147,6 @@ struct pmuctx_sess_cpu {
 	/* sampling on counter overflow (sample_event != 0) */
 	struct perf_event	*sample_ev;
 	struct pmuctx_sample_stage *stage;
-	/*
-	 * READ's running time (pmuctx_entry_stop()), written by this CPU
-	 * with IRQs off: ns of the slices that ended here, and per event the
-	 * part of them whose counter was not active at the slice's end.
-	 */
-	u64			slice_ns;
-	u64			lost_ns[PMUCTX_MAX_EVENTS];
 };
 
 enum pmuctx_sess_state {
@@ -169,6 +183,16 @@ struct pmuctx_session {
 	 */
 	u32			nr_snap;
 	u8			snap_slot[PMUCTX_MAX_EVENTS];
+	/*
+	 * The same layout as the switch path walks it, without a per-event
+	 * switch: snap_ev[k] is the event of snapshot slot k, and bit i of
+	 * clock_mask, cs_mask and migr_mask says event i is task-clock,
+	 * context-switches or cpu-migrations (pmuctx_entry_size()).
+	 */
+	u8			snap_ev[PMUCTX_MAX_EVENTS];
+	u8			clock_mask;
+	u8			cs_mask;
+	u8			migr_mask;
 	u32			entry_size;	/* pmuctx_entry_size() */
 	u32			defer_offset;	/* 0: no struct pmuctx_defer */
 	u32			maps_offset;	/* 0: no struct pmuctx_maps */

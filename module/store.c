@@ -52,13 +52,6 @@
 
 struct rhltable pmuctx_store;
 
-const struct rhashtable_params pmuctx_store_params = {
-	.key_len		= sizeof(struct task_struct *),
-	.key_offset		= offsetof(struct pmuctx_entry, task),
-	.head_offset		= offsetof(struct pmuctx_entry, node),
-	.automatic_shrinking	= true,
-};
-
 static unsigned int pmuctx_store_users;	/* under pmuctx_mutex */
 
 /* First session: create the table and hook the scheduler. */
@@ -190,13 +183,29 @@ void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 
 	/*
 	 * A snapshot slot per counter-backed event (pmuctx_entry_start());
-	 * none in a switchless session, which reads no counter.
+	 * none in a switchless session, which reads no counter.  The
+	 * module's own events (task-clock, context-switches,
+	 * cpu-migrations; pmuctx_event_is_native()) go to their masks.
 	 */
 	s->nr_snap = 0;
-	for (i = 0; i < s->nr_events; i++)
-		s->snap_slot[i] = s->switchless ||
-				  pmuctx_event_is_native(s->events[i]) ?
-				  0 : s->nr_snap++;
+	s->clock_mask = 0;
+	s->cs_mask = 0;
+	s->migr_mask = 0;
+	for (i = 0; i < s->nr_events; i++) {
+		u32 id = s->events[i];
+
+		s->snap_slot[i] = 0;
+		if (id == PMUCTX_EV_TASK_CLOCK) {
+			s->clock_mask |= BIT(i);
+		} else if (id == PMUCTX_EV_CONTEXT_SWITCHES) {
+			s->cs_mask |= BIT(i);
+		} else if (id == PMUCTX_EV_CPU_MIGRATIONS) {
+			s->migr_mask |= BIT(i);
+		} else if (!s->switchless && !pmuctx_event_is_native(id)) {
+			s->snap_ev[s->nr_snap] = i;
+			s->snap_slot[i] = s->nr_snap++;
+		}
+	}
 	size = sizeof(struct pmuctx_entry) +
 	       sizeof(u64) * (2 * s->nr_events + s->nr_snap) + s->data_size;
 	s->defer_offset = 0;

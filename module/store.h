@@ -7,6 +7,7 @@
 #define _PMUCTX_STORE_H
 
 #include <linux/gfp.h>
+#include <linux/hash.h>
 #include <linux/rhashtable-types.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
@@ -117,7 +118,32 @@ static inline u64 *pmuctx_slice_acc(struct pmuctx_entry *e)
 }
 
 extern struct rhltable pmuctx_store;
-extern const struct rhashtable_params pmuctx_store_params;
+/*
+ * The store's parameters, visible to every lookup so that the compiler
+ * folds them into it (rhashtable's inline lookup and hash are meant for
+ * constant parameters; an extern struct made them an out-of-line, fully
+ * generic walk at every context switch).
+ */
+/*
+ * The key is a task pointer: a multiplicative hash of it, salted with the
+ * table's random seed, costs a multiply where jhash2 of 8 bytes costs
+ * about 30 instructions, at every lookup of a context switch.  Tasks are
+ * not placed by users; and a chain longer than rhashtable's limit makes
+ * it rehash with a new seed, as with any hash function.
+ */
+static inline u32 pmuctx_store_hash(const void *key, u32 len, u32 seed)
+{
+	return hash_64(*(const unsigned long *)key ^ seed, 32);
+}
+
+static const struct rhashtable_params pmuctx_store_params __maybe_unused = {
+	.hashfn			= pmuctx_store_hash,
+	.key_len		= sizeof(struct task_struct *),
+	.key_offset		= offsetof(struct pmuctx_entry, task),
+	.head_offset		= offsetof(struct pmuctx_entry, node),
+	.automatic_shrinking	= true,
+};
+
 int pmuctx_store_get(void);
 void pmuctx_store_put(void);
 void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
