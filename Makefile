@@ -326,11 +326,15 @@ demo-run: all
 	tests/vm/run --kernel /boot/vmlinuz-$(KVER) -- $(DEMO_CMD)
 
 # Benchmark suite against perf and bpftrace, in the VM (bench/run,
-# docs/PERFORMANCE.md); about 30 minutes, not part of `check`.  It measures
-# the release module; the debug build only runs ring_bench (case ring).
+# docs/PERFORMANCE.md); not part of `check`.  Guest time counts
+# instructions (QEMU icount), so the host's load does not matter;
+# BENCH_ARGS=--wallclock for host time, e.g. BENCH_ARGS="--quick" for a
+# smoke run.  It measures the release module; the debug build only runs
+# ring_bench (case ring) and times the sched_switch probe (case cs).
+BENCH_ARGS ?=
 .PHONY: bench
 bench: all module-debug
-	bench/run
+	bench/run $(BENCH_ARGS)
 
 # ---------------------------------------------------------------------------
 
@@ -372,7 +376,8 @@ help:
 	@echo '  check-debug        the VM suite on the debug kernel $(DEBUG_KVER) (KASAN, lockdep, kmemleak)'
 	@echo 'Other:'
 	@echo '  demo               install prerequisites, build, run the main job in a QEMU VM'
-	@echo '  bench              benchmarks against perf and bpftrace in the VM (docs/PERFORMANCE.md)'
+	@echo '  bench              benchmarks against perf and bpftrace in the VM, icount time'
+	@echo '                     (docs/PERFORMANCE.md; BENCH_ARGS="--quick", "--wallclock")'
 	@echo '  version            print the version (scripts/version.sh)'
 	@echo '  help               this text'
 	@echo

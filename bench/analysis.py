@@ -1,35 +1,51 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/analysis.py - the prose of docs/PERFORMANCE.md that depends on the
 numbers: what they say, why a target is missed, and what the module should
-change.  Called by bench/report.py with the results dict; returns
-(paragraphs, recommendations), both lists of markdown strings.
+change.  Called by bench/report.py with the results dict and its units;
+returns (paragraphs, recommendations), both lists of markdown strings.
 
-Everything quoted here is read from the results, so the text stays true
+Every number quoted here is read from the results, so the text stays true
 when the suite is rerun; where the text explains a mechanism (perf's
-context swap, the module's hash lookup) it names the code.
+context swap, the module's hash lookup) it names the code.  Differences
+are stated with their 95 % confidence intervals (report.py's estimators);
+"no measurable cost" means an interval that contains 0.
 """
 
 
 def _f(v, nd=0, signed=False):
     if v is None:
         return "n/a"
+    if abs(v) < 0.5 * 10 ** -nd:
+        v = 0.0         # no "-0"
     if signed:
         return "{:+,.{nd}f}".format(v, nd=nd)
     return "{:,.{nd}f}".format(v, nd=nd)
 
 
-def _r(a, b):
-    if a is None or b is None or b <= 0:
-        return None
-    return a / b
+def _ci(c, nd=0, signed=True):
+    """'+655 [+650, +660]' from a mean_ci dict"""
+    if not c:
+        return "n/a"
+    s = _f(c["mean"], nd, signed)
+    if c.get("lo") is not None:
+        s += " [%s, %s]" % (_f(c["lo"], nd, signed),
+                            _f(c["hi"], nd, signed))
+    return s
 
 
-def _x(v, nd=2):
-    return "n/a" if v is None else "{:.{nd}f}x".format(v, nd=nd)
-
-
-def _pct(v):
-    return "n/a" if v is None else "{:+.1f} %".format(100 * (v - 1))
+def _rx(r, nd=2):
+    """'0.00x [-0.01, 0.01]' from a boot_ratio dict"""
+    if not r or r.get("ratio") is None:
+        return "n/a"
+    def x(v):
+        if v in (float("inf"), float("-inf")):
+            return "inf" if v > 0 else "-inf"
+        return "{:.{nd}f}".format(0.0 if abs(v) < 0.5 * 10 ** -nd else v,
+                                  nd=nd)
+    s = x(r["ratio"]) + "x"
+    if r.get("lo") is not None:
+        s += " [%s, %s]" % (x(r["lo"]), x(r["hi"]))
+    return s
 
 
 def _get(d, *path):
@@ -40,6 +56,15 @@ def _get(d, *path):
     return d
 
 
+def _zero_in(c):
+    """the interval of c contains 0 (or there is none)"""
+    return c is None or c.get("lo") is None or c["lo"] <= 0 <= c["hi"]
+
+
+def _above0(c):
+    return c is not None and c.get("lo") is not None and c["lo"] > 0
+
+
 def _verdict(res, prefix):
     for t in res["targets"]:
         if t["name"].startswith(prefix):
@@ -47,276 +72,301 @@ def _verdict(res, prefix):
     return None
 
 
-def write(res):
+def _peer(bench, num, den):
+    for r in (bench or {}).get("peer_ratios", {}).values():
+        if r.get("num_cfg") == num and r.get("den_cfg") == den:
+            return r
+    return None
+
+
+def write(res, U):
     A, REC = [], []
-    cs = _get(res, "cases", "context_switch", "benches") or {}
-    pp = _get(cs, "pingpong", "configs") or {}
-    pi = _get(cs, "pipe", "configs") or {}
+    t = U.t
+    cs = _get(res, "cases", "context_switch") or {}
+    benches = cs.get("benches") or {}
+    ppb, pib = benches.get("pingpong"), benches.get("pipe")
+    pp = _get(ppb, "configs") or {}
+    pi = _get(pib, "configs") or {}
+    probe = _get(cs, "probe_time", "configs") or {}
 
-    def added(c, cfg, k="added_ns_min"):
-        return _get(c, cfg, k)
+    def added(c, cfg):
+        return _get(c, cfg, "added")
 
-    # Noise floor of the ping-pong: idle and not loaded run the same
-    # instructions, so their difference is what noise alone produces.
-    noise = None
-    if "idle" in pp and "unloaded" in pp:
-        noise = max(abs(pp["idle"]["added_ns_min"]),
-                    abs(pp["idle"]["added_ns_median"] or 0),
-                    0.01 * pp["unloaded"]["min"])
-
-    def significant(v):
-        return v is not None and noise is not None and v > 2 * noise
+    def pct(c, cfg):
+        v = _get(c, cfg, "added_pct_of_idle")
+        return "n/a" if v is None else _f(v, 1, True) + " %"
 
     # ---- loaded, idle
-    if "idle" in pp and "unloaded" in pp:
-        spread = _r(pp["unloaded"]["median"], pp["unloaded"]["min"])
-        spread_pipe = _r(_get(pi, "unloaded", "median"),
-                         _get(pi, "unloaded", "min"))
-        sess = _get(res, "cases", "context_switch", "counts",
-                    "idle_sessions", "max")
-        A.append(
-            "**Loaded but idle costs nothing measurable.** With the module "
-            "loaded and no session the scheduler probes are not registered "
-            "(`pmuctx info` showed %s sessions during those runs; the "
-            "probes are hooked with the first session and unhooked with "
-            "the last), "
-            "so the tracepoints stay patched out and the switch path is the "
-            "same instructions as without the module. Measured: idle / not "
-            "loaded = %s (min), %s (median) on the ping-pong, %s / %s on "
-            "pipe. The spread of the baseline itself (median over min of the "
-            "not-loaded runs) is %s on the ping-pong and %s on pipe: a "
-            "difference smaller than that is noise.%s" % (
-                _f(sess), _pct(pp["idle"]["ratio_min"]),
-                _pct(pp["idle"]["ratio_median"]),
-                _pct(_get(pi, "idle", "ratio_min")),
-                _pct(_get(pi, "idle", "ratio_median")),
-                _pct(spread), _pct(spread_pipe),
-                " Pipe is the noisier benchmark: each of its switches "
-                "changes address space (a CR3 write, which makes QEMU flush "
-                "its soft TLB), and its runs are few and long, so fewer "
-                "of them escape the other guests' load."
-                if (spread_pipe or 1) > 1.02 else ""))
+    if ppb and ppb.get("idle_vs_unloaded"):
+        iv, ivp = ppb["idle_vs_unloaded"], _get(pib, "idle_vs_unloaded")
+        sess = _get(cs, "counts", "idle_sessions", "max")
+        prb = _get(cs, "counts", "idle_probes_registered", "max")
 
-    # ---- per-task counting vs perf / bpftrace
-    if all(k in pp for k in ("pmuctx", "perf", "unloaded")):
-        a_pm, a_pf = added(pp, "pmuctx"), added(pp, "perf")
-        a_pmn, a_pfn = added(pp, "pmuctx_noinherit"), \
-            added(pp, "perf_noinherit")
-        a_oth = added(pp, "pmuctx_other")
-        a_bt = added(pp, "bpftrace")
-        base = pp["unloaded"]["min"]
+        def ivs(v):
+            if not v:
+                return "n/a"
+            s = _f(v["pct"], 2, True) + " %"
+            if v.get("pct_lo") is not None:
+                s += " [%s, %s]" % (_f(v["pct_lo"], 2, True),
+                                    _f(v["pct_hi"], 2, True))
+            return s
+        A.append(
+            "**Loaded but idle.** With the module loaded and no session "
+            "(`pmuctx info`: %s sessions, probes_registered %s during "
+            "those runs) no probe is hooked, so the switch path is the "
+            "same code as without the module. idle against not loaded, "
+            "per switch: %s on the ping-pong (%s %s), %s on pipe. %s" % (
+                _f(sess), _f(prb), ivs(iv), _ci(iv["diff"]), t, ivs(ivp),
+                "Both intervals contain 0." if _zero_in(iv["diff"]) and
+                (not ivp or _zero_in(ivp["diff"])) else
+                "Where an interval excludes 0 the difference is not the "
+                "module's work at a switch (it registers no probe without "
+                "a session) but elsewhere in the kernel; instruction "
+                "counts resolve differences that host time cannot."))
+
+    # ---- default events: switchless
+    switchless = "switchless" in (_get(res, "environment", "features") or "")
+    if "pmuctx" in pp and "perf" in pp:
+        r_pp, r_pi = _peer(ppb, "pmuctx", "perf"), _peer(pib, "pmuctx",
+                                                          "perf")
+        cnt = _get(cs, "counts") or {}
         txt = (
-            "**Per-task counting, per switch.** On the ping-pong pmuctx adds "
-            "%s ns to a %s ns switch (%s), perf stat %s ns (%s), the "
-            "bpftrace script %s ns (%s). pmuctx / perf = %s, pmuctx / "
-            "bpftrace = %s." % (
-                _f(a_pm, signed=True), _f(base), _pct(_r(a_pm + base, base)
-                                                      if a_pm is not None
-                                                      else None),
-                _f(a_pf, signed=True),
-                _pct(_r(a_pf + base, base) if a_pf is not None else None),
-                _f(a_bt, signed=True),
-                _pct(_r(a_bt + base, base) if a_bt is not None else None),
-                _x(_r(a_pm, a_pf)), _x(_r(a_pm, a_bt))))
-        if _verdict(res, "per-task counting added cost <= 0.5x perf") in \
-                ("MISS", "n/a"):
+            "**Default events: no cost per switch.** `pmuctx stat` with "
+            "its 4 default events is switchless: it registers no "
+            "`sched_switch` probe and reads the kernel's per-task counts "
+            "when asked. " if switchless else
+            "**Default events.** The module of this run predates "
+            "switchless sessions (its features do not list "
+            "`switchless`): `pmuctx stat` counted its 4 default events "
+            "in the `sched_switch` probe at every switch. ")
+        txt += (
+            "On the ping-pong it adds %s %s per switch over "
+            "idle, perf stat with the same events %s (%s); pmuctx / perf "
+            "= %s. On pipe: %s against %s, ratio %s." % (
+                _ci(added(pp, "pmuctx")), t, _ci(added(pp, "perf")),
+                pct(pp, "perf"), _rx(r_pp),
+                _ci(added(pi, "pmuctx")), _ci(added(pi, "perf")),
+                _rx(r_pi)))
+        if cnt.get("pmuctx") and cnt.get("perf"):
             txt += (
-                " The 0.5x-perf target is missed, and the reason is that "
-                "both benchmarks are perf's best case: the two tasks' perf "
-                "contexts are clones of the same parent context, so at each "
-                "switch `perf_event_context_sched_out()` finds them "
-                "equivalent (`context_equiv()`) and only swaps the two "
-                "context pointers; no event is stopped, read or started. "
-                "When that fast path does not apply, with `--no-inherit` "
-                "(only the main thread is monitored, so every switch goes "
-                "between a monitored and an unmonitored task), perf adds "
-                "%s ns and pmuctx %s ns: pmuctx / perf = %s." % (
-                    _f(a_pfn, signed=True), _f(a_pmn, signed=True),
-                    _x(_r(a_pmn, a_pfn))))
-        if a_oth is not None and a_pm is not None:
-            if significant(a_oth):
+                " It still counts: for one ping-pong run pmuctx reported "
+                "%s context switches and perf %s (medians over rounds)." %
+                (_f(cnt["pmuctx"]["median"]), _f(cnt["perf"]["median"])))
+        if switchless and not _zero_in(added(pp, "pmuctx")):
+            txt += (
+                " The ping-pong's interval for pmuctx excludes 0: what "
+                "remains is not in `sched_switch` (no probe is "
+                "registered) but elsewhere: the session's other work "
+                "(entries opened at clone), or the other vCPU, whose "
+                "instructions the shared icount clock counts too." if
+                U.icount is not None else
+                " The ping-pong's interval for pmuctx excludes 0: what "
+                "remains is not in `sched_switch` (no probe is "
+                "registered).")
+        A.append(txt)
+
+    # ---- per-switch accounting: --per-switch and counter-backed
+    if "pmuctx_ps" in pp or "pmuctx_cc" in pp:
+        bits = []
+        for cfg, label, peer in (("pmuctx_ps", "`--per-switch` (the 4 "
+                                  "default events accounted in the probe)",
+                                  "perf"),
+                                 ("pmuctx_cc", "`-e cpu-clock,...` (cpu-clock "
+                                  "is a perf software counter, read at "
+                                  "every switch)", "perf_cc")):
+            if cfg not in pp:
+                continue
+            bits.append(
+                "%s adds %s %s per switch on the ping-pong (%s), against "
+                "%s for perf stat with the same events: ratio %s (pipe: "
+                "%s against %s, %s)" % (
+                    label, _ci(added(pp, cfg)), t, pct(pp, cfg),
+                    _ci(added(pp, peer)), _rx(_peer(ppb, cfg, peer)),
+                    _ci(added(pi, cfg)), _ci(added(pi, peer)),
+                    _rx(_peer(pib, cfg, peer))))
+        txt = "**When pmuctx works at each switch.** " + \
+            "; ".join(bits) + "."
+        if probe.get("pmuctx_ps") and probe["pmuctx_ps"].get("calls"):
+            pc = probe["pmuctx_ps"]
+            txt += (
+                " Inside the probe (debug build, section 1b) a "
+                "`--per-switch` session spends %s %s per call, %s of its "
+                "calls switching a monitored task in" % (
+                    _ci(pc["per_call"], signed=False), t,
+                    "n/a" if pc["hit_share"] is None else
+                    "%.1f %%" % (100 * pc["hit_share"])))
+            cc = probe.get("pmuctx_cc")
+            if cc and cc.get("calls"):
+                txt += ", with cpu-clock %s" % _ci(cc["per_call"],
+                                                    signed=False)
+            a_ps = added(pp, "pmuctx_ps")
+            if a_ps and pc["per_call"] and \
+                    pc["per_call"]["mean"] < 0.9 * a_ps["mean"]:
                 txt += (
-                    " Where pmuctx's cost goes: a session on *another* "
-                    "process (`pmuctx_other`: the ping-pong itself is not "
-                    "monitored) already costs %s ns per switch: the "
-                    "tracepoint call, `local_clock()` and the "
-                    "`rhltable_lookup()` of the next task that every "
-                    "switch-in does, monitored or not. Closing and opening "
-                    "the two tasks' slices (per-event loop, reading the "
-                    "page-faults counter, the per-CPU entry cache) is the "
-                    "remaining %s ns." % (_f(a_oth, signed=True),
-                                          _f(a_pm - a_oth, signed=True)))
+                    "; the rest of the added cost is outside the probe: "
+                    "the tracepoint's call into it and, for cpu-clock, "
+                    "perf's software-event callbacks that start and stop "
+                    "the counter.")
             else:
                 txt += (
-                    " Where pmuctx's cost goes: a session on *another* "
-                    "process (`pmuctx_other`: the ping-pong itself is not "
-                    "monitored, but the probe runs and looks the next task "
-                    "up in the store at every switch) measures %s ns, "
-                    "within the noise floor of about %s ns (idle vs not "
-                    "loaded). So the tracepoint call, `local_clock()` and "
-                    "the `rhltable_lookup()` miss are cheap; the cost is "
-                    "the accounting of monitored entries at switch-out and "
-                    "switch-in (per-event loop, counter read, cache "
-                    "update)." % (_f(a_oth, signed=True), _f(noise)))
+                    ": about the whole added cost per switch, which is "
+                    "therefore the probe's own work (closing the outgoing "
+                    "task's slice, looking up and opening the incoming "
+                    "one's; the debug build's timing includes its own "
+                    "clock read).")
+        r_ni = _peer(ppb, "pmuctx_noinherit", "perf_noinherit")
+        txt += (
+            " Both benchmarks are perf's best case: the two tasks' perf "
+            "contexts are clones of the same parent context, so at each "
+            "switch `perf_event_context_sched_out()` finds them "
+            "equivalent (`context_equiv()`) and only swaps the two "
+            "context pointers; no event is stopped, read or started.")
+        if "perf_noinherit" in pp:
+            txt += (
+                " Without that fast path (`--no-inherit`: only the main "
+                "thread is monitored, every switch goes between a "
+                "monitored and an unmonitored task) perf adds %s %s and "
+                "a default pmuctx session %s (ratio %s)." % (
+                    _ci(added(pp, "perf_noinherit")), t,
+                    _ci(added(pp, "pmuctx_noinherit")), _rx(r_ni)))
+        A.append(txt)
+
+    # ---- sessions on another process
+    if "pmuctx_other" in pp and "pmuctx_other_ps" not in pp:
+        o = added(pp, "pmuctx_other")
+        A.append(
+            "**Unmonitored tasks.** While a pmuctx session counts another "
+            "process, the ping-pong's switches cost %s %s more than idle." %
+            (_ci(o), t))
+    elif "pmuctx_other_ps" in pp:
+        o, ops = added(pp, "pmuctx_other"), added(pp, "pmuctx_other_ps")
+        txt = (
+            "**Unmonitored tasks.** While a default session counts another "
+            "process, the ping-pong's switches cost %s %s more than idle; "
+            "while a `--per-switch` session does, %s %s: " % (
+                _ci(o), t, _ci(ops), t))
+        if _above0(ops):
+            txt += (
+                "that is the probe running for tasks that no session "
+                "watches: the tracepoint call, `local_clock()` and the "
+                "`rhltable_lookup()` of the incoming task that every "
+                "switch-in does (`pmuctx_probe_switch()`)")
+            if probe.get("pmuctx_other_ps", {}).get("calls"):
+                txt += ", %s %s per call inside the probe" % (
+                    _ci(probe["pmuctx_other_ps"]["per_call"],
+                        signed=False), t)
+            txt += "."
+        else:
+            txt += "the probe's miss path is not measurable here."
         A.append(txt)
 
     if "pmuctx_sys" in pp:
         a_sys, a_tot = added(pp, "pmuctx_sys"), added(pp, "pmuctx_sys_total")
-        a_bt, a_pm = added(pp, "bpftrace"), added(pp, "pmuctx")
-        a_psys = added(pp, "perf_sys")
         txt = (
-            "**System-wide.** `pmuctx stat -a --per-task` adds %s ns per "
-            "switch (%s without `--per-task`), against %s ns for the "
+            "**System-wide.** `pmuctx stat -a --per-task` adds %s %s per "
+            "switch (%s without `--per-task`), against %s for the "
             "bpftrace script that keeps per-task on-CPU time in a BPF "
-            "hash map (ratio %s) and %s ns for `perf stat -a`, which only "
-            "keeps per-CPU totals and no per-task data." % (
-                _f(a_sys, signed=True), _f(a_tot, signed=True),
-                _f(a_bt, signed=True), _x(_r(a_sys, a_bt)),
-                _f(a_psys, signed=True)))
-        rs = _r(a_sys, a_pm)
-        if rs is not None and rs > 1.5 and significant(a_sys - a_pm):
+            "hash map (ratio %s) and %s for `perf stat -a`, which keeps "
+            "only per-CPU totals." % (
+                _ci(a_sys), t, _ci(a_tot), _ci(added(pp, "bpftrace")),
+                _rx(_peer(ppb, "pmuctx_sys", "bpftrace")),
+                _ci(added(pp, "perf_sys"))))
+        r = _peer(ppb, "pmuctx_sys", "pmuctx_ps")
+        if _zero_in(a_sys) and _zero_in(a_tot):
             txt += (
-                " System-wide pmuctx costs %s the per-process session on "
-                "the same two tasks, although in steady state both do the "
-                "same work per switch (one cached entry out, one looked-up "
-                "entry in): the difference is the adopting session's extra "
-                "path in `pmuctx_probe_switch()` (the walk of "
-                "`pmuctx_adopters`, `pmuctx_cached_for()`, and "
-                "`pmuctx_adopt()` with `adopt_lock` for a switch-in that "
-                "finds no hashed entry)." % _x(rs))
-        else:
+                " Both intervals contain 0: a system-wide session of the "
+                "default events is switchless too, it only hashes every "
+                "task at its start and at each fork.")
+        elif r and r.get("ratio") is not None:
             txt += (
-                " Once a task is adopted and its entry hashed, a "
-                "system-wide session handles it like an inherited one: "
-                "system-wide / per-process = %s on the same two tasks." %
-                _x(rs))
+                " Against a per-process `--per-switch` session on the "
+                "same two tasks: %s." % _rx(r))
         A.append(txt)
 
     # ---- churn
     ch = _get(res, "cases", "churn") or {}
-    th = ch.get("threads") or {}
-    if th:
-        top = max(th, key=int)
-        row = th[top]
-        pm, pf = row.get("pmuctx", {}), row.get("perf", {})
-        pr = ch.get("procs") or {}
-        ptop = max(pr, key=int) if pr else None
-        prow = pr.get(ptop, {}) if ptop else {}
+    th, pr = ch.get("threads") or {}, ch.get("procs") or {}
+    if th or pr:
+        bits = []
+        for rows, what in ((th, "thread"), (pr, "process")):
+            if not rows:
+                continue
+            top = max(rows, key=int)
+            row = rows[top]
+            bits.append(
+                "%s %s: %s %s per %s without a monitor; pmuctx stat "
+                "adds %s, perf stat %s; ratio %s" % (
+                    top, what + "es" if what == "process" else what + "s",
+                    _f(_get(row, "none", "mean"), 1), U.kt,
+                    what, _ci(_get(row, "pmuctx", "added"), 1),
+                    _ci(_get(row, "perf", "added"), 1),
+                    _rx(row.get("ratio_added"))))
+        txt = "**Task churn.** " + "; ".join(bits) + "."
         bp = ch.get("breakpoint") or {}
-        txt = (
-            "**Task churn.** Creating and joining %s threads costs %s µs "
-            "per thread without a monitor; pmuctx stat adds %s µs per "
-            "thread, perf stat %s µs (ratio %s; medians %s vs %s)." % (
-                top, _f(_get(row, "none", "min"), 1),
-                _f(pm.get("added_us_min"), 1, True),
-                _f(pf.get("added_us_min"), 1, True),
-                _x(row.get("ratio_added_min")),
-                _f(pm.get("added_us_median"), 1, True),
-                _f(pf.get("added_us_median"), 1, True)))
-        if prow:
-            txt += (
-                " Fork/exit of %s processes: %s µs per process, pmuctx "
-                "adds %s, perf %s (ratio %s)." % (
-                    ptop, _f(_get(prow, "none", "min"), 1),
-                    _f(_get(prow, "pmuctx", "added_us_min"), 1, True),
-                    _f(_get(prow, "perf", "added_us_min"), 1, True),
-                    _x(prow.get("ratio_added_min"))))
-        if bp.get("none"):
+        if bp.get("none") and bp.get("pmuctx"):
             txt += (
                 " perf's own reference, `perf bench breakpoint thread` "
                 "(threads inheriting 4 breakpoint events), runs at %s of "
-                "its unmonitored time under pmuctx stat and %s under perf "
-                "stat (min)." % (_x(_get(bp, "pmuctx", "ratio_min"), 3),
-                                 _x(_get(bp, "perf", "ratio_min"), 3)))
+                "its unmonitored cost under pmuctx stat and %s under "
+                "perf stat." % (_rx(bp["pmuctx"].get("vs_none"), 3),
+                                _rx(_get(bp, "perf", "vs_none"), 3)))
         txt += (
-            " Per created task pmuctx allocates one entry (GFP_NOWAIT), "
-            "inserts it in the rhashtable and removes it at exit; perf "
-            "allocates a context and 4 events and tears them down, "
-            "folding the counts into the parent.")
-        adds = [(int(k), _get(v, "pmuctx", "added_us_min"))
-                for k, v in th.items()]
-        adds = [(k, v) for k, v in sorted(adds) if v is not None]
-        if _verdict(res, "thread churn") == "MISS" and len(adds) >= 2:
-            txt += (
-                " The target is missed in this run (added µs per thread "
-                "under pmuctx: %s). The store's resizing is not the cause: "
-                "note 7 below measured the same workload with a table "
-                "pre-grown by 10 000 held entries and found it no cheaper, "
-                "and on a quiet host pmuctx added 0.2x-0.4x of perf's cost "
-                "per thread. Churn windows are whole repetitions, which the "
-                "fastest-window estimator cannot shield from the host's "
-                "other guests (the unmonitored baseline's own spread, min "
-                "to median, is %s here); per created process, note 8 puts "
-                "about 6 µs in the switch probe (first switch-in of fresh "
-                "memory) and the rest in the fork and exit probes." % (
-                    ", ".join("+%.0f µs at %d" % (v, k) for k, v in adds),
-                    _pct(_r(_get(th, str(adds[-1][0]), "none",
-                                 "median"),
-                            _get(th, str(adds[-1][0]), "none", "min")))))
+            " Per created task pmuctx allocates one entry, inserts it in "
+            "the rhashtable and, when the task is freed, folds its counts "
+            "into the parent's and removes it; perf allocates a context "
+            "and an event per counted event and tears them down, folding "
+            "the counts into the parent.")
         A.append(txt)
 
     # ---- scale
     sc = _get(res, "cases", "lookup_scale") or {}
     if sc.get("params"):
         lo, hi = str(sc["params"][0]), str(sc["params"][-1])
-        r_pm = _get(sc, "rows", hi, "pmuctx", "vs_smallest_min")
-        r_no = _get(sc, "rows", hi, "none", "vs_smallest_min")
+        mon = sc["monitor"]
         A.append(
             "**Lookup scale.** With %s other monitored threads "
-            "(tasks_tracked %s) a switch of the ping-pong pair costs %s of "
-            "its cost with %s (min; median %s); without a monitor the same "
-            "populations give %s. The rhashtable keeps about one entry per "
-            "bucket whatever its size, and the per-CPU cache of the current "
-            "task's entries means the outgoing task is never looked up. TCG "
-            "has no cache model, so this shows the lookup is O(1) in "
-            "instructions, not that 50 000 entries stay cache-resident on "
-            "hardware." % (
+            "(tasks_tracked %s) a switch of the ping-pong pair under %s "
+            "costs %s of its cost with %s; without a monitor the same "
+            "populations give %s. The rhashtable keeps about one entry "
+            "per bucket whatever its size, and the per-CPU cache of the "
+            "current task's entries means the outgoing task is not looked "
+            "up. TCG has no cache model, so this shows that the lookup is "
+            "O(1) in instructions, not that %s entries stay "
+            "cache-resident on hardware." % (
                 hi, _f(_get(sc, "rows", hi, "tasks_tracked")),
-                _x(r_pm, 3), lo,
-                _x(_get(sc, "rows", hi, "pmuctx", "vs_smallest_median"), 3),
-                _x(r_no, 3)))
+                "`pmuctx stat --per-switch`" if mon == "pmuctx_ps" else
+                "`pmuctx stat`",
+                _rx(_get(sc, "rows", hi, mon, "vs_smallest"), 3), lo,
+                _rx(_get(sc, "rows", hi, "none", "vs_smallest"), 3), hi))
 
     # ---- memory
     mem = _get(res, "cases", "memory") or {}
     if mem:
         p = _get(mem, "configs", "pmuctx") or {}
         q = _get(mem, "configs", "perf") or {}
-        pb = _get(p, "bytes_per_task", "SUnreclaim", "median")
-        qb = _get(q, "bytes_per_task", "SUnreclaim", "median")
-        eb = _get(p, "entry_bytes", "median")
+        pb = _get(p, "bytes_per_task", "SUnreclaim")
+        qb = _get(q, "bytes_per_task", "SUnreclaim")
         tt = _get(p, "tasks_tracked", "median")
         sb = _get(p, "store_bytes", "median")
         pool = _get(p, "pool_entries", "median")
-        esz = _r(sb, (tt or 0) + (pool or 0)) if sb else None
+        esz = sb / (tt + (pool or 0)) if sb and tt else None
         A.append(
             "**Memory.** With %s monitored threads the kernel's "
             "unreclaimable slab grows by %s bytes per thread under pmuctx "
-            "and %s under perf stat (ratio %s). `pmuctx info` accounts %s "
-            "bytes per entry with 4 events (a %s-byte header plus total "
-            "and children arrays of 4 u64 each and one snapshot slot for "
-            "the one counter-backed event, page-faults), allocated from a "
-            "slab cache of exactly that size (`pmuctx_entry_<size>` in "
-            "/proc/slabinfo; kmalloc would round 200 bytes up to "
-            "kmalloc-256). On top of that come the rhashtable's "
-            "bucket array (one pointer per bucket, 1.3 to 2.7 buckets per "
-            "entry at 75 %% to 37.5 %% load: 11-21 B) and the per-CPU "
-            "pools (%s pre-allocated entries, under 1 B per task here); "
-            "the rest of the meminfo difference is within its noise. "
-            "perf keeps a task context "
-            "and 4 `struct perf_event` per inherited thread. The meminfo "
-            "figure is noisy for pmuctx (per-round values %s B: slab "
-            "fluctuations of a few hundred KiB against %.1f MiB of "
-            "entries); perf's (%s B) is not; note 9 measures it with "
-            "50 000 threads." % (
-                _f(mem.get("threads")), _f(pb), _f(qb), _x(_r(pb, qb), 3),
-                _f(esz), _f(eb), _f(pool),
-                ", ".join("%.0f" % v for v in
-                          _get(p, "bytes_per_task", "SUnreclaim",
-                               "values") or []),
-                (mem.get("threads") or 0) * (esz or 0) / 1048576.0,
-                ", ".join("%.0f" % v for v in
-                          _get(q, "bytes_per_task", "SUnreclaim",
-                               "values") or [])))
+            "and %s under perf stat (ratio %s). `pmuctx info` accounts "
+            "%s bytes per entry (store_bytes over tasks_tracked plus the "
+            "%s pre-allocated pool entries), from a slab cache of exactly "
+            "that size (`pmuctx_entry_<size>` in /proc/slabinfo); on top "
+            "come the rhashtable's bucket array (one pointer per bucket, "
+            "rounded up to a power of two by kmalloc) and slab page tails "
+            "(section 9 accounts for them). perf keeps a task context and "
+            "a `struct perf_event` per event per inherited thread. "
+            "Per-round values: pmuctx %s B, perf %s B." % (
+                _f(mem.get("threads")), _ci(pb, signed=False),
+                _ci(qb, signed=False),
+                _rx(mem.get("ratio_sunreclaim"), 3), _f(esz), _f(pool),
+                ", ".join("%.0f" % v for v in (pb or {}).get("values", [])),
+                ", ".join("%.0f" % v for v in (qb or {}).get("values", []))))
 
     # ---- ring
     ring = _get(res, "cases", "ring") or {}
@@ -327,30 +377,29 @@ def write(res):
             row = rows.get(key, {})
             if not row:
                 continue
-            bits.append("%s B on %s: normal %s ns, overwrite %s ns, "
-                        "trace_marker %s ns, write(/dev/null) %s ns" % (
+            bits.append("%s B on %s: normal %s, overwrite %s, "
+                        "trace_marker %s, write(/dev/null) %s" % (
                             key.split("/")[0],
                             "one CPU" if key.endswith("1cpu") else
                             "all CPUs",
-                            _f(_get(row, "pmuctx_normal", "min")),
-                            _f(_get(row, "pmuctx_overwrite", "min")),
-                            _f(_get(row, "ftrace_marker", "min")),
-                            _f(_get(row, "devnull", "min"))))
+                            _f(_get(row, "pmuctx_normal", "median")),
+                            _f(_get(row, "pmuctx_overwrite", "median")),
+                            _f(_get(row, "ftrace_marker", "median")),
+                            _f(_get(row, "devnull", "median"))))
         lost = sum(_get(row, "pmuctx_normal", "lost_max") or 0
                    for row in rows.values())
         r1 = rows.get("32/1cpu", {})
-        pm1 = _get(r1, "pmuctx_overwrite", "min")
-        dn1 = _get(r1, "devnull", "min")
-        ft1 = _get(r1, "ftrace_marker", "min")
+        pm1 = _get(r1, "pmuctx_overwrite", "median")
+        dn1 = _get(r1, "devnull", "median")
+        ft1 = _get(r1, "ftrace_marker", "median")
         A.append(
-            "**Ring buffer.** Per USER record (min): " + "; ".join(bits) +
-            ". For a 32-byte record on one CPU the bare system call is "
-            "%s of pmuctx's cost and pmuctx's record costs %s "
-            "trace_marker's; what pmuctx adds beyond the system call is "
-            "%s ns against %s ns for ftrace. %s" % (
-                _x(_r(dn1, pm1)), _x(_r(pm1, ft1)),
+            "**Ring buffer.** %s per USER record (median over rounds): " %
+            t + "; ".join(bits) +
+            ". For a 32-byte record on one CPU, what pmuctx adds beyond "
+            "the bare system call is %s %s against %s for ftrace's "
+            "trace_marker. %s" % (
                 _f(pm1 - dn1 if pm1 is not None and dn1 is not None
-                   else None),
+                   else None), t,
                 _f(ft1 - dn1 if ft1 is not None and dn1 is not None
                    else None),
                 "No record was lost in normal mode (the writer consumed as "
@@ -358,109 +407,71 @@ def write(res):
                 "%s records were lost in normal mode." % _f(lost)))
 
     # ---- recommendations
-    if "pmuctx_other" in pp and "pmuctx" in pp:
-        a_oth, a_pm = added(pp, "pmuctx_other"), added(pp, "pmuctx")
-        acc = a_pm - a_oth if a_pm is not None and a_oth is not None \
-            else None
+    v_cc = [_verdict(res, "counter-backed set (-e %s): pmuctx stat <= 0.2x"
+                     " perf stat's (%s)" % ("cpu-clock,context-switches,"
+                                           "cpu-migrations,page-faults", b))
+            for b in ("pingpong", "pipe")]
+    if any(v and v != "PASS" and v != "n/a" for v in v_cc) and \
+            "pmuctx_cc" in pp and "perf_cc" in pp:
+        pc = probe.get("pmuctx_cc") or {}
         REC.append(
-            "%d. **Per-task counting against perf's best case needs a lazy "
-            "mode, not a faster accounting** (`module/hooks.c`). The "
-            "accounting of the two monitored entries is %s ns per switch "
-            "here (pmuctx - pmuctx_other), about 320 ns of probe time by the "
-            "in-probe timing of note 8, where a branch-light rewrite of it "
-            "measured slower under TCG and was not merged. The 0.5x target "
-            "would need pmuctx at about %s ns, i.e. no work at all, which is "
-            "what perf does on this path: it swaps two equivalent contexts "
-            "and attributes nothing to either task. pmuctx could do the same "
-            "for sessions that only report totals (no `--per-task`, no "
-            "SWITCH records): when `prev` and `next` are in exactly the same "
-            "sessions, leave the slice open and charge it to the session's "
-            "per-CPU total rather than to a task, attributing only at exit "
-            "and when per-task values are read. That gives up exact "
-            "per-task counts and the children fold-back, which are what "
-            "pmuctx is for; it is not done." % (
-                len(REC) + 1, _f(acc, signed=True),
-                _f(0.5 * added(pp, "perf")
-                   if added(pp, "perf") is not None else None)))
+            "%d. **Counter-backed sessions against perf's best case** "
+            "(`module/hooks.c`). With `-e %s` pmuctx adds %s %s per "
+            "ping-pong switch and perf %s (ratio %s)%s. perf does no work "
+            "on this path (it swaps two equivalent contexts); pmuctx "
+            "closes the outgoing task's slice and opens the incoming "
+            "one's for every counter-backed event. Two ways to close the "
+            "gap: (a) cpu-clock of a task is its on-CPU time, which the "
+            "kernel keeps per task like task-clock; sourcing it from "
+            "`se.sum_exec_runtime` would make such sessions switchless, "
+            "as the default ones are (only for cpu-clock; hardware "
+            "events still need the switch); (b) for sessions that only "
+            "report totals (no `--per-task`, no SWITCH records), leave "
+            "the slice open when `prev` and `next` are in exactly the "
+            "same sessions with the same events and charge it to the "
+            "session's per-CPU total, as perf does, attributing only at "
+            "exit and when per-task values are read." % (
+                len(REC) + 1, "cpu-clock,context-switches,cpu-migrations,"
+                "page-faults", _ci(added(pp, "pmuctx_cc")), t,
+                _ci(added(pp, "perf_cc")),
+                _rx(_peer(ppb, "pmuctx_cc", "perf_cc")),
+                "; %s %s of it inside the probe per call" % (
+                    _ci(pc["per_call"], signed=False), t)
+                if pc.get("calls") else ""))
+    if "pmuctx_other_ps" in pp:
+        ops = added(pp, "pmuctx_other_ps")
         REC.append(
             "%d. **Skip the hash lookup on switch-in when possible** "
-            "(`pmuctx_probe_switch()`). Every switch-in calls "
-            "`rhltable_lookup(&pmuctx_store, &next, ...)`, for every task "
-            "on the machine as soon as any session exists (`pmuctx_other`: "
-            "%s ns here, %s). It is cheap in TCG, which has no cache "
-            "model; on hardware it is a jhash and at least two dependent "
-            "cache misses (bucket, entry) in a table that grows with the "
-            "monitored tasks. Keep the outgoing task's entries in a second "
-            "per-CPU slot instead of dropping them (`cc->task = next; "
-            "cc->nr = 0`), so a task that comes back to the CPU next "
+            "(`pmuctx_probe_switch()`). While a session with a probe "
+            "exists, every switch-in calls `rhltable_lookup(&pmuctx_store, "
+            "&next, ...)`, for every task on the machine (a `--per-switch` "
+            "session on another process: %s %s per switch here). In TCG, "
+            "which has no cache model, that is instructions only; on "
+            "hardware it is a jhash and at least two dependent cache "
+            "misses (bucket, entry) in a table that grows with the "
+            "monitored tasks. Keep the outgoing task's entries in a "
+            "second per-CPU slot instead of dropping them (`cc->task = "
+            "next; cc->nr = 0`), so a task that comes back to the CPU next "
             "(ping-pong, producer/consumer, a task woken where it slept) "
             "is found without hashing, and add a small per-CPU negative "
             "cache for unmonitored tasks (cleared when an entry is "
-            "inserted). Plain per-CPU data with IRQs off, no atomics." % (
-                len(REC) + 1, _f(a_oth, signed=True),
-                "above the noise floor" if significant(a_oth) else
-                "within the noise floor of %s ns" % _f(noise)))
-    if "pmuctx_sys" in pp and "pmuctx" in pp:
-        a_sys, a_pm = added(pp, "pmuctx_sys"), added(pp, "pmuctx")
-        if a_sys is not None and a_pm is not None and a_pm > 0 and \
-                significant(a_sys - a_pm) and a_sys > 1.5 * a_pm:
+            "inserted)." % (len(REC) + 1, _ci(ops), t))
+    for rows, what in ((pr, "fork/exit"), (th, "thread")):
+        v = _verdict(res, "%s churn" % what)
+        if rows and v and v != "PASS":
             REC.append(
-                "%d. **Find why a system-wide session costs %s a per-process "
-                "one per switch** (%s vs %s ns on the same two tasks). In "
-                "steady state both should do one cached switch-out and one "
-                "lookup at switch-in. Suspects, in order: the adopted "
-                "entries are still on `s->pending` (hashed only by "
-                "`pmuctx_adopt_work_fn()`, kicked from the pool refill "
-                "irq_work), so each switch-in takes `adopt_lock` and walks "
-                "the pending list in `pmuctx_adopt()`; or entries of "
-                "unrelated tasks adopted on this CPU (kworkers, the shell) "
-                "keep the pending list long. A `pending` count in "
-                "`struct pmuctx_info` would tell at once; hashing the entry "
-                "from the adopt slow path's own irq_work, or keeping "
-                "pending entries in a per-CPU list, would bound the cost." %
-                (len(REC) + 1, _x(_r(a_sys, a_pm)), _f(a_sys, signed=True),
-                 _f(a_pm, signed=True)))
-    REC.append(
-        "%d. **Fork/exit: take shared cache lines off the per-task path** "
-        "(`module/store.c`). Each created and exited task does about a "
-        "dozen atomic read-modify-writes on global or per-session words "
-        "(`pmuctx_stats.entries/bytes/created/freed`, `s->ref`, "
-        "`s->nr_entries`, `s->tasks_seen`, `s->tasks_exited`, the "
-        "rhashtable's `nelems`), the parent entry's `ref`, "
-        "4 `atomic64_add`s on the parent entry's children array shared by "
-        "all siblings (`pmuctx_entry_retire()` now takes `s->exited_lock` "
-        "only for KEEP_EXITED sessions). Two vCPUs cannot show the "
-        "contention; on a large machine running `make -j` they will. Use "
-        "per-CPU counters for the statistics (summed by PMUCTX_IOC_INFO) "
-        "and fold children counts into a per-CPU delta of the parent." %
-        (len(REC) + 1))
-    if mem and _verdict(res, "memory <= 256 bytes") == "MISS":
-        REC.append(
-            "%d. **Memory: a snapshot slot only for perf-backed events.** "
-            "Entries come from a slab cache of their exact size (200 "
-            "bytes with the 4 default events: a 128-byte header, two u64 "
-            "arrays and one snapshot slot); note 9 accounts for the rest (the bucket table, "
-            "rounded up to a power of two by kmalloc: 21-26 B per task) "
-            "and measures 261 B per task by attaching to existing threads. "
-            "task-clock, context-switches and cpu-migrations need no "
-            "snapshot; sizing the snapshot array by the perf-backed events "
-            "makes a default entry 200 bytes (-24 B per task)." %
-            (len(REC) + 1))
-    if ring.get("status") == "measured":
-        REC.append(
-            "%d. **Ring `write(2)`: no kmalloc per record** "
-            "(`module/chrdev.c`, `pmuctx_write()`). Each write does "
-            "`memdup_user()` (kmalloc + copy + kfree) before reserving. "
-            "ftrace's `trace_marker` reserves first and copies from user "
-            "space straight into the buffer with "
-            "`__copy_from_user_inatomic()`, recording a fault marker if the "
-            "page is not present; the same works inside "
-            "`pmuctx_ring_user()` with preemption off." % (len(REC) + 1))
-    REC.append(
-        "%d. **Harness: deterministic time for benchmarks.** A "
-        "`--qemu-opt` passthrough in `tests/vm/run` would let `bench/run` "
-        "use `-icount shift=auto,sleep=off`: guest time then follows "
-        "executed instructions, and the figures stop depending on the "
-        "other guests on the host (the dominant noise in this report)." % (
-            len(REC) + 1))
+                "%d. **Churn: take shared cache lines off the per-task "
+                "path** (`module/store.c`; the %s churn target is %s). "
+                "Each created and freed task does atomic read-modify-writes "
+                "on global and per-session words (`pmuctx_stats.entries`, "
+                "`.bytes`, `.created`, `.freed`, `s->tasks_seen`, "
+                "`s->tasks_exited`, `s->retiring`, `s->retired`, the "
+                "rhashtable's `nelems`) and adds its counts to the parent "
+                "entry's children sums, shared by all siblings. Two vCPUs "
+                "cannot show the contention; a large machine running "
+                "`make -j` will. Per-CPU counters for the statistics "
+                "(summed by PMUCTX_IOC_INFO) and a per-CPU delta of the "
+                "parent's children sums would take them off." % (
+                    len(REC) + 1, what, v.split(" ")[0]))
+            break
     return A, REC

@@ -9,14 +9,30 @@
 #   E key=value ...                          environment
 #   R case=C bench=B cfg=K param=P round=N rep=I value=V unit=U [k=v ...]
 #   I case=C cfg=K param=P round=N k=v ...   side information (pmuctx info,
-#                                            meminfo, counts)
+#                                            meminfo, counts; case cs:
+#                                            cs_counted=, and probe_n=
+#                                            probe_hit= probe_ns= from the
+#                                            debug build's probe timer)
 #   F case=C ... msg=...                     a run that failed
 #
 # bench/report.py turns raw.txt into bench/results.json and
 # docs/PERFORMANCE.md.  Environment (set by bench/run):
 #   PMUCTX_BENCH_QUICK=1     few rounds, small sizes (smoke test of the suite)
 #   PMUCTX_BENCH_CASES="cs churn scale mem ring"   cases to run
-#   PMUCTX_BENCH_ROUNDS=N    rounds of the context-switch case (default 7)
+#   PMUCTX_BENCH_ICOUNT=SHIFT|off   the guest's clock: QEMU -icount
+#                            shift=SHIFT (guest time counts instructions:
+#                            deterministic, so more rounds and fewer
+#                            windows) or off (host time, bench/run
+#                            --wallclock); default off
+#   PMUCTX_BENCH_ROUNDS=N    rounds of the context-switch case (default 10
+#                            under icount, 5 in wallclock mode; quick: 3, 2)
+#   PMUCTX_BENCH_PROBE_ROUNDS=N   rounds of the probe-internal timing (case
+#                            cs, debug module only; default 3, quick 2)
+#   PMUCTX_BENCH_MEM_N=N     threads of the memory case
+#   PMUCTX_BENCH_PIN_KEYS=0  do not pin the static keys (see below)
+# and by tests/vm/run: PMUCTX_MODULE (the release module, measured),
+# PMUCTX_MODULE_DEBUG (the debug build, --module-debug: the in-kernel ring
+# benchmark and the probe-internal timer only), PMUCTX_VM_OUT.
 set -u
 
 TOP=$(pwd)
@@ -27,8 +43,9 @@ RING=$TOP/bench/ring
 BT_SCRIPT=$TOP/bench/sched_oncpu.bt
 MODULE=${PMUCTX_MODULE:-$TOP/module/pmuctx.ko}
 # The debug build (bench/run --module-debug): only for the ring writer's
-# in-kernel microbenchmark (ring_bench, case ring); every measurement of
-# the product is of the release module.
+# in-kernel microbenchmark (ring_bench, case ring) and the time spent
+# inside the sched_switch probe (module/probebench.c, case cs); every
+# other measurement of the product is of the release module.
 MODULE_DEBUG=${PMUCTX_MODULE_DEBUG:-}
 OUT=${PMUCTX_VM_OUT:-/tmp/bench-out}
 mkdir -p "$OUT"
@@ -39,11 +56,16 @@ mkdir -p "$T"
 
 QUICK=${PMUCTX_BENCH_QUICK:-0}
 CASES=${PMUCTX_BENCH_CASES:-cs churn scale mem ring}
+ICOUNT=${PMUCTX_BENCH_ICOUNT:-off}
 EVENTS=task-clock,context-switches,cpu-migrations,page-faults
+# the counter-backed set: cpu-clock is a perf software counter, which
+# pmuctx reads at every switch of a monitored task
+EVENTS_CC=cpu-clock,context-switches,cpu-migrations,page-faults
 
 if [ "$QUICK" = 1 ]; then
 	CS_ROUNDS=${PMUCTX_BENCH_ROUNDS:-2}
 	PP_LOOPS=1000 PP_WINDOWS=10 PIPE_LOOPS=1000 PIPE_RUNS=2
+	PROBE_ROUNDS=${PMUCTX_BENCH_PROBE_ROUNDS:-2}
 	CHURN_ROUNDS=2 CHURN_T="64 512" CHURN_P="64 256"
 	SCALE_ROUNDS=2 SCALE_N="10 1000 5000"
 	MEM_ROUNDS=2 MEM_N=2000
@@ -51,10 +73,24 @@ if [ "$QUICK" = 1 ]; then
 else
 	CS_ROUNDS=${PMUCTX_BENCH_ROUNDS:-5}
 	PP_LOOPS=2000 PP_WINDOWS=20 PIPE_LOOPS=2000 PIPE_RUNS=2
+	PROBE_ROUNDS=${PMUCTX_BENCH_PROBE_ROUNDS:-3}
 	CHURN_ROUNDS=5 CHURN_T="64 512 4096" CHURN_P="64 512 2048"
 	SCALE_ROUNDS=5 SCALE_N="10 1000 10000 50000"
 	MEM_ROUNDS=5 MEM_N=10000
 	RING_N=20000 RING_ROUNDS=5
+fi
+if [ "$ICOUNT" != off ]; then
+	# Guest time counts instructions (QEMU -icount): a window's value no
+	# longer depends on the host, so the report takes the median of a
+	# few windows per round and the rounds are cheap: more of them (the
+	# confidence intervals narrow with the rounds, not the windows).
+	if [ "$QUICK" = 1 ]; then
+		CS_ROUNDS=${PMUCTX_BENCH_ROUNDS:-3}
+		PP_WINDOWS=5 PIPE_RUNS=3
+	else
+		CS_ROUNDS=${PMUCTX_BENCH_ROUNDS:-10}
+		PP_WINDOWS=8 PIPE_RUNS=3
+	fi
 fi
 # The memory case's population (bench/notes/9-memory.md: 50000 divides the
 # slab noise per task by 5)
@@ -103,11 +139,14 @@ info_fields() {
 # wrap CFG: print the monitoring prefix of configuration CFG.
 wrap() {
 	case $1 in
-	unloaded|idle|none|bpftrace|pmuctx_other) ;;
+	unloaded|idle|none|bpftrace|pmuctx_other|pmuctx_other_ps) ;;
 	pmuctx) echo "$CLI stat -o $T/stat.out --" ;;
+	pmuctx_ps) echo "$CLI stat --per-switch -o $T/stat.out --" ;;
+	pmuctx_cc) echo "$CLI stat -e $EVENTS_CC -o $T/stat.out --" ;;
 	pmuctx_sys) echo "$CLI stat -a --per-task -o $T/stat.out --" ;;
 	pmuctx_sys_total) echo "$CLI stat -a -o $T/stat.out --" ;;
 	perf) echo "perf stat -e $EVENTS -o $T/stat.out --" ;;
+	perf_cc) echo "perf stat -e $EVENTS_CC -o $T/stat.out --" ;;
 	perf_sys) echo "perf stat -a -e $EVENTS -o $T/stat.out --" ;;
 	pmuctx_noinherit) echo "$CLI stat --no-inherit -o $T/stat.out --" ;;
 	perf_noinherit) echo "perf stat --no-inherit -e $EVENTS -o $T/stat.out --" ;;
@@ -122,9 +161,15 @@ prepare() {
 	unloaded) ensure_unloaded ;;
 	*) ensure_loaded ;;
 	esac || return 1
-	if [ "$1" = pmuctx_other ]; then
+	if [ "$1" = pmuctx_other ] || [ "$1" = pmuctx_other_ps ]; then
 		# a session on another process: the benchmark is not monitored
-		"$CLI" stat -o /dev/null -- sleep 3600 &
+		# (pmuctx_other_ps: a --per-switch session, whose sched_switch
+		# probe runs at every switch of every task)
+		if [ "$1" = pmuctx_other ]; then
+			"$CLI" stat -o /dev/null -- sleep 3600 &
+		else
+			"$CLI" stat --per-switch -o /dev/null -- sleep 3600 &
+		fi
 		OTHER_PID=$!
 		for _ in $(seq 100); do
 			[ "$("$CLI" info --json | sed -n 's/.*"sessions": *\([0-9]*\).*/\1/p')" = 1 ] && break
@@ -183,7 +228,8 @@ env_record() {
 	raw "E mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
 	raw "E perf_version=$(perf version 2>/dev/null | awk '{print $3}')"
 	raw "E bpftrace_version=$(bpftrace --version 2>/dev/null | awk '{print $2}')"
-	raw "E quick=$QUICK cases=$(echo "$CASES" | tr ' ' ',') cs_rounds=$CS_ROUNDS pp_loops=$PP_LOOPS pp_windows=$PP_WINDOWS pipe_loops=$PIPE_LOOPS pipe_runs=$PIPE_RUNS"
+	raw "E icount=$ICOUNT"
+	raw "E quick=$QUICK cases=$(echo "$CASES" | tr ' ' ',') cs_rounds=$CS_ROUNDS probe_rounds=$PROBE_ROUNDS cs_cfgs=$(IFS=,; echo "${CS_CFGS[*]}") pp_loops=$PP_LOOPS pp_windows=$PP_WINDOWS pipe_loops=$PIPE_LOOPS pipe_runs=$PIPE_RUNS"
 	raw "E churn_rounds=$CHURN_ROUNDS churn_t=${CHURN_T// /,} churn_p=${CHURN_P// /,} scale_rounds=$SCALE_ROUNDS scale_n=${SCALE_N// /,} mem_rounds=$MEM_ROUNDS mem_n=$MEM_N ring_n=$RING_N ring_rounds=$RING_ROUNDS"
 	raw "E module_version=$(cat /sys/module/pmuctx/version 2>/dev/null)"
 	raw "E $(info_fields info_)"
@@ -192,26 +238,39 @@ env_record() {
 
 # ============================================================================
 # Case 1: context-switch cost.  Per round, every configuration runs the
-# futex ping-pong (bench/pingpong, PP_WINDOWS short measurement windows:
-# the report keeps the least disturbed) and `perf bench sched pipe`
-# (PIPE_RUNS runs), both pinned to CPU 0 so that every hand-over is a
-# plain switch between the two tasks (no IPI, no idle).  The *_noinherit
-# configurations monitor only the ping-pong's main thread: every switch is
-# then between a monitored and an unmonitored task, which defeats perf's
-# fast path for clone-equivalent contexts.  pmuctx_other: a pmuctx session
-# counts another process (sleep) while the benchmark runs unmonitored: the
-# tax every task pays while any session exists.
+# futex ping-pong (bench/pingpong, PP_WINDOWS short measurement windows)
+# and `perf bench sched pipe` (PIPE_RUNS runs), both pinned to CPU 0 so
+# that every hand-over is a plain switch between the two tasks (no IPI,
+# no idle).  The *_noinherit configurations monitor only the ping-pong's
+# main thread: every switch is then between a monitored and an
+# unmonitored task, which defeats perf's fast path for clone-equivalent
+# contexts.  pmuctx_other: a default (switchless) pmuctx session counts
+# another process (sleep) while the benchmark runs unmonitored;
+# pmuctx_other_ps: the same with a --per-switch session, whose probe
+# runs at every switch of every task: the tax every task pays while such
+# a session exists.  pmuctx_ps: `pmuctx stat --per-switch` (the default
+# events, accounted in the sched_switch probe); pmuctx_cc / perf_cc: a
+# counter-backed set (cpu-clock, a perf software counter that pmuctx
+# reads at each switch of a monitored task).
+CS_CFGS=(unloaded idle pmuctx pmuctx_ps pmuctx_cc pmuctx_sys perf perf_cc
+	perf_sys bpftrace pmuctx_noinherit perf_noinherit pmuctx_other
+	pmuctx_other_ps pmuctx_sys_total)
+# configurations whose time inside the sched_switch probe is measured on
+# the debug build after the rounds (pmuctx: switchless, no probe calls)
+PROBE_CFGS=(pmuctx pmuctx_ps pmuctx_cc pmuctx_sys pmuctx_other_ps)
 case_cs() {
-	local cfgs=(unloaded idle pmuctx pmuctx_sys perf perf_sys bpftrace
-		pmuctx_noinherit perf_noinherit pmuctx_other pmuctx_sys_total)
-	local r cfg w out ctx0 ctx1 n v
+	local cfgs=() r cfg w out ctx0 ctx1 n v
+	for cfg in "${CS_CFGS[@]}"; do
+		if [ "$cfg" = bpftrace ] && ! command -v bpftrace >/dev/null; then
+			raw "F case=cs cfg=bpftrace msg=bpftrace_not_installed"
+			continue
+		fi
+		cfgs+=("$cfg")
+	done
 	say "case cs: ${#cfgs[@]} configurations x $CS_ROUNDS rounds"
-	if ! command -v bpftrace >/dev/null; then
-		raw "F case=cs cfg=bpftrace msg=bpftrace_not_installed"
-		cfgs=(unloaded idle pmuctx pmuctx_sys perf perf_sys
-			pmuctx_noinherit perf_noinherit pmuctx_other
-			pmuctx_sys_total)
-	fi
+	# the layout this case ran in (bench/run gives it a 1-vCPU boot
+	# without pinned keys under icount; the other cases' E lines follow)
+	raw "E cs_nr_cpus=$(nproc) cs_pinned_keys=$PIN_KEYS"
 	for ((r = 1; r <= CS_ROUNDS; r++)); do
 		for cfg in $(rotate $((r - 1)) "${cfgs[@]}"); do
 			if ! prepare "$cfg"; then
@@ -225,8 +284,10 @@ case_cs() {
 			reps "$out" pingpong ns_per_switch ns_per_switch \
 				"case=cs bench=pingpong cfg=$cfg param=0 round=$r" \
 				"case=cs bench=pingpong cfg=$cfg round=$r"
-			[ "$cfg" = pmuctx ] || [ "$cfg" = perf ] &&
-				raw "I case=cs bench=pingpong cfg=$cfg round=$r cs_counted=$(grep -m1 'context-switches' "$T/stat.out" | awk '{print $1}' | tr -d ,)"
+			case $cfg in
+			pmuctx|pmuctx_ps|pmuctx_cc|perf|perf_cc)
+				raw "I case=cs bench=pingpong cfg=$cfg round=$r cs_counted=$(grep -m1 'context-switches' "$T/stat.out" | awk '{print $1}' | tr -d ,)" ;;
+			esac
 
 			# --no-inherit: only the ping-pong's main thread is
 			# monitored (its partner is not); pipe has no such form
@@ -247,6 +308,66 @@ case_cs() {
 			say "cs round $r $cfg done"
 		done
 	done
+	ensure_loaded
+	cs_probe_time
+}
+
+# probe_time_line: the last "pmuctx: probe time: n= hit= ns=" line of the
+# kernel log as "probe_n=N probe_hit=H probe_ns=T" (module/probebench.c
+# prints it at rmmod)
+probe_time_line() {
+	dmesg | grep 'pmuctx: probe time: ' | tail -n 1 |
+		sed 's/.*probe time: *//; s/\([a-z]*\)=/probe_\1=/g'
+}
+# median of the ns_per_switch=V values in the text on stdin
+median_pp() {
+	sed -n 's/.*ns_per_switch=\([0-9.]*\).*/\1/p' | sort -g |
+		awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+# Time inside the sched_switch probe, per configuration: the debug build
+# (module/probebench.c) sums local_clock() from the probe's entry to its
+# exit on each CPU and prints the totals at rmmod.  For each round and
+# configuration of PROBE_CFGS: release module out, debug module in, the
+# ping-pong under that configuration, rmmod, read the kernel log; the
+# release module goes back in at the end.  Under icount (shift 0) the
+# probe's ns are guest instructions.  bench/probe-ab.sh does the same for
+# several builds.
+cs_probe_time() {
+	local r cfg w out before after
+	if [ -z "$MODULE_DEBUG" ] || [ ! -f "$MODULE_DEBUG" ]; then
+		raw "I case=cs probe_time=unavailable reason=no_debug_module"
+		return 0
+	fi
+	say "case cs: probe-internal time, $PROBE_ROUNDS rounds (debug module)"
+	for ((r = 1; r <= PROBE_ROUNDS; r++)); do
+		for cfg in $(rotate $((r - 1)) "${PROBE_CFGS[@]}"); do
+			ensure_unloaded || break
+			if ! insmod "$MODULE_DEBUG"; then
+				raw "F case=cs bench=probe cfg=$cfg round=$r msg=insmod_debug_failed"
+				break
+			fi
+			for _ in $(seq 50); do [ -e /dev/pmuctx ] && break; sleep 0.1; done
+			if ! prepare "$cfg"; then
+				raw "F case=cs bench=probe cfg=$cfg round=$r msg=prepare_failed"
+				continue
+			fi
+			w=$(wrap "$cfg")
+			# shellcheck disable=SC2086
+			out=$($w "$PP" -c 0 -l "$PP_LOOPS" -r "$PP_WINDOWS" -w "$PP_LOOPS" 2>"$T/err")
+			finish "$cfg"
+			before=$(dmesg | grep -c 'pmuctx: probe time: ')
+			ensure_unloaded || break
+			after=$(dmesg | grep -c 'pmuctx: probe time: ')
+			if [ "$after" -gt "$before" ]; then
+				raw "I case=cs bench=pingpong cfg=$cfg round=$r $(probe_time_line) pp_ns_per_switch=$(echo "$out" | median_pp)"
+			else
+				raw "F case=cs bench=probe cfg=$cfg round=$r msg=no_probe_time_line_at_rmmod"
+			fi
+			say "cs probe time round $r $cfg done"
+		done
+	done
+	ensure_unloaded
 	ensure_loaded
 }
 
@@ -294,9 +415,12 @@ case_churn() {
 # ============================================================================
 # Case 3: lookup scale.  A ping-pong pair while N other threads of the same
 # process sleep (store entries under pmuctx stat, inherited).  pmuctx info
-# is recorded once the N threads exist.
+# is recorded once the N threads exist.  Under `pmuctx stat --per-switch`
+# (pmuctx_ps): a default session is switchless, its context switches
+# look nothing up; the per-switch probe looks the incoming task up in the
+# store at every switch, which is what N should not slow down.
 case_scale() {
-	local cfgs=(none pmuctx) r cfg w n out
+	local cfgs=(none pmuctx_ps) r cfg w n out
 	ensure_loaded
 	say "case scale: N = $SCALE_N, $SCALE_ROUNDS rounds"
 	for ((r = 1; r <= SCALE_ROUNDS; r++)); do
@@ -434,5 +558,5 @@ for c in $CASES; do
 done
 ensure_loaded
 raw "E total_guest_s=$(awk -v a="$t_start" -v b="$(now)" 'BEGIN {printf "%.1f", b - a}')"
-raw "E end_$(info_fields info_end_)"
+raw "E $(info_fields info_end_)"
 say "done"

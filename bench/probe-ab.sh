@@ -4,8 +4,13 @@
 # bench/probe-ab.sh - time pmuctx's sched_switch probe, several module
 # builds in one boot (bench/notes/8-probe-time.md).
 #
-# usage (host): tests/vm/run --no-module --mem 4096 --bind DIR -- \
+# usage (host): tests/vm/run --no-module --mem 4096 --icount 0 --bind DIR -- \
 #                   bench/probe-ab.sh DIR/a.ko DIR/b.ko ...
+# With --icount 0 (QEMU -icount shift=0,sleep=off) the guest's clocks
+# count instructions: the ns below are guest instructions and do not
+# depend on the host's load (without it, host time).  `make bench`
+# measures the same timer for the current debug build (bench/guest.sh,
+# case cs, "probe-internal time"; docs/PERFORMANCE.md section 1b).
 # Each module must be a debug build (make module-debug, PMUCTX_DEBUG=1),
 # whose module/probebench.c sums local_clock() time from the probe's entry
 # to its exit per CPU and prints
