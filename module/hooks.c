@@ -353,7 +353,8 @@ static struct task_struct *pmuctx_switch_next(struct pmuctx_session *s,
 
 /*
  * The sched_switch probe's clock: read once, and only for a sampling
- * session (its period accounting) or the debug build's probe timer.
+ * session (its period accounting).  The debug build's probe timer reads
+ * its own, so the tests run this lazy read as the release build does.
  */
 static __always_inline u64 pmuctx_probe_clock(u64 *now)
 {
@@ -387,18 +388,15 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 *now, int cpu,
 	 * thread it has no pid (the record would name pid 0; 68-ring-nested
 	 * on 6.1 and 6.12-rt).  EXITED is written by the task itself.
 	 */
-	if (unlikely(READ_ONCE(e->flags) & PMUCTX_EF_EXITED)) {
-		if (s->sample_freq)
-			pmuctx_sample_sched_out(e, pmuctx_probe_clock(now));
-		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, NULL);
-		return;
-	}
-	if (!s->ring_area) {
-		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, NULL);
-		return;
-	}
-	if (s->sample_freq)
+	if (s->sample_freq)	/* sampling sessions have a ring */
 		pmuctx_sample_sched_out(e, pmuctx_probe_clock(now));
+	/* the per-event deltas only for a SWITCH record or the trigger */
+	if (unlikely(READ_ONCE(e->flags) & PMUCTX_EF_EXITED) ||
+	    !s->ring_area ||
+	    (!(s->ring_records & PMUCTX_REC_MASK_SWITCH) && !s->trigger_idx)) {
+		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, NULL);
+		return;
+	}
 	if (!pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, delta))
 		return;
 	if (s->ring_records & PMUCTX_REC_MASK_SWITCH)
@@ -526,8 +524,9 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	struct rhlist_head *list = NULL, *plist, *pos;
 	int cpu = smp_processor_id();
 	struct pmuctx_entry *e;
-	u64 now = pmuctx_probebench_start();	/* 0 in a release build */
+	u64 start = pmuctx_probebench_start();	/* debug build only */
 	u64 gen = ++cc->gen;
+	u64 now = 0;	/* pmuctx_probe_clock() */
 	unsigned int i;
 
 	rcu_read_lock();
@@ -573,7 +572,7 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	}
 out:
 	rcu_read_unlock();
-	pmuctx_probebench_end(now, cc->nr);	/* debug build only */
+	pmuctx_probebench_end(start, cc->nr);	/* debug build only */
 }
 
 /*

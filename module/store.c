@@ -187,6 +187,8 @@ void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 	 * module's own events (task-clock, context-switches,
 	 * cpu-migrations; pmuctx_event_is_native()) go to their masks.
 	 */
+	/* the masks and snap_ev[] are u8: one bit, one index per event */
+	BUILD_BUG_ON(PMUCTX_MAX_EVENTS > 8);
 	s->nr_snap = 0;
 	s->clock_mask = 0;
 	s->cs_mask = 0;

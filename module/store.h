@@ -119,12 +119,6 @@ static inline u64 *pmuctx_slice_acc(struct pmuctx_entry *e)
 
 extern struct rhltable pmuctx_store;
 /*
- * The store's parameters, visible to every lookup so that the compiler
- * folds them into it (rhashtable's inline lookup and hash are meant for
- * constant parameters; an extern struct made them an out-of-line, fully
- * generic walk at every context switch).
- */
-/*
  * The key is a task pointer: a multiplicative hash of it, salted with the
  * table's random seed, costs a multiply where jhash2 of 8 bytes costs
  * about 30 instructions, at every lookup of a context switch.  Tasks are
@@ -136,6 +130,12 @@ static inline u32 pmuctx_store_hash(const void *key, u32 len, u32 seed)
 	return hash_64(*(const unsigned long *)key ^ seed, 32);
 }
 
+/*
+ * The store's parameters, visible to every lookup so that the compiler
+ * folds them into it (rhashtable's inline lookup and hash are meant for
+ * constant parameters; an extern struct made them an out-of-line, fully
+ * generic walk at every context switch).
+ */
 static const struct rhashtable_params pmuctx_store_params __maybe_unused = {
 	.hashfn			= pmuctx_store_hash,
 	.key_len		= sizeof(struct task_struct *),
