@@ -248,9 +248,10 @@ def write(res, U):
         if _above0(ops):
             txt += (
                 "that is the probe running for tasks that no session "
-                "watches: the tracepoint call, `local_clock()` and the "
+                "watches: the tracepoint call and the "
                 "`rhltable_lookup()` of the incoming task that every "
-                "switch-in does (`pmuctx_probe_switch()`)")
+                "switch-in does (`pmuctx_probe_switch()`; the probe reads "
+                "the clock only for sampling sessions)")
             if probe.get("pmuctx_other_ps", {}).get("calls"):
                 txt += ", %s %s per call inside the probe" % (
                     _ci(probe["pmuctx_other_ps"]["per_call"],

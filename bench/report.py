@@ -1210,12 +1210,17 @@ def write_md(res, path, plot_files):
           "2 --mem 4096 -- bench/guest.sh`; the guest's clocks follow the "
           "host's, so other guests on the host add time to any "
           "measurement.")
-    a("* **One boot, side by side.** The guest script runs every case "
-      "in that one boot. Within a case the configurations are "
+    a("* **Side by side in one boot.** %s Within a case the "
+      "configurations are "
       "**interleaved round by round** (A B C ... A B C ..., the order "
       "rotated each round), so a slow drift hits every configuration "
       "alike. \"Not loaded\" is `rmmod pmuctx` in that same boot, and "
-      "`insmod` again afterwards.")
+      "`insmod` again afterwards." % (
+          "Every configuration of a case runs in the same boot (the "
+          "context-switch case in its own, the other cases together; "
+          "under icount the two boots run at the same time, which "
+          "changes no figure)." if host.get("boots", "1") != "1" else
+          "The guest script runs every case in one boot."))
     a("* **Warm-up.** The host backs guest RAM on first touch: the guest "
       "first touches almost all its memory (`bench/churn -W`), then runs "
       "each tool once.")
