@@ -448,7 +448,7 @@ def write(res, U):
             "&next, ...)`, for every task on the machine (a `--per-switch` "
             "session on another process: %s %s per switch here). In TCG, "
             "which has no cache model, that is instructions only; on "
-            "hardware it is a jhash and at least two dependent cache "
+            "hardware it is a hash of the task pointer and at least two dependent cache "
             "misses (bucket, entry) in a table that grows with the "
             "monitored tasks. Keep the outgoing task's entries in a "
             "second per-CPU slot instead of dropping them (`cc->task = "
