@@ -780,7 +780,16 @@ static void switchless_pair(void)
 	       "switchless: cpu-migrations agree (within 25%% or 4)");
 	result(near(a.values[3], b.values[3], 0.03, 16),
 	       "switchless: page-faults agree (within 3%% or 16)");
-	result(within(a.values[0], ru_t, 0.02) && a.values[1] <= ru_cs &&
+	/*
+	 * context-switches may exceed the rusage by one per task: a parent
+	 * can reap a child (wait_task_zombie() adds its nvcsw to the
+	 * rusage) between the child's exit_notify() and its final switch
+	 * in do_task_dead(), which the session still counts.  (More than
+	 * one per task would be switches of some other task.)  Seen on the
+	 * debug kernel: 302 against a rusage of 301.
+	 */
+	result(within(a.values[0], ru_t, 0.02) &&
+	       a.values[1] <= ru_cs + a.tasks_exited &&
 	       near(a.values[1], ru_cs, 0.02, 4) &&
 	       near(a.values[3], ru_pf, 0.03, 64),
 	       "switchless: task-clock, context-switches and page-faults match the rusage");
