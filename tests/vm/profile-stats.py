@@ -3,6 +3,7 @@
 """Compare two perf-script texts of the same workload (issue 16 item 1).
 
     profile-stats.py PMUCTX.txt PERF.txt COMM PERIOD_NS
+    profile-stats.py --own PMUCTX.txt COMM MIN_KERNEL
 
 Both files are in perf script's layout (pmuctx report --format
 perf-script; perf script -F comm,pid,tid,cpu,time,event,ip,sym,dso).
@@ -18,10 +19,18 @@ line per check, "PASS text" or "FAIL text", and the numbers behind them:
   - no pmuctx sample was taken inside pmuctx's own code: interrupted in
     the module, or anywhere under its task_works (the deferred unwind, the
     MMAP scan).  Kernel functions a probe calls (the fork probe's
-    rhashtable insert) may be sampled, as perf's own fork hooks are;
+    rhashtable insert) may be sampled, as perf's own fork hooks are.
+    Only the sampled context counts: an interrupt taken inside a work
+    (its softirqs: RCU callbacks freeing memory) is not the work's, and
+    the frames beyond its entry (asm_sysvec_*, asm_common_interrupt) are
+    the interrupted work's;
   - no two pmuctx samples of one thread on one CPU are closer than half
     the sampling period (each stands for a period of the thread's CPU
     time; half of it allows for the time a sample takes to write).
+
+With --own, only the third check, on pmuctx's file alone, and a FAIL
+unless it holds at least MIN_KERNEL kernel-mode samples (a run too short
+to say anything).
 """
 import collections
 import re
@@ -70,12 +79,54 @@ def in_module(frame):
     return '[pmuctx]' in frame[1] or re.match(r'pmuctx_\w+', frame[1])
 
 
+IRQ_ENTRY = re.compile(r'asm_(sysvec_|common_interrupt|spurious_interrupt)')
+
+
+def context(s):
+    # the frames of the sampled context: up to the entry of an interrupt
+    # it ran in (beyond it: the code the interrupt interrupted)
+    out = []
+    for f in s['frames']:
+        if IRQ_ENTRY.match(f[1]):
+            break
+        out.append(f)
+    return out
+
+
 def ours(s):
     # interrupted in the module's code, or anywhere in its task_works (the
-    # unwind, the MMAP scan); kernel functions that a probe (fork, exec,
-    # exit) calls are not counted: perf's own hooks there are sampled too
-    return bool(in_module(s['frames'][0])) or any(
-        re.match(r'pmuctx_(defer|maps)_fn', f[1]) for f in s['frames'])
+    # unwind, the MMAP scan: the module function task_work_run() called,
+    # which may be a tail call from them, pmuctx_task_work_done); kernel
+    # functions that a probe (fork, exec, exit) calls are not counted:
+    # perf's own hooks there are sampled too
+    ctx = context(s)
+    if in_module(s['frames'][0]):
+        return True
+    for i, f in enumerate(ctx):
+        if re.match(r'pmuctx_(defer|maps)_fn', f[1]):
+            return True
+        if i and f[1].startswith('task_work_run') and in_module(ctx[i - 1]):
+            return True
+    return False
+
+
+def show(s, depth=12):
+    return ' <- '.join(f[1].split(' (')[0] for f in s['frames'][:depth])
+
+
+def own_only(path, comm, min_kernel):
+    pm = parse(path, comm)
+    k = sum(1 for s in pm if kernel(s))
+    own = [s for s in pm if ours(s)]
+    print(f"# samples: {len(pm)}, kernel-mode {k}")
+    res = 'PASS' if k >= min_kernel else 'FAIL'
+    print(f"{res} enough kernel-mode samples to look at: {k} "
+          f"(at least {min_kernel})")
+    res = 'PASS' if not own else 'FAIL'
+    print(f"{res} no sample inside pmuctx's own code: {len(own)} of "
+          f"{len(pm)}")
+    for s in own[:4]:
+        print('#   ' + show(s))
 
 
 def close_pairs(samples, limit):
@@ -90,6 +141,9 @@ def close_pairs(samples, limit):
 
 
 def main():
+    if sys.argv[1] == '--own':
+        own_only(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
     pm, pf = parse(sys.argv[1], sys.argv[3]), parse(sys.argv[2], sys.argv[3])
     period = int(sys.argv[4]) / 1e9
     if len(pm) < 200 or len(pf) < 200:
@@ -115,9 +169,8 @@ def main():
     res = 'PASS' if not own else 'FAIL'
     print(f"{res} no sample inside pmuctx's own code: {len(own)} of "
           f"{len(pm)}")
-    for s in own[:2]:
-        print('#   ' + ' <- '.join(f[1].split(' (')[0]
-                                   for f in s['frames'][:6]))
+    for s in own[:4]:
+        print('#   ' + show(s))
     res = 'PASS' if not gaps else 'FAIL'
     print(f"{res} no two samples of a thread on a CPU closer than half a "
           f"period: {len(gaps)} pairs of {len(pm)} samples"
