@@ -204,8 +204,7 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 	    !READ_ONCE(e->dead) && pmuctx_sess_live(e->sess))
 		pmuctx_maps_scan(e);
 	WRITE_ONCE(m->pending, false);
-	pmuctx_sample_work_put(e);
-	pmuctx_task_work_done();	/* last: only the return follows */
+	pmuctx_sample_work_end(e);	/* last: only the return follows */
 }
 
 /*

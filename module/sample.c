@@ -51,8 +51,10 @@
  * on its session (struct memory only; the ring is checked live under RCU
  * before writing), and the work on the module, because task_work cannot
  * be cancelled from a module (task_work_cancel is not exported) and the
- * work function is module code.  The module reference is dropped last;
- * see pmuctx_defer_fn().
+ * work function is module code.  The work drops the module reference
+ * first, then the entry's: what runs after the module_put() is module
+ * code, which module removal waits for with RCU Tasks; see
+ * pmuctx_sample_work_end().
  *
  * Locks and contexts of the whole module: the map at the top of session.h.
  */
@@ -513,14 +515,13 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	WRITE_ONCE(d->owner, false);
 	WRITE_ONCE(d->delivering, false);
 	WRITE_ONCE(d->pending, false);
-	pmuctx_sample_work_put(e);
 	/*
-	 * Last: drop the module reference this work held.  Nothing but the
-	 * return follows, and module removal waits for it with RCU Tasks
+	 * Last: drop the module reference this work held, then the entry's
+	 * and the mark.  Module removal waits for the rest with RCU Tasks
 	 * (pmuctx_exit()): an RCU grace period alone does not, a task
 	 * preempted here under PREEMPT_RCU is already quiescent for it.
 	 */
-	pmuctx_task_work_done();
+	pmuctx_sample_work_end(e);
 }
 
 /*

@@ -466,8 +466,8 @@ void pmuctx_entry_unparent(struct pmuctx_entry *e)
 /*
  * Queue @fn on the current task, @e's (TWA_RESUME: at its return to user
  * space), holding a reference on @e and on the module until the work
- * drops them, the module last (pmuctx_task_work_done()): task_work cannot
- * be cancelled from a module.  *@pending is true while it is queued.
+ * drops them (pmuctx_sample_work_end()): task_work cannot be cancelled
+ * from a module.  *@pending is true while it is queued.
  * Interrupt or task context.  False if nothing was queued.
  */
 bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
@@ -489,9 +489,11 @@ bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
 
 /*
  * The end of a work queued by pmuctx_entry_task_work(): drop its module
- * reference.  Only returns follow; pmuctx_exit() waits for them with
- * synchronize_rcu_tasks().  The test hook busy-waits here (no voluntary
- * switch, so RCU Tasks must wait for it) to make that window wide.
+ * reference.  What follows (the entry's put, the mark, the return) is
+ * module code that pmuctx_exit() waits for with synchronize_rcu_tasks().
+ * The test hook busy-waits here (no voluntary switch, so RCU Tasks must
+ * wait for it) to make that window wide; the work's mark is still on
+ * (pmuctx_sample_work_end()), so no tick samples the wait.
  */
 void pmuctx_task_work_done(void)
 {
