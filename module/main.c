@@ -112,11 +112,14 @@ static void __exit pmuctx_exit(void)
 	pmuctx_hotplug_exit();
 	/*
 	 * A task_work (deferred callchain, MMAP snapshot) drops its module
-	 * reference last, but its return still runs module code: preempted
-	 * there (PREEMPT_RCU, preempt=full), a task passes a normal RCU grace
-	 * period, and free_module() would unmap the text it returns to.
-	 * RCU Tasks waits until every task has switched voluntarily or run
-	 * in user mode since, so past any such return (lifetimes item 3).
+	 * reference near its end, and the rest of it still runs module code
+	 * (its entry's put, its sampling mark, the return:
+	 * pmuctx_sample_work_end()): preempted there (PREEMPT_RCU,
+	 * preempt=full), a task passes a normal RCU grace period, and
+	 * free_module() would unmap the text it returns to.  RCU Tasks waits
+	 * until every task has switched voluntarily or run in user mode
+	 * since, so past any such return (lifetimes item 3); an entry put
+	 * there queued its free callback before, for the loop below.
 	 */
 	synchronize_rcu_tasks();
 	/*
