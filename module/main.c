@@ -113,7 +113,7 @@ static void __exit pmuctx_exit(void)
 	/*
 	 * A task_work (deferred callchain, MMAP snapshot) drops its module
 	 * reference near its end, and the rest of it still runs module code
-	 * (its entry's put, its sampling mark, the return:
+	 * (its sampling mark, its entry's put, the return:
 	 * pmuctx_sample_work_end()): preempted there (PREEMPT_RCU,
 	 * preempt=full), a task passes a normal RCU grace period, and
 	 * free_module() would unmap the text it returns to.  RCU Tasks waits
@@ -133,6 +133,14 @@ static void __exit pmuctx_exit(void)
 		if (!atomic64_read(&pmuctx_stats.bytes))
 			break;
 	}
+	/*
+	 * The callback that freed the last entry may still be running, on
+	 * another CPU, queued during the last barrier: after the bytes
+	 * reach 0 it still drops its session's and user's references, in
+	 * module code.  A callback being invoked still counts on its CPU's
+	 * list, so one more barrier waits for it.
+	 */
+	rcu_barrier();
 	WARN_ON_ONCE(atomic64_read(&pmuctx_stats.bytes));
 	pmuctx_entry_caches_destroy();
 	pmuctx_sysctl_exit();
