@@ -74,33 +74,32 @@ static inline void pmuctx_sample_mark_work(struct pmuctx_entry *e, bool on)
 }
 
 /*
- * The end of such a work, its last statement (a work starts with its mark
- * and calls no kernel function before it: a tick there sees an ip in the
- * module).  In order:
- *  - the module reference (pmuctx_task_work_done()): from here on only
- *    code that pmuctx_exit()'s RCU Tasks wait covers runs, and the free
- *    callback the entry's put may queue is queued before that wait ends,
- *    so the rcu_barrier() after it sees the callback;
- *  - the work's reference on @e: an entry is freed a grace period after
- *    its last put at the earliest, so inside rcu_read_lock() the mark can
- *    go after it (a tick during the put, long under KASAN, sees it);
- *  - the mark, with interrupts off to the return: a tick due after it is
- *    taken at an ip in the module, which pmuctx_sample_ours() recognises.
- *    Before, kernel code ran there with interrupts on (rcu_read_unlock()'s
- *    lockdep hooks, module_put()): a tick in it was a sample of the
- *    profiler, which 67-profile saw on the debug kernel now and then and
- *    67-observer makes wide (the debug build's task_work tail hook).
+ * The end of such a work, its last statement.  (A work sets its mark
+ * before it calls any kernel function but ftrace's __fentry__: a tick
+ * there sees an ip in the module.)  In order:
+ *  - the module reference (pmuctx_task_work_done()), still marked: from
+ *    here on only code that pmuctx_exit()'s RCU Tasks wait covers runs,
+ *    and the free callback the entry's put may queue is queued before
+ *    that wait ends, so the rcu_barrier() after it sees the callback;
+ *  - interrupts off to the return, then the mark, while the work's
+ *    reference still holds @e, then that reference.  An hrtimer tick due
+ *    after the mark is taken at an ip in the module, which
+ *    pmuctx_sample_ours() recognises.  An NMI (a hardware PMU's overflow)
+ *    is not held off: it can still land in call_rcu() of a last put.
+ *    Before, kernel code ran after the mark with interrupts on
+ *    (rcu_read_unlock()'s lockdep hooks, module_put()): a tick there was
+ *    a sample of the profiler, which 67-profile saw on the debug kernel
+ *    now and then and 67-observer makes wide (the debug build's task_work
+ *    tail hook, which now runs marked).
  */
 static inline void pmuctx_sample_work_end(struct pmuctx_entry *e)
 {
 	unsigned long flags;
 
 	pmuctx_task_work_done();
-	rcu_read_lock();
-	pmuctx_entry_put(e);
 	local_irq_save(flags);
 	pmuctx_sample_mark_work(e, false);
-	rcu_read_unlock();
+	pmuctx_entry_put(e);
 	local_irq_restore(flags);
 }
 

@@ -95,8 +95,9 @@ def context(s):
 
 def ours(s):
     # interrupted in the module's code, or anywhere in its task_works (the
-    # unwind, the MMAP scan: the module function task_work_run() called,
-    # which may be a tail call from them, pmuctx_task_work_done); kernel
+    # unwind, the MMAP scan: whatever module function task_work_run()
+    # called, since a tail call from them hides them: once,
+    # pmuctx_task_work_done); kernel
     # functions that a probe (fork, exec, exit) calls are not counted:
     # perf's own hooks there are sampled too
     ctx = context(s)
