@@ -97,6 +97,20 @@ _check() {
 	return 0
 }
 
+# verdicts PREFIX FILE: the "PASS text" / "FAIL text" lines of FILE (a
+# checker's output, such as tests/vm/profile-stats.py's) as ok/not ok
+# "PREFIX: text", its other lines as diagnostics; not ok if it has none.
+verdicts() {
+	grep -q '^PASS\|^FAIL' "$2" || not_ok "$1: the checker gave a verdict"
+	while IFS= read -r _line; do
+		case $_line in
+		PASS\ *) ok "$1: ${_line#PASS }" ;;
+		FAIL\ *) not_ok "$1: ${_line#FAIL }" ;;
+		*) diag_out "$_line" ;;
+		esac
+	done < "$2"
+}
+
 # last_ok: true if the last check/expect_fail/require was ok.
 last_ok() { [ "$LAST_OK" = 1 ]; }
 

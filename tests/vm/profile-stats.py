@@ -123,9 +123,13 @@ def own_only(path, comm, min_kernel):
     res = 'PASS' if k >= min_kernel else 'FAIL'
     print(f"{res} enough kernel-mode samples to look at: {k} "
           f"(at least {min_kernel})")
+    report_own(own, len(pm))
+
+
+def report_own(own, total):
     res = 'PASS' if not own else 'FAIL'
     print(f"{res} no sample inside pmuctx's own code: {len(own)} of "
-          f"{len(pm)}")
+          f"{total}")
     for s in own[:4]:
         print('#   ' + show(s))
 
@@ -167,11 +171,7 @@ def main():
     res = 'PASS' if em <= ef + 3 else 'FAIL'
     print(f"{res} exit_to_user_mode* self: pmuctx {em:.1f} %, perf "
           f"{ef:.1f} % (at most 3 points more)")
-    res = 'PASS' if not own else 'FAIL'
-    print(f"{res} no sample inside pmuctx's own code: {len(own)} of "
-          f"{len(pm)}")
-    for s in own[:4]:
-        print('#   ' + show(s))
+    report_own(own, len(pm))
     res = 'PASS' if not gaps else 'FAIL'
     print(f"{res} no two samples of a thread on a CPU closer than half a "
           f"period: {len(gaps)} pairs of {len(pm)} samples"

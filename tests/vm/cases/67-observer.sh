@@ -45,11 +45,4 @@ echo 0 > "$PARAM"
 	diag_out "$(cat "$W/report.err")"
 python3 "$PMUCTX_TOP/tests/vm/profile-stats.py" --own "$W/dd.txt" dd 50 \
 	> "$W/stats" 2>&1 || true
-grep -q '^PASS\|^FAIL' "$W/stats" || not_ok "profile-stats.py --own read the profile"
-while IFS= read -r line; do
-	case $line in
-	PASS\ *) ok "observer window: ${line#PASS }" ;;
-	FAIL\ *) not_ok "observer window: ${line#FAIL }" ;;
-	*) diag_out "$line" ;;
-	esac
-done < "$W/stats"
+verdicts "observer window" "$W/stats"
