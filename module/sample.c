@@ -517,9 +517,10 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	WRITE_ONCE(d->pending, false);
 	/*
 	 * Last: drop the module reference this work held, then the mark
-	 * and the entry's reference.  Module removal waits for the rest with RCU Tasks
-	 * (pmuctx_exit()): an RCU grace period alone does not, a task
-	 * preempted here under PREEMPT_RCU is already quiescent for it.
+	 * and the entry's reference.  Module removal waits for the rest
+	 * with RCU Tasks (pmuctx_exit()): an RCU grace period alone does
+	 * not, a task preempted here under PREEMPT_RCU is already quiescent
+	 * for it.
 	 */
 	pmuctx_sample_work_end(e);
 }

@@ -489,7 +489,7 @@ bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
 
 /*
  * The end of a work queued by pmuctx_entry_task_work(): drop its module
- * reference.  What follows (the entry's put, the mark, the return) is
+ * reference.  What follows (the mark, the entry's put, the return) is
  * module code that pmuctx_exit() waits for with synchronize_rcu_tasks().
  * The test hook busy-waits here (no voluntary switch, so RCU Tasks must
  * wait for it) to make that window wide; the work's mark is still on
