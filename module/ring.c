@@ -7,23 +7,9 @@
  * user space read-only by one mmap().  The protocol is documented in
  * include/uapi/linux/pmuctx.h.
  *
- * Writers run on the CPU whose buffer they write: the sched_switch probe
- * (IRQs off), the fork/exec/exit probes (preemption off) and write(2)
- * (preemption off around the record).  Reservation happens with IRQs off
- * on that CPU, so writers nest (an IRQ writer interrupting a probe or a
- * write(2) between reserve and commit) but never interleave inside a
- * reservation.  The header and the time of a record are written at
- * reservation time, so the overwrite writer can always walk the tail
- * record by record, and each CPU's records are in time order.  data_head
- * is published only when the outermost writer commits (with IRQs on, see
- * pmuctx_ring_commit()): readers never see a reserved but unwritten
- * record.  NMI writers are not supported (counted as lost).
- *
- * Overwrite mode moves the tail record by record: the buffer always keeps
- * everything but the space the next record needs.  (Seed 003 jumps to a
- * next_tail candidate taken at half the buffer, which keeps between half
- * and all of it; walking headers costs one header read per evicted record,
- * amortized O(1) per record written.)
+ * Each CPU's buffer is a byte ring (rb.c: reservation, eviction in
+ * overwrite mode, publication); this file makes the buffers, builds the
+ * records, freezes, reads and maps them.
  *
  * Freezing (SNAPSHOT, trigger) sets s->ring_frozen; writers test it after
  * reserving nothing yet and count the record as lost.  SNAPSHOT then waits
@@ -48,12 +34,11 @@
 #include "compat.h"
 #include "main.h"
 #include "perm.h"
+#include "rb.h"
 #include "ring.h"
 #include "ringbench.h"
 #include "session.h"
 #include "store.h"
-
-#define PMUCTX_REC_MAX_SIZE	(U16_MAX & ~7U)
 
 int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a)
 {
@@ -210,17 +195,12 @@ int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 	s->ring_size = (u64)pages * PAGE_SIZE;
 	s->wakeup_bytes = wakeup ? wakeup : 1;
 	for_each_possible_cpu(cpu) {
-		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 		struct pmuctx_ring_ctl *ctl;
 
 		ctl = s->ring_area + ((size_t)cpu * (1 + pages) << PAGE_SHIFT);
-		ctl->version = PMUCTX_RING_VERSION;
-		ctl->cpu = cpu;
-		ctl->mode = mode;
-		ctl->data_offset = PAGE_SIZE;
-		ctl->data_size = s->ring_size;
-		sc->ring.ctl = ctl;
-		sc->ring.data = (u8 *)ctl + PAGE_SIZE;
+		pmuctx_rb_init(&per_cpu_ptr(s->cpu, cpu)->ring, ctl,
+			       (u8 *)ctl + PAGE_SIZE, s->ring_size, mode,
+			       s->wakeup_bytes, cpu, &s->ring_frozen);
 	}
 	return 0;
 
@@ -263,23 +243,6 @@ void pmuctx_ring_destroy(struct pmuctx_session *s)
 
 /* ---- writing ----------------------------------------------------------- */
 
-/*
- * seq is a seqcount for readers of data_tail/flags/overwritten; only the
- * buffer's own CPU (writer) or the session ioctl (under s->lock, writers
- * frozen) change those fields.
- */
-static void pmuctx_ring_seq_begin(struct pmuctx_ring_ctl *ctl)
-{
-	WRITE_ONCE(ctl->seq, ctl->seq + 1);
-	smp_wmb();	/* odd seq visible before the fields change */
-}
-
-static void pmuctx_ring_seq_end(struct pmuctx_ring_ctl *ctl)
-{
-	smp_wmb();	/* fields visible before the even seq */
-	WRITE_ONCE(ctl->seq, ctl->seq + 1);
-}
-
 /* Free ring space up to @tail; pairs with the writer's load-acquire. */
 static void pmuctx_ring_release_tail(struct pmuctx_ring_ctl *ctl, u64 tail)
 {
@@ -294,178 +257,17 @@ static u64 pmuctx_ring_head(struct pmuctx_ring_ctl *ctl)
 	return smp_load_acquire(&ctl->data_head);
 }
 
-static struct pmuctx_rec_header *pmuctx_ring_at(struct pmuctx_ring *r,
+static struct pmuctx_rec_header *pmuctx_ring_at(struct pmuctx_rb *r,
 						u64 pos)
 {
-	return (struct pmuctx_rec_header *)(r->data +
-					    (pos & (r->ctl->data_size - 1)));
+	return (struct pmuctx_rec_header *)(r->data + (pos & (r->size - 1)));
 }
 
-/*
- * Make room for @need bytes at r->head: normal mode checks the reader's
- * tail, overwrite mode evicts whole records from the tail.  IRQs off.
- */
-static bool pmuctx_ring_room(struct pmuctx_session *s, struct pmuctx_ring *r,
-			     u64 need)
+/* Publish the record reserved last (rb.c), and wake the reader if due. */
+static void pmuctx_ring_commit(struct pmuctx_session *s, struct pmuctx_rb *r)
 {
-	u64 size = r->ctl->data_size, tail, moved = 0;
-
-	if (s->ring_mode == PMUCTX_RING_NORMAL) {
-		/* pairs with pmuctx_ring_release_tail(): reader done with it */
-		tail = smp_load_acquire(&r->ctl->data_tail);
-		return r->head + need - tail <= size;
-	}
-	tail = r->tail;
-	while (r->head + need - tail > size) {
-		struct pmuctx_rec_header *h = pmuctx_ring_at(r, tail);
-
-		/* Never evict a record a nested writer is still filling. */
-		if (r->nest && tail >= r->busy_start)
-			return false;
-		if (h->type != PMUCTX_REC_PAD)
-			moved++;
-		tail += h->size;
-	}
-	if (tail != r->tail) {
-		pmuctx_ring_seq_begin(r->ctl);
-		r->tail = tail;
-		WRITE_ONCE(r->ctl->data_tail, tail);
-		WRITE_ONCE(r->ctl->overwritten, r->ctl->overwritten + moved);
-		pmuctx_ring_seq_end(r->ctl);
-	}
-	return true;
-}
-
-/*
- * Reserve @size bytes (a multiple of 8) on this CPU's buffer of @s.
- * Writes the header (type, size) and the time of the common part, and,
- * when the end of the data area is too close, a PAD record first.
- * Returns NULL when the record is dropped (counted in lost).  Preemption
- * must be off; pair with pmuctx_ring_commit().
- */
-static void *pmuctx_ring_reserve(struct pmuctx_session *s,
-				 struct pmuctx_ring *r, u32 type, u32 size)
-{
-	u64 size_data = r->ctl->data_size, off, pad, need, lost_size = 0, now;
-	struct pmuctx_rec_header *h;
-	unsigned long flags;
-
-	/* No NMI writer exists; one would need a lock-free reservation. */
-	if (WARN_ON_ONCE(in_nmi()))
-		return NULL;
-
-	local_irq_save(flags);
-	if (READ_ONCE(s->ring_frozen) || size > size_data / 2)
-		goto drop;
-	if (r->lost_pending)
-		lost_size = sizeof(struct pmuctx_rec_lost);
-again:
-	need = lost_size + size;
-	off = r->head & (size_data - 1);
-	pad = off + need > size_data ? size_data - off : 0;
-	if (!pmuctx_ring_room(s, r, pad + need)) {
-		if (lost_size) {
-			/* No room for the LOST record too: try without. */
-			lost_size = 0;
-			goto again;
-		}
-		goto drop;
-	}
-	if (!r->nest)
-		r->busy_start = r->head;
-	r->nest++;
-	/* counted at reservation: every reserved record is committed */
-	WRITE_ONCE(r->ctl->records, r->ctl->records + 1);
-	/*
-	 * The time is taken here, IRQs off, not when the record is filled:
-	 * a writer nested between this reservation and the fill gets a later
-	 * place in the buffer, and must get a later time too, so each CPU's
-	 * records are in time order (readers merge the CPUs by time).
-	 */
-	now = ktime_get_mono_fast_ns();
-	if (pad) {
-		h = pmuctx_ring_at(r, r->head);
-		h->type = PMUCTX_REC_PAD;
-		h->size = pad;
-		h->misc = 0;
-		r->head += pad;
-	}
-	if (lost_size) {
-		struct pmuctx_rec_lost *l = (void *)pmuctx_ring_at(r, r->head);
-
-		l->hdr.type = PMUCTX_REC_LOST;
-		l->hdr.size = sizeof(*l);
-		l->hdr.misc = 0;
-		l->c.time = now;
-		l->c.cpu = smp_processor_id();
-		l->c.pid = 0;
-		l->c.tid = 0;
-		l->c.__pad = 0;
-		l->lost = r->lost_pending;
-		r->lost_pending = 0;
-		r->head += lost_size;
-	}
-	h = pmuctx_ring_at(r, r->head);
-	h->type = type;
-	h->size = size;
-	h->misc = 0;
-	((struct pmuctx_rec_common *)(h + 1))->time = now;
-	r->head += size;
-	local_irq_restore(flags);
-	return h;
-
-drop:
-	r->lost_pending++;
-	WRITE_ONCE(r->ctl->lost, r->ctl->lost + 1);
-	local_irq_restore(flags);
-	return NULL;
-}
-
-/*
- * Publish the record reserved last.  IRQs stay on (the scheme of perf's
- * perf_output_put_handle()): only the outermost writer publishes, and
- * after dropping nest to 0 it checks r->head again.  An interrupt writer
- * that reserved before that saw nest > 0 and left the publishing to us:
- * the loop covers its record.  One that came after published itself, and
- * its head includes ours.  So data_head never moves back, and no record
- * is published before it is complete.  Interrupt writers leave r->nest as
- * they found it, so the plain read-modify-write of r->nest is safe.
- */
-static void pmuctx_ring_commit(struct pmuctx_session *s, struct pmuctx_ring *r)
-{
-	u64 head;
-
-	if (r->nest > 1) {
-		/* The outermost writer publishes for everyone. */
-		WRITE_ONCE(r->nest, r->nest - 1);
-		return;
-	}
-again:
-	head = READ_ONCE(r->head);
-	/* record bytes before the head that covers them (= smp_wmb) */
-	smp_store_release(&r->ctl->data_head, head);
-	barrier();
-	WRITE_ONCE(r->nest, 0);
-	barrier();
-	if (unlikely(READ_ONCE(r->head) != head)) {
-		WRITE_ONCE(r->nest, 1);
-		barrier();
-		goto again;
-	}
-	if (s->ring_mode != PMUCTX_RING_NORMAL ||
-	    head - READ_ONCE(r->ctl->data_tail) < s->wakeup_bytes)
-		return;
-	/*
-	 * data_head stored before wake_sent is read, against a reader that
-	 * clears wake_sent and then reads data_head (pmuctx_ring_rearm()):
-	 * one of the two sees the other, never neither.
-	 */
-	smp_mb();
-	if (READ_ONCE(r->wake_sent))
-		return;
-	/* a nested writer may queue it too: irq_work_queue() is idempotent */
-	WRITE_ONCE(r->wake_sent, true);
-	irq_work_queue(&s->ring_wake);
+	if (pmuctx_rb_commit(r))
+		irq_work_queue(&s->ring_wake);
 }
 
 /* The common part but its time (set by pmuctx_ring_reserve()). */
@@ -479,7 +281,7 @@ static void pmuctx_ring_common(struct pmuctx_session *s,
 	c->__pad = 0;
 }
 
-static struct pmuctx_ring *pmuctx_ring_this(struct pmuctx_session *s)
+static struct pmuctx_rb *pmuctx_ring_this(struct pmuctx_session *s)
 {
 	return &this_cpu_ptr(s->cpu)->ring;
 }
@@ -489,11 +291,11 @@ void pmuctx_ring_switch(struct pmuctx_session *s, struct task_struct *prev,
 			struct task_struct *next, unsigned int prev_state,
 			bool preempt, const u64 *delta)
 {
-	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rb *r = pmuctx_ring_this(s);
 	struct pmuctx_rec_switch *w;
 	u32 size = ALIGN(sizeof(*w) + s->nr_events * sizeof(u64), 8);
 
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_SWITCH, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_SWITCH, size);
 	if (!w)
 		return;
 	w->hdr.misc = preempt ? PMUCTX_SWITCH_PREEMPT : 0;
@@ -510,10 +312,10 @@ void pmuctx_ring_switch(struct pmuctx_session *s, struct task_struct *prev,
 void pmuctx_ring_fork(struct pmuctx_session *s, struct task_struct *parent,
 		      struct task_struct *child)
 {
-	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rb *r = pmuctx_ring_this(s);
 	struct pmuctx_rec_fork *w;
 
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_FORK, sizeof(*w));
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_FORK, sizeof(*w));
 	if (!w)
 		return;
 	pmuctx_ring_common(s, &w->c, parent);
@@ -526,14 +328,14 @@ void pmuctx_ring_fork(struct pmuctx_session *s, struct task_struct *parent,
 void pmuctx_ring_exec(struct pmuctx_session *s, struct task_struct *p,
 		      const char *filename)
 {
-	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rb *r = pmuctx_ring_this(s);
 	size_t len = strnlen(filename, PATH_MAX - 1) + 1;
 	struct pmuctx_rec_exec *w;
 	u32 size;
 
 	len = min_t(size_t, len, 1024);
 	size = ALIGN(sizeof(*w) + len, 8);
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_EXEC, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_EXEC, size);
 	if (!w)
 		return;
 	pmuctx_ring_common(s, &w->c, p);
@@ -547,12 +349,12 @@ void pmuctx_ring_exec(struct pmuctx_session *s, struct task_struct *p,
 void pmuctx_ring_exit(struct pmuctx_session *s, struct task_struct *p,
 		      const u64 *values)
 {
-	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rb *r = pmuctx_ring_this(s);
 	u32 size = ALIGN(sizeof(struct pmuctx_rec_exit) +
 			 s->nr_events * sizeof(u64), 8);
 	struct pmuctx_rec_exit *w;
 
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_EXIT, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_EXIT, size);
 	if (!w)
 		return;
 	pmuctx_ring_common(s, &w->c, p);
@@ -565,14 +367,14 @@ void pmuctx_ring_exit(struct pmuctx_session *s, struct task_struct *p,
 /* COMM record: a task the session sees for the first time. */
 void pmuctx_ring_comm(struct pmuctx_session *s, struct task_struct *t)
 {
-	struct pmuctx_ring *r;
+	struct pmuctx_rb *r;
 	struct pmuctx_rec_comm *w;
 	unsigned long flags;
 
 	/* Callers run with preemption or IRQs off, except the attach path. */
 	local_irq_save(flags);
 	r = pmuctx_ring_this(s);
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_COMM, sizeof(*w));
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_COMM, sizeof(*w));
 	if (w) {
 		pmuctx_ring_common(s, &w->c, t);
 		strscpy_pad(w->comm, t->comm, sizeof(w->comm));
@@ -586,14 +388,14 @@ int pmuctx_ring_user(struct pmuctx_session *s, const void *buf, u32 len)
 {
 	u32 size = ALIGN(sizeof(struct pmuctx_rec_user) + len, 8);
 	struct pmuctx_rec_user *w;
-	struct pmuctx_ring *r;
+	struct pmuctx_rb *r;
 	int ret = 0;
 
 	if (size > s->ring_size / 2)
 		return -EMSGSIZE;
 	preempt_disable();
 	r = pmuctx_ring_this(s);
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_USER, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_USER, size);
 	if (w) {
 		pmuctx_ring_common(s, &w->c, current);
 		w->len = len;
@@ -618,12 +420,12 @@ void pmuctx_ring_sample(struct pmuctx_session *s,
 			u64 period, u64 cookie, const unsigned long *kst,
 			unsigned int nk, const u64 *ust, unsigned int nu)
 {
-	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rb *r = pmuctx_ring_this(s);
 	u32 size = sizeof(struct pmuctx_rec_sample) + (nk + nu) * sizeof(u64);
 	struct pmuctx_rec_sample *w;
 	unsigned int i;
 
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_SAMPLE, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_SAMPLE, size);
 	if (!w)
 		return;
 	w->hdr.misc = misc;
@@ -648,11 +450,11 @@ void pmuctx_ring_user_callchain(struct pmuctx_session *s, u64 cookie,
 {
 	u32 size = sizeof(struct pmuctx_rec_user_callchain) + n * sizeof(u64);
 	struct pmuctx_rec_user_callchain *w;
-	struct pmuctx_ring *r;
+	struct pmuctx_rb *r;
 
 	preempt_disable();
 	r = pmuctx_ring_this(s);
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_USER_CALLCHAIN, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_USER_CALLCHAIN, size);
 	if (w) {
 		w->hdr.misc = trunc ? PMUCTX_SAMPLE_M_USER_TRUNC : 0;
 		pmuctx_ring_common(s, &w->c, current);
@@ -679,7 +481,7 @@ void pmuctx_ring_user_stack(struct pmuctx_session *s, u64 cookie,
 {
 	struct pmuctx_rec_user_stack *w;
 	unsigned long left;
-	struct pmuctx_ring *r;
+	struct pmuctx_rb *r;
 	u8 *data;
 	u32 size;
 
@@ -690,7 +492,7 @@ void pmuctx_ring_user_stack(struct pmuctx_session *s, u64 cookie,
 		return;
 	preempt_disable();
 	r = pmuctx_ring_this(s);
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_USER_STACK, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_USER_STACK, size);
 	if (w) {
 		pmuctx_ring_common(s, &w->c, current);
 		w->cookie = cookie;
@@ -724,7 +526,7 @@ void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
 {
 	size_t len = strnlen(mi->path, PATH_MAX - 1) + 1;
 	struct pmuctx_rec_mmap *w;
-	struct pmuctx_ring *r;
+	struct pmuctx_rb *r;
 	u32 size;
 
 	len = min_t(size_t, len, min_t(u64, s->ring_size / 2, PMUCTX_REC_MAX_SIZE) -
@@ -732,7 +534,7 @@ void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
 	size = ALIGN(sizeof(*w) + len, 8);
 	preempt_disable();
 	r = pmuctx_ring_this(s);
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_MMAP, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_MMAP, size);
 	if (w) {
 		w->hdr.misc = mi->misc;
 		pmuctx_ring_common(s, &w->c, current);
@@ -758,10 +560,10 @@ void pmuctx_ring_mmap_rec(struct pmuctx_session *s,
 bool pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
 			  u64 avg, u64 dropped)
 {
-	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rb *r = pmuctx_ring_this(s);
 	struct pmuctx_rec_throttle *w;
 
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_THROTTLE, sizeof(*w));
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_THROTTLE, sizeof(*w));
 	if (!w)
 		return false;
 	w->hdr.misc = misc;
@@ -780,12 +582,11 @@ bool pmuctx_ring_throttle(struct pmuctx_session *s, u16 misc, u64 period,
  */
 void pmuctx_ring_add_lost(struct pmuctx_session *s, u64 n)
 {
-	struct pmuctx_ring *r = pmuctx_ring_this(s);
+	struct pmuctx_rb *r = pmuctx_ring_this(s);
 
 	if (!s->ring_area || !r->ctl)
 		return;
-	r->lost_pending += n;
-	WRITE_ONCE(r->ctl->lost, r->ctl->lost + n);
+	pmuctx_rb_add_lost(r, n);
 }
 
 #if defined(PMUCTX_DEBUG) && defined(CONFIG_DEBUG_FS)
@@ -799,12 +600,12 @@ bool pmuctx_ring_bench_write(struct pmuctx_session *s, const void *src,
 			     u32 size)
 {
 	const u32 fixed = sizeof(struct pmuctx_rec_header) + sizeof(u64);
-	struct pmuctx_ring *r;
+	struct pmuctx_rb *r;
 	u8 *w;
 
 	preempt_disable();
 	r = pmuctx_ring_this(s);
-	w = pmuctx_ring_reserve(s, r, PMUCTX_REC_USER, size);
+	w = pmuctx_rb_reserve(r, PMUCTX_REC_USER, size);
 	if (w) {
 		memcpy(w + fixed, (const u8 *)src + fixed, size - fixed);
 		pmuctx_ring_commit(s, r);
@@ -823,9 +624,9 @@ static void pmuctx_ring_set_flags(struct pmuctx_session *s, u32 set, u32 clear)
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_ring_ctl *ctl = per_cpu_ptr(s->cpu, cpu)->ring.ctl;
 
-		pmuctx_ring_seq_begin(ctl);
+		pmuctx_rb_seq_begin(ctl);
 		WRITE_ONCE(ctl->flags, (ctl->flags & ~clear) | set);
-		pmuctx_ring_seq_end(ctl);
+		pmuctx_rb_seq_end(ctl);
 	}
 }
 
@@ -943,7 +744,7 @@ static ssize_t pmuctx_ring_copy(struct pmuctx_session *s, char __user *buf,
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct pmuctx_ring *r = &per_cpu_ptr(s->cpu, cpu)->ring;
+		struct pmuctx_rb *r = &per_cpu_ptr(s->cpu, cpu)->ring;
 		struct pmuctx_ring_ctl *ctl = r->ctl;
 		u64 head = pmuctx_ring_head(ctl);
 		u64 tail = ctl->data_tail;

@@ -8,6 +8,8 @@
 #include <linux/types.h>
 #include <uapi/linux/pmuctx.h>
 
+#include "rb.h"
+
 struct file;
 struct pmuctx_entry;
 struct pmuctx_session;
@@ -21,21 +23,6 @@ struct pmuctx_mmap_info {
 	u32		dev_major, dev_minor, prot, flags;
 	u16		misc;
 	const char	*path;
-};
-
-/*
- * One CPU's ring buffer of a session (ring.c).  Only written on its CPU,
- * with IRQs off around reservation and commit.
- */
-struct pmuctx_ring {
-	struct pmuctx_ring_ctl	*ctl;		/* control page (mapped) */
-	u8			*data;		/* data area (mapped) */
-	u64			head;		/* reserved up to here */
-	u64			tail;		/* overwrite mode: oldest kept */
-	u64			busy_start;	/* outermost reservation in flight */
-	u64			lost_pending;	/* for the next LOST record */
-	unsigned int		nest;		/* writers in flight */
-	bool			wake_sent;	/* edge-triggered reader wakeup */
 };
 
 int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a);

@@ -128,7 +128,7 @@ struct pmuctx_sess_cpu {
 	 */
 	u64			slice_ns;
 	u64			lost_ns[PMUCTX_MAX_EVENTS];
-	struct pmuctx_ring	ring;
+	struct pmuctx_rb	ring;
 	u64			folded[PMUCTX_MAX_EVENTS]; /* exited tasks */
 	unsigned int		pool_nr;
 	struct pmuctx_entry	*pool[PMUCTX_POOL_MAX];
