@@ -69,11 +69,22 @@ static struct pmuctx_rec_header *pmuctx_rb_at(struct pmuctx_rb *r, u64 pos)
 /*
  * Make room for @need bytes at r->head: normal mode checks the reader's
  * tail, overwrite mode evicts whole records from the tail.  IRQs off.
+ *
+ * The eviction loop is bounded: @need is at most the buffer, so it stops
+ * at r->head at the latest, and every header it steps over is checked
+ * first.  Only this CPU's writers wrote those headers (the mapping is
+ * read-only), but a header that is not a record between tail and head
+ * would otherwise send it round the buffer forever with IRQs off (issue
+ * 29 item 1: a PAD and a LOST record before a record of half the buffer
+ * asked for more than the whole buffer, and the loop walked past the
+ * head through stale bytes).
  */
 static bool pmuctx_rb_room(struct pmuctx_rb *r, u64 need)
 {
 	u64 size = r->size, tail, moved = 0;
 
+	if (need > size)
+		return false;
 	if (r->mode == PMUCTX_RING_NORMAL) {
 		/* pairs with the reader's store-release of data_tail */
 		tail = smp_load_acquire(&r->ctl->data_tail);
@@ -82,9 +93,14 @@ static bool pmuctx_rb_room(struct pmuctx_rb *r, u64 need)
 	tail = r->tail;
 	while (r->head + need - tail > size) {
 		struct pmuctx_rec_header *h = pmuctx_rb_at(r, tail);
+		u64 off = tail & (size - 1);
 
 		/* Never evict a record a nested writer is still filling. */
 		if (r->nest && tail >= r->busy_start)
+			return false;
+		if (WARN_ON_ONCE(h->size < sizeof(*h) || h->size & 7 ||
+				 h->size > r->head - tail ||
+				 off + h->size > size))
 			return false;
 		if (h->type != PMUCTX_REC_PAD)
 			moved++;
@@ -118,7 +134,15 @@ void *pmuctx_rb_reserve(struct pmuctx_rb *r, u32 type, u32 size)
 		return NULL;
 
 	local_irq_save(flags);
+	/*
+	 * At most half the buffer: with the PAD before it (less than the
+	 * record) it fits in the whole.  A LOST record in front may not:
+	 * pmuctx_rb_room() refuses more than the buffer, and the record
+	 * goes without it (the LOST one waits for the next).
+	 */
 	if (READ_ONCE(*r->frozen) || size > size_data / 2)
+		goto drop;
+	if (WARN_ON_ONCE(size < sizeof(*h) + sizeof(u64) || size & 7))
 		goto drop;
 	if (r->lost_pending)
 		lost_size = sizeof(struct pmuctx_rec_lost);
