@@ -33,7 +33,7 @@
 #include <linux/preempt.h>
 #include <linux/smp.h>
 #include <linux/stddef.h>
-#include <linux/timekeeping.h>
+#include <linux/ktime.h>
 #include <asm/barrier.h>
 
 #include "rb.h"

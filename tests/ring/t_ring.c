@@ -807,6 +807,104 @@ out:
 /* ---- trigger ------------------------------------------------------------ */
 
 /* child: wait for "go", then @loops x (busy @busy ms, sleep @sleep ms) */
+/*
+ * Issue 29 item 1: a record of about half the buffer right after a loss
+ * (a LOST record pending), with the head where a PAD must go first.  The
+ * writer asked for more than the whole buffer and, in overwrite mode,
+ * looped for ever with IRQs off: five system calls on a one-page ring
+ * (write 1976 bytes, SNAPSHOT, write, RESUME, write 2008 bytes) hung the
+ * machine.  Now each write returns, the record is there, whole, and the
+ * LOST record follows with the next write.  Every first write size that
+ * puts the head in the last half of the page, both modes.
+ */
+static void test_half_lost(void)
+{
+	static char buf[4096];
+	unsigned int mode, bad = 0, runs = 0, first;
+	int cpus[CPU_SETSIZE];
+
+	allowed_cpus(cpus, CPU_SETSIZE);
+	pin(cpus[0]);
+	for (mode = 0; mode < 2; mode++) {
+		for (first = 1976; first <= 2008 && !bad; first += 8, runs++) {
+			struct sopts o = {
+				.pages = 1,
+				.mode = mode ? PMUCTX_RING_OVERWRITE :
+					       PMUCTX_RING_NORMAL,
+			};
+			struct pmuctx_ring_cpu_stats st;
+			struct pmuctx_record rec;
+			struct pmuctx_ring *r;
+			struct pmuctx *h;
+			__u64 lost = 0, big = 0;
+			ssize_t n;
+			int fd, ret;
+
+			h = session(&o);
+			r = h ? map(h) : NULL;
+			if (!r) {
+				bad++;
+				pmuctx_close(h);
+				break;
+			}
+			fd = pmuctx_fd(h);
+			memset(buf, 0x5a, sizeof(buf));
+			n = write(fd, buf, first);
+			ret = mode ? pmuctx_ring_snapshot(r) :
+				     ioctl(fd, PMUCTX_IOC_SNAPSHOT, 0);
+			if (n != (ssize_t)first || ret)
+				bad++;
+			/* dropped while frozen: a LOST record is pending */
+			if (write(fd, buf, 8) == 8)
+				bad++;
+			ret = mode ? pmuctx_ring_resume(r) :
+				     ioctl(fd, PMUCTX_IOC_RESUME, 0);
+			/* normal mode: let the reader free the first record */
+			if (!mode) {
+				pmuctx_ring_begin(r);
+				while (pmuctx_ring_next_cpu(r, cpus[0], &rec) > 0)
+					;
+				pmuctx_ring_consume(r);
+			}
+			n = write(fd, buf, 2008);
+			if (ret || n != 2008) {
+				diag("%s, first write %u: RESUME %d, write of 2008 bytes returned %zd (%s)",
+				     mode ? "overwrite" : "normal", first, ret, n,
+				     n < 0 ? strerror(errno) : "short");
+				bad++;
+			}
+			/* the next record carries the LOST one */
+			if (write(fd, buf, 16) != 16)
+				bad++;
+			if (mode)
+				pmuctx_ring_snapshot(r);
+			else
+				pmuctx_ring_begin(r);
+			while ((ret = pmuctx_ring_next_cpu(r, cpus[0], &rec)) > 0) {
+				if (rec.type == PMUCTX_REC_LOST)
+					lost += ((const struct pmuctx_rec_lost *)rec.hdr)->lost;
+				if (rec.type == PMUCTX_REC_USER &&
+				    ((const struct pmuctx_rec_user *)rec.hdr)->len == 2008)
+					big++;
+			}
+			pmuctx_ring_stats(r, cpus[0], &st);
+			if (ret < 0 || big != 1 || lost != 1 || st.lost != 1) {
+				diag("%s, first write %u: %llu records of 2008 bytes (want 1), LOST records say %llu, lost %llu (want 1, 1)",
+				     mode ? "overwrite" : "normal", first,
+				     (unsigned long long)big,
+				     (unsigned long long)lost,
+				     (unsigned long long)st.lost);
+				bad++;
+			}
+			pmuctx_close(h);
+		}
+	}
+	unpin();
+	result(!bad && runs == 10,
+	       "half the buffer after a loss: every write returns, the record and then the LOST one are there (%u runs, %u bad)",
+	       runs, bad);
+}
+
 static pid_t spawn_worker(int *go, unsigned int busy, unsigned int sleep,
 			  unsigned int loops, int done_fd)
 {
@@ -1861,6 +1959,7 @@ static const struct {
 	{ "normal-concurrent", test_normal_concurrent },
 	{ "normal-stalled", test_normal_stalled },
 	{ "freeze", test_freeze },
+	{ "half-lost", test_half_lost },
 	{ "trigger", test_trigger },
 	{ "trigger-fold", test_trigger_fold },
 	{ "bad-mmap", test_bad_mmap },

@@ -1,3 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* host shim of <linux/timekeeping.h> for module/rb.c: see ../kshim.h */
-#include "../kshim.h"
