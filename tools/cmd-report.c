@@ -116,14 +116,16 @@ static const char report_help[] =
 "          error.  A sample is printed as perf script prints one\n"
 "          recorded with -g: a header line, the comm (the thread's name)\n"
 "          first,\n"
-"            burn  1234/1236  [001] 5678.123456:    1001001 cpu-clock:u: \n"
-"          (pid/tid, [cpu], time, period in ns, the event with :u or :k,\n"
-"          the mode it interrupted, and ':'), then its callchain\n"
-"          innermost first, kernel then user, stitched with its deferred\n"
-"          user callchain and symbolized, one frame a line\n"
+"            burn  1234/1236  [001] 5678.123456:    1001001 cpu-clock: \n"
+"          (pid/tid, [cpu], time, period in ns, the event's name, the\n"
+"          same for every sample as perf prints it, and ':'), then its\n"
+"          callchain innermost first, kernel then user, stitched with its\n"
+"          deferred user callchain and symbolized, one frame a line\n"
 "            <TAB>          401136 f3+0x16 (/usr/bin/burn)\n"
 "          and a blank line: what stackcollapse-perf.pl and other perf\n"
-"          script readers take.\n"
+"          script readers take. Whether a sample interrupted the kernel\n"
+"          or user space shows in its frames, as in perf's: kernel\n"
+"          frames are in ([kernel.kallsyms]).\n"
 "\n"
 "    --partial\n"
 "        Read a file cut short (the recorder was killed, the disk filled\n"
@@ -1651,16 +1653,19 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 	/*
 	 * perf script's header of a sample with a callchain: the comm not
 	 * padded, pid/tid, [cpu], time, the period and the event, ':' after
-	 * it (then a space, as perf prints it)
+	 * it (then a space, as perf prints it).  One name per event, as perf
+	 * prints its evsel's name whatever mode a sample interrupted: readers
+	 * (stackcollapse-perf.pl, speedscope) keep the samples of the first
+	 * event name they meet and drop the others.  The mode shows in the
+	 * frames, as in perf's: kernel ones are in [kernel.kallsyms].
 	 */
 	fprintf(f, "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10llu "
-		"%s:%s: \n",
+		"%s: \n",
 		comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb)),
 		(int)c->pid, (int)c->tid, c->cpu,
 		(uint64_t)(c->time / 1000000000ULL),
 		(uint64_t)(c->time % 1000000000ULL / 1000ULL),
-		(unsigned long long)sm->period, ev ? ev : "cpu-clock",
-		sm->hdr.misc & PMUCTX_SAMPLE_M_USER ? "u" : "k");
+		(unsigned long long)sm->period, ev ? ev : "cpu-clock");
 	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
 			     sm->ip);
 	if (x) {
