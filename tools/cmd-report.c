@@ -56,10 +56,11 @@ static const char report_help[] =
 "        counters), which includes LOST records that never reached the\n"
 "        file.\n"
 "\n"
-"    A recording with samples (pmuctx record -F/-g) is a profile: each\n"
-"    SAMPLE is joined with its deferred user callchain (the USER_CALLCHAIN\n"
-"    record of the same pid, tid and cookie, on whatever CPU and in\n"
-"    whatever window it came), and every frame is named: kernel addresses\n"
+"    A recording with samples (pmuctx record samples by default) is a\n"
+"    profile: each SAMPLE of a -g recording is joined with its deferred\n"
+"    user callchain (the USER_CALLCHAIN record of the same pid, tid and\n"
+"    cookie, on whatever CPU and in whatever window it came), and every\n"
+"    frame is named (a sample without -g has one: its IP): kernel addresses\n"
 "    with /proc/kallsyms (or --kallsyms), user addresses with the memory\n"
 "    maps stored in FILE and the ELF files they name (symbol tables and\n"
 "    debug files, with elfutils); a frame in a PLT stub is NAME@plt, as\n"
@@ -1949,6 +1950,15 @@ static int parse_report_opts(int argc, char **argv, struct report *R,
 	return 0;
 }
 
+/* why a recording has no samples, for the hint */
+static const char *no_samples_why(const struct pmf_info *in)
+{
+	return !in->sample_freq ?
+	       "recorded without sampling (pmuctx record --no-samples; "
+	       "earlier versions sampled only with -F or -g)" :
+	       "no monitored task ran while sampled";
+}
+
 /*
  * the profile of the samples, for the formats that show it (and
  * --stitch-stats): 0, or EXIT_RUNTIME (printed)
@@ -1970,8 +1980,8 @@ static int report_profile(struct report *R, const struct report_args *a,
 		profile_notes(*prof, R->r);
 	R->prof = *prof;
 	if ((f == FMT_FOLDED || f == FMT_PPROF) && !samples)
-		fprintf(stderr, "pmuctx report: %s has no samples (record "
-			"with -F or -g)\n", a->path);
+		fprintf(stderr, "pmuctx report: %s has no samples (%s)\n",
+			a->path, no_samples_why(R->info));
 	return 0;
 }
 

@@ -27,6 +27,8 @@ struct diag_paths diag_paths = {
 	.paranoid = "/proc/sys/kernel/perf_event_paranoid",
 	.proc_root = "/proc",
 	.max_ring_pages = MAX_RING_PAGES_PARAM,
+	.max_sample_freq = "/sys/module/pmuctx/parameters/max_sample_freq",
+	.max_sample_rate = "/proc/sys/kernel/perf_event_max_sample_rate",
 };
 
 /* ---- string builder ------------------------------------------------------ */

@@ -22,6 +22,7 @@
 
 #include "../../lib/internal.h"
 #include "../../tools/builtin.h"
+#include "../../tools/diagnose.h"
 #include "../../tools/pmfile.h"
 #include "../../tools/record/options.h"
 #include "fake_kernel.h"
@@ -1308,6 +1309,168 @@ static void test_record_names(void)
 
 static char dev_env[] = "PMUCTX_DEVICE=" FAKE_PATH;
 
+/*
+ * Issue 30 item 2: pmuctx record -- CMD samples, as perf record CMD does:
+ * perf's default frequency, 4000 Hz, capped by the module's
+ * max_sample_freq; IPs, no callchains without -g (perf records none);
+ * --no-samples (perf's -n) records without sampling.
+ */
+static void test_record_samples_by_default(void)
+{
+	char param[160], rate[160];
+	int ret;
+
+	t_section("pmuctx record samples by default (issue 30 item 2)");
+	snprintf(param, sizeof(param), "%s/max_sample_freq", dir);
+	snprintf(rate, sizeof(rate), "%s/perf_event_max_sample_rate", dir);
+	diag_paths.max_sample_freq = param;	/* not there yet */
+	diag_paths.max_sample_rate = rate;	/* nor this */
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "record -- true exits 0");
+	CHECK_EQ(fake.last_attr.sample_freq, 4000,
+		 "record -- CMD samples at 4000 Hz, perf's default");
+	CHECK(fake.last_attr.sample_flags == 0 &&
+	      fake.last_attr.sample_max_stack == 0,
+	      "... IPs, no callchains without -g (as perf)");
+
+	write_bytes(param, "1000\n", 5);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "record -- true exits 0");
+	CHECK_EQ(fake.last_attr.sample_freq, 1000,
+		 "the default is capped by max_sample_freq (1000)");
+	CHECK_HAS(cap_err, "max_sample_freq", "... and it says so, as perf "
+		  "does when it lowers its frequency");
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-g", "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 1000 &&
+	      (fake.last_attr.sample_flags & PMUCTX_SAMPLE_KERNEL_STACK),
+	      "-g: callchains, at the same default frequency");
+	write_bytes(rate, "800\n", 4);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-o", path, "--", "true", NULL);
+	CHECK_EQ(fake.last_attr.sample_freq, 800, "and by kernel.perf_event_"
+		 "max_sample_rate (800), which the module applies to users "
+		 "without CAP_PERFMON");
+	CHECK_HAS(cap_err, "perf_event_max_sample_rate", "... saying so");
+	unlink(rate);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-F", "999", "-o", path, "--", "true",
+		  NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 999 &&
+	      !fake.last_attr.sample_flags, "-F 999: IPs at 999 Hz");
+
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "--no-samples", "-o", path, "--", "true",
+		  NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 0,
+	      "--no-samples: no sampling");
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-n", "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 0,
+	      "-n (perf's short option): no sampling");
+	ret = run(&cmd_record, "-n", "-g", "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "-n with -g: usage error");
+	ret = run(&cmd_record, "--no-samples", "-F", "99", "-o", path, "--",
+		  "true", NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "--no-samples with -F: usage error");
+	CHECK_HAS(cap_err, "--no-samples", "... naming --no-samples");
+
+	/* an older module that does not sample: the default falls back */
+	fring_install(128, PMUCTX_RING_NORMAL);	/* no sampling */
+	ret = run(&cmd_record, "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 0,
+	      "a module without the sampling feature: no sampling by "
+	      "default");
+	CHECK_HAS(cap_err, "does not sample", "... and a note says why");
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-F", "99", "-o", path, "--", "true",
+		  NULL);
+	CHECK(fake.last_attr.sample_freq == 99, "... -F is still asked for "
+	      "(the module refuses it)");
+	unlink(param);
+	diag_paths.max_sample_freq = NULL;
+	diag_paths.max_sample_rate = NULL;
+}
+
+/*
+ * Issue 30 item 2: a recording of IPs alone (no -g) is a profile whose
+ * functions are named: user IPs in this program, kernel IPs by kallsyms
+ */
+static void test_report_ips_only(void)
+{
+	static const char ksyms[] =
+		"ffffffff81002000 T do_syscall_64\n"
+		"ffffffff81004000 T clear_user\n"
+		"ffffffff81005000 T other\n";
+	const __u64 uip = (__u64)(uintptr_t)test_report_profile + 0x10;
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	struct pmf_cpu_stats st[2];
+	unsigned char b[256];
+	char ks[160], *maps = self_maps();
+	size_t n;
+	int ret;
+
+	t_section("pmuctx report: samples without callchains (issue 30 "
+		  "item 2)");
+	snprintf(path, sizeof(path), "%s/ips.pmu", dir);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	write_bytes(ks, ksyms, sizeof(ksyms) - 1);
+	meta_init(&m);
+	m.info.ring_mode = PMUCTX_RING_NORMAL;
+	m.info.trigger_event = 0;
+	m.info.sample_freq = 4000;
+	CHECK_EQ(pmf_create(&w, path, &m, msg, sizeof(msg)), 0, "create");
+	memset(st, 0, sizeof(st));
+	pmf_window_begin(w, PMF_WIN_STREAM, 1000000000ULL, 0);
+	n = mk_comm(b, 1100000000ULL, 0, 300, "burn");
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1300000000ULL, 0, 300, 300, 250000, true, &uip,
+			   0);
+	((struct pmuctx_rec_sample *)b)->ip = uip;
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1400000000ULL, 0, 300, 300, 250000, true, &uip,
+			   0);
+	((struct pmuctx_rec_sample *)b)->ip = uip;
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1500000000ULL, 0, 300, 300, 250000, false,
+			   NULL, 0);
+	((struct pmuctx_rec_sample *)b)->nr_kernel = 0;
+	((struct pmuctx_rec_sample *)b)->hdr.size =
+		sizeof(struct pmuctx_rec_sample);
+	n = sizeof(struct pmuctx_rec_sample);
+	pmf_add_record(w, b, n);
+	pmf_window_end(w, st, 2, 2000000000ULL);
+	pmf_add_maps(w, 300, 1000000000ULL, PMF_MAPS_START, maps,
+		     strlen(maps));
+	free(maps);
+	CHECK_EQ(pmf_close(w, 0, msg, sizeof(msg)), 0, "close");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, NULL);
+	CHECK_EQ(ret, 0, "report exits 0");
+	CHECK_HAS(cap_out, "[.] test_report_profile\n",
+		  "text: the user function of the IPs, named");
+	CHECK_HAS(cap_out, "[k] clear_user\n",
+		  "text: the kernel function of the IP, named");
+	CHECK_HAS(cap_out, "# Samples: 3 of event 'cpu-clock' (4000 Hz",
+		  "text: 3 samples at 4000 Hz");
+
+	snprintf(path2, sizeof(path2), "%s/nosamples.pmu", dir);
+	CHECK_EQ(write_sample(path2, true), 0, "a recording without sampling");
+	ret = run(&cmd_report, "-i", path2, "--format", "folded", NULL);
+	CHECK_HAS(cap_err, "recorded without sampling (pmuctx record "
+		  "--no-samples", "folded of it: the hint says why there are "
+		  "no samples");
+}
+
 static void test_record_run(void)
 {
 	struct pmf_reader *r = NULL;
@@ -1432,6 +1595,7 @@ static void test_record_run(void)
 	      "--trigger: implies switch records (they name the slice)");
 
 	test_record_names();
+	test_record_samples_by_default();
 
 	/* not executable */
 	fring_install(128, PMUCTX_RING_NORMAL);
@@ -1563,6 +1727,7 @@ void test_ring_file(void)
 	test_report_coverage();
 	test_report_profile();
 	test_report_perf_script_reader();
+	test_report_ips_only();
 	test_parsers();
 	test_record_usage();
 	test_record_run();
