@@ -1471,6 +1471,72 @@ static void test_report_ips_only(void)
 		  "no samples");
 }
 
+/*
+ * Issue 30 item 8: an existing output file is kept as FILE.old, as perf
+ * keeps perf.data.old (a non-empty regular file only); -o - is refused
+ */
+static void test_record_keeps_old(void)
+{
+	struct pmf_reader *r = NULL;
+	char old[160], cwd[512], *txt;
+	struct stat st;
+	int ret;
+
+	t_section("pmuctx record keeps the previous file as FILE.old "
+		  "(issue 30 item 8)");
+	snprintf(path, sizeof(path), "%s/keep.pmu", dir);
+	snprintf(old, sizeof(old), "%s.old", path);
+	unlink(old);
+	write_bytes(path, "the previous recording", 22);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-n", "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "record -o FILE over an existing FILE exits 0");
+	txt = t_slurp(old);
+	CHECK(!strcmp(txt, "the previous recording"),
+	      "FILE.old is the previous FILE");
+	free(txt);
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0,
+		 "FILE is the new recording");
+	pmf_free(r);
+	r = NULL;
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-n", "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && !pmf_read(old, 0, &r, msg, sizeof(msg)),
+	      "a second time: FILE.old is the first recording, replaced");
+	pmf_free(r);
+	r = NULL;
+
+	unlink(path);
+	unlink(old);
+	write_bytes(path, "", 0);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-n", "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && stat(old, &st) && errno == ENOENT,
+	      "an empty FILE is not kept (as perf)");
+
+	/* the default, pmuctx.data in the current directory */
+	if (getcwd(cwd, sizeof(cwd)) && !chdir(dir)) {
+		unlink("pmuctx.data.old");
+		write_bytes("pmuctx.data", "before", 6);
+		fring_install(128, PMUCTX_RING_NORMAL);
+		ret = run(&cmd_record, "-q", "-n", "--", "true", NULL);
+		txt = t_slurp("pmuctx.data.old");
+		CHECK(ret == 0 && !strcmp(txt, "before"),
+		      "the default: pmuctx.data.old");
+		free(txt);
+		unlink("pmuctx.data");
+		unlink("pmuctx.data.old");
+		if (chdir(cwd))
+			t_diag("could not go back to %s", cwd);
+	}
+
+	ret = run(&cmd_record, "-q", "-n", "-o", "-", "--", "true", NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "-o -: usage error (the file is rewritten "
+		 "in place, standard output cannot be)");
+	CHECK_HAS(cap_err, "-o -", "... naming -o -");
+	fring_remove();
+}
+
 static void test_record_run(void)
 {
 	struct pmf_reader *r = NULL;
@@ -1596,6 +1662,7 @@ static void test_record_run(void)
 
 	test_record_names();
 	test_record_samples_by_default();
+	test_record_keeps_old();
 
 	/* not executable */
 	fring_install(128, PMUCTX_RING_NORMAL);

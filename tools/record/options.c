@@ -272,6 +272,12 @@ static int file_opt(struct record_opts *o, int c, const char *arg)
 	case 'o':
 		if (!*arg)
 			return usage_error(CMD, "-o needs a file name");
+		if (!strcmp(arg, "-"))
+			return usage_error(CMD, "-o -: the file's sections are "
+					   "completed in place at the end, so "
+					   "it cannot be standard output; give "
+					   "a file name (./- for a file named "
+					   "'-')");
 		o->output = arg;
 		return 0;
 	case OPT_OVERWRITE:
