@@ -2,11 +2,13 @@
 /*
  * pmuctx record: stream the ring buffers of a session to a file (normal
  * mode), or keep them in memory as a flight recorder and write a window
- * on request, on a kernel trigger and at the end (--overwrite).  With -F
- * or -g the session samples (SAMPLE and USER_CALLCHAIN records) and the
- * memory maps of the processes go into the file too (tools/profile).
+ * on request, on a kernel trigger and at the end (--overwrite).  The
+ * session samples (SAMPLE records, with -g USER_CALLCHAIN records too;
+ * not with --no-samples) and the memory maps of the processes go into
+ * the file too (tools/profile).
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -32,7 +34,7 @@ static const char record_help[] =
 "\n"
 "    OPTIONS: [-o FILE] [--overwrite] [--buffer-size SIZE] [--switch-events]\n"
 "             [--records LIST] [--trigger 'EVENT>VALUE'] [-e EV,...]\n"
-"             [--no-inherit] [-q] [-F HZ] [-g]\n"
+"             [--no-inherit] [-q] [-F HZ | -n] [-g]\n"
 "             [--call-graph fp|defer|dwarf[,SIZE]]\n"
 "             [--max-stack N] [--sample-event EVENT]\n"
 "\n"
@@ -44,13 +46,17 @@ static const char record_help[] =
 "    -e). pmuctx record maps those buffers and writes their records to FILE\n"
 "    (pmuctx report reads it; docs/FILE-FORMAT.md describes it).\n"
 "\n"
-"    With -F or -g the tasks are also sampled: HZ times a second on each\n"
-"    CPU where one of them runs, the kernel writes a SAMPLE record with the\n"
-"    CPU time it stands for and, with -g, the kernel callchain and the user\n"
-"    callchain (frame pointers). By default (--call-graph defer) the user\n"
-"    stack is walked once, when the task returns to user space, and shared\n"
-"    by every sample taken since it entered the kernel (a USER_CALLCHAIN\n"
-"    record); pmuctx report joins them. Programs built without frame\n"
+"    The tasks are also sampled, as perf record samples them: HZ times a\n"
+"    second (-F; default 4000, perf's, or the module's max_sample_freq or\n"
+"    kernel.perf_event_max_sample_rate if lower) on each CPU where one of\n"
+"    them runs, the kernel writes a SAMPLE record with the interrupted IP\n"
+"    and the CPU time it stands for and, with -g, the kernel callchain and\n"
+"    the user callchain (frame pointers); without -g no callchains, as\n"
+"    perf. --no-samples records the task records alone. With -g\n"
+"    (--call-graph defer) the user stack is walked once, when the task\n"
+"    returns to user space, and shared by every sample taken since it\n"
+"    entered the kernel (a USER_CALLCHAIN record); pmuctx report joins\n"
+"    them. Programs built without frame\n"
 "    pointers (most distribution binaries) need --call-graph dwarf: the\n"
 "    kernel then also copies the user registers and the top of the user\n"
 "    stack at that return (a USER_STACK record), and pmuctx report unwinds\n"
@@ -94,7 +100,10 @@ static const char record_help[] =
 "\n"
 "OPTIONS\n"
 "    -o, --output FILE\n"
-"        Write to FILE (created or truncated). Default: " DEFAULT_OUTPUT ".\n"
+"        Write to FILE. Default: " DEFAULT_OUTPUT ". An existing, non-empty\n"
+"        FILE is kept as FILE.old (replacing the one before), as perf record\n"
+"        keeps perf.data.old. Not -o - (the file is completed in place at\n"
+"        the end).\n"
 "\n"
 "    --overwrite\n"
 "        Flight-recorder mode (see above).\n"
@@ -152,7 +161,16 @@ static const char record_help[] =
 "\n"
 "    -F, --freq HZ\n"
 "        Sample the tasks HZ times a second on each CPU (at most the\n"
-"        module parameter max_sample_freq, 10000). Default with -g: 999.\n"
+"        module parameter max_sample_freq, 10000; without CAP_PERFMON at\n"
+"        most kernel.perf_event_max_sample_rate). Default: 4000, as perf\n"
+"        record, or the lower of those limits (a note says so). A module\n"
+"        that does not sample (pmuctx info) records no samples unless -F,\n"
+"        -g or --sample-event ask.\n"
+"\n"
+"    -n, --no-samples\n"
+"        Do not sample (perf record -n): only the task records (fork,\n"
+"        exec, exit, comm; switch with --switch-events). Not with -F, -g,\n"
+"        --call-graph, --sample-event or --max-stack.\n"
 "\n"
 "    -g\n"
 "        Record callchains: the kernel stack and the user stack of every\n"
@@ -183,7 +201,7 @@ static const char record_help[] =
 "    --sample-event EVENT\n"
 "        Sample on overflow of EVENT's per-CPU counter instead of an\n"
 "        hrtimer, with the period adjusted to reach -F HZ (perf's\n"
-"        frequency mode; default 999): cycles, instructions, branches,\n"
+"        frequency mode; default as -F): cycles, instructions, branches,\n"
 "        branch-misses, cache-references, cache-misses (hardware PMU:\n"
 "        the overflow is an NMI), cpu-clock or page-faults. Sample\n"
 "        periods are then counts of EVENT. Not task-clock,\n"
@@ -198,7 +216,10 @@ static const char record_help[] =
 "        Print this help.\n"
 "\n"
 "EXAMPLES\n"
-"    pmuctx record -o trace.pmu --switch-events -- make -j8\n"
+"    pmuctx record -- ./prog      # samples at 4000 Hz into pmuctx.data\n"
+"    pmuctx report               # its functions, as perf report\n"
+"\n"
+"    pmuctx record -o trace.pmu -n --switch-events -- make -j8\n"
 "    pmuctx report -i trace.pmu --format perf-script | less\n"
 "\n"
 "    sudo pmuctx record -a --overwrite --switch-events -o fr.pmu &\n"
@@ -296,6 +317,25 @@ static void record_cleanup(struct recorder *R)
 	free(R->cmdline);
 }
 
+/*
+ * Sampling is the default, and a module that does not sample (an older
+ * one: no "sampling" in pmuctx info) would refuse the session: record
+ * without samples then, and say so.  -F, -g and --sample-event still ask.
+ */
+static void default_sampling(struct pmuctx *h, struct record_opts *o)
+{
+	struct pmuctx_info info;
+
+	if (!o->freq_default || pmuctx_info(h, &info) ||
+	    (info.features & PMUCTX_FEAT_SAMPLING))
+		return;
+	o->freq = 0;
+	if (!o->quiet)
+		fprintf(stderr, "pmuctx record: note: no samples: the loaded "
+			"module does not sample (no 'sampling' in pmuctx "
+			"info)\n");
+}
+
 static int record_run(int argc, char **argv)
 {
 	struct record_opts o = { .output = DEFAULT_OUTPUT,
@@ -325,6 +365,8 @@ static int record_run(int argc, char **argv)
 		record_buffer_pages(&R);
 		ret = open_device(CMD, &R.h);
 	}
+	if (!ret)
+		default_sampling(R.h, &o);
 	if (ret) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return ret;

@@ -56,10 +56,11 @@ static const char report_help[] =
 "        counters), which includes LOST records that never reached the\n"
 "        file.\n"
 "\n"
-"    A recording with samples (pmuctx record -F/-g) is a profile: each\n"
-"    SAMPLE is joined with its deferred user callchain (the USER_CALLCHAIN\n"
-"    record of the same pid, tid and cookie, on whatever CPU and in\n"
-"    whatever window it came), and every frame is named: kernel addresses\n"
+"    A recording with samples (pmuctx record samples by default) is a\n"
+"    profile: each SAMPLE of a -g recording is joined with its deferred\n"
+"    user callchain (the USER_CALLCHAIN record of the same pid, tid and\n"
+"    cookie, on whatever CPU and in whatever window it came), and every\n"
+"    frame is named (a sample without -g has one: its IP): kernel addresses\n"
 "    with /proc/kallsyms (or --kallsyms), user addresses with the memory\n"
 "    maps stored in FILE and the ELF files they name (symbol tables and\n"
 "    debug files, with elfutils); a frame in a PLT stub is NAME@plt, as\n"
@@ -116,14 +117,16 @@ static const char report_help[] =
 "          error.  A sample is printed as perf script prints one\n"
 "          recorded with -g: a header line, the comm (the thread's name)\n"
 "          first,\n"
-"            burn  1234/1236  [001] 5678.123456:    1001001 cpu-clock:u: \n"
-"          (pid/tid, [cpu], time, period in ns, the event with :u or :k,\n"
-"          the mode it interrupted, and ':'), then its callchain\n"
-"          innermost first, kernel then user, stitched with its deferred\n"
-"          user callchain and symbolized, one frame a line\n"
+"            burn  1234/1236  [001] 5678.123456:    1001001 cpu-clock: \n"
+"          (pid/tid, [cpu], time, period in ns, the event's name, the\n"
+"          same for every sample as perf prints it, and ':'), then its\n"
+"          callchain innermost first, kernel then user, stitched with its\n"
+"          deferred user callchain and symbolized, one frame a line\n"
 "            <TAB>          401136 f3+0x16 (/usr/bin/burn)\n"
 "          and a blank line: what stackcollapse-perf.pl and other perf\n"
-"          script readers take.\n"
+"          script readers take. Whether a sample interrupted the kernel\n"
+"          or user space shows in its frames, as in perf's: kernel\n"
+"          frames are in ([kernel.kallsyms]).\n"
 "\n"
 "    --partial\n"
 "        Read a file cut short (the recorder was killed, the disk filled\n"
@@ -1651,16 +1654,19 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 	/*
 	 * perf script's header of a sample with a callchain: the comm not
 	 * padded, pid/tid, [cpu], time, the period and the event, ':' after
-	 * it (then a space, as perf prints it)
+	 * it (then a space, as perf prints it).  One name per event, as perf
+	 * prints its evsel's name whatever mode a sample interrupted: readers
+	 * (stackcollapse-perf.pl, speedscope) keep the samples of the first
+	 * event name they meet and drop the others.  The mode shows in the
+	 * frames, as in perf's: kernel ones are in [kernel.kallsyms].
 	 */
 	fprintf(f, "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10llu "
-		"%s:%s: \n",
+		"%s: \n",
 		comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb)),
 		(int)c->pid, (int)c->tid, c->cpu,
 		(uint64_t)(c->time / 1000000000ULL),
 		(uint64_t)(c->time % 1000000000ULL / 1000ULL),
-		(unsigned long long)sm->period, ev ? ev : "cpu-clock",
-		sm->hdr.misc & PMUCTX_SAMPLE_M_USER ? "u" : "k");
+		(unsigned long long)sm->period, ev ? ev : "cpu-clock");
 	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
 			     sm->ip);
 	if (x) {
@@ -1944,6 +1950,15 @@ static int parse_report_opts(int argc, char **argv, struct report *R,
 	return 0;
 }
 
+/* why a recording has no samples, for the hint */
+static const char *no_samples_why(const struct pmf_info *in)
+{
+	return !in->sample_freq ?
+	       "recorded without sampling (pmuctx record --no-samples; "
+	       "earlier versions sampled only with -F or -g)" :
+	       "no monitored task ran while sampled";
+}
+
 /*
  * the profile of the samples, for the formats that show it (and
  * --stitch-stats): 0, or EXIT_RUNTIME (printed)
@@ -1965,8 +1980,8 @@ static int report_profile(struct report *R, const struct report_args *a,
 		profile_notes(*prof, R->r);
 	R->prof = *prof;
 	if ((f == FMT_FOLDED || f == FMT_PPROF) && !samples)
-		fprintf(stderr, "pmuctx report: %s has no samples (record "
-			"with -F or -g)\n", a->path);
+		fprintf(stderr, "pmuctx report: %s has no samples (%s)\n",
+			a->path, no_samples_why(R->info));
 	return 0;
 }
 

@@ -27,6 +27,8 @@ struct diag_paths diag_paths = {
 	.paranoid = "/proc/sys/kernel/perf_event_paranoid",
 	.proc_root = "/proc",
 	.max_ring_pages = MAX_RING_PAGES_PARAM,
+	.max_sample_freq = "/sys/module/pmuctx/parameters/max_sample_freq",
+	.max_sample_rate = "/proc/sys/kernel/perf_event_max_sample_rate",
 };
 
 /* ---- string builder ------------------------------------------------------ */
@@ -921,12 +923,76 @@ static void fmt_session_einval(struct sb *sb, const struct pmuctx_errinfo *e)
 			  "<linux/pmuctx.h>");
 }
 
-/* EPERM/EACCES: locked memory first if there is a ring, then privileges */
+/*
+ * The module's paranoid policy refuses the session whatever else is
+ * true (module/perm.c, pmuctx_may_create(), as perf_event_open()): a
+ * task target above perf_event_paranoid 2, a system-wide or cgroup one
+ * above 0, for a process without CAP_PERFMON or CAP_SYS_ADMIN
+ */
+static bool paranoid_refuses(const struct pmuctx_errinfo *e,
+			     const struct diag_facts *df)
+{
+	const struct diag_perm *f = &df->perm;
+
+	if (!df->have_perm || !f->paranoid_known || !f->caps_known ||
+	    f->perfmon_eff || f->sysadmin_eff)
+		return false;
+	return f->paranoid > (e->target == PMUCTX_TARGET_PID ? 2 : 0);
+}
+
+/* a task target refused by perf_event_paranoid > 2 */
+static void fmt_pid_paranoid(struct sb *sb, const struct pmuctx_errinfo *e,
+			     const struct diag_facts *df)
+{
+	const struct diag_perm *f = &df->perm;
+
+	sb_printf(sb, "  kernel.perf_event_paranoid is %d "
+		  "(/proc/sys/kernel/perf_event_paranoid): above 2 only a "
+		  "process with CAP_PERFMON (or CAP_SYS_ADMIN) may monitor "
+		  "tasks, even its own, as with perf.\n", f->paranoid);
+	sb_caps(sb, f);
+	if (f->target_known && f->target_uid != f->euid)
+		sb_printf(sb, "  (pid %d belongs to uid %u: another user's "
+			  "task also needs the same uid or CAP_SYS_PTRACE.)\n",
+			  e->pid, (unsigned int)f->target_uid);
+	sb_printf(sb, "  allow it for everyone with sudo sysctl "
+		  "kernel.perf_event_paranoid=2, or run with sudo, or grant "
+		  "the capability (sudo setcap cap_perfmon+ep PROGRAM)");
+}
+
+/* locked memory over the limit: would the ring be refused too? */
+static bool memlock_over(const struct pmuctx_errinfo *e,
+			 const struct diag_ring *f)
+{
+	unsigned long long need = ring_total(e);
+
+	return !(f->caps_known && f->ipc_lock) && f->memlock_known &&
+	       f->memlock_cur != RLIM_INFINITY &&
+	       (!need || need > f->memlock_cur);
+}
+
+/*
+ * EPERM/EACCES: the cause first.  When the paranoid policy refuses the
+ * session anyway, privileges (and locked memory after them, only if it
+ * is over the limit too); otherwise locked memory first if there is a
+ * ring, then privileges.
+ */
 static void fmt_session_denied(struct sb *sb, const struct pmuctx_errinfo *e,
 			       const struct diag_facts *f)
 {
 	bool charged = !(f->ring.caps_known && f->ring.ipc_lock);
 
+	if (paranoid_refuses(e, f)) {
+		if (e->target == PMUCTX_TARGET_PID)
+			fmt_pid_paranoid(sb, e, f);
+		else
+			fmt_session_perm(sb, e, f);
+		if (e->ring_pages && memlock_over(e, &f->ring)) {
+			sb_printf(sb, "\n  then, too:\n");
+			fmt_ring_memlock(sb, e, &f->ring);
+		}
+		return;
+	}
 	if (e->ring_pages && fmt_ring_memlock(sb, e, &f->ring)) {
 		sb_printf(sb, "\n  (if the limit is not the cause: monitoring "
 			  "the target itself may not be allowed)");

@@ -21,6 +21,8 @@ struct diag_paths {
 	const char *paranoid;		/* kernel.perf_event_paranoid */
 	const char *proc_root;		/* /proc: the owner of a target pid */
 	const char *max_ring_pages;	/* the module parameter */
+	const char *max_sample_freq;	/* the module parameter */
+	const char *max_sample_rate;	/* kernel.perf_event_max_sample_rate */
 };
 extern struct diag_paths diag_paths;
 

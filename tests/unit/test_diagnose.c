@@ -529,10 +529,75 @@ static void test_notsupp_pmu(void)
 	CHECK_LACKS(msg, "PMU", "software event refused: no PMU talk");
 }
 
+/*
+ * Issue 30 item 10: an unprivileged pmuctx record at perf_event_paranoid
+ * 3 (its own command, ring buffers under RLIMIT_MEMLOCK) is refused by
+ * the paranoid policy: the explanation's first line after the summary
+ * must say so, not open with a paragraph on locked memory.
+ */
+static void test_paranoid3_record(void)
+{
+	static const int errs[] = { EACCES, EPERM };
+	char first[512];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *nl, *pmem;
+
+		facts_base(errs[i]);
+		e.op = PMUCTX_ERR_OP_SESSION;
+		e.target = PMUCTX_TARGET_PID;
+		e.pid = 4321;
+		e.ring_pages = 128;
+		e.nr_cpus = 2;
+		e.page_size = 4096;
+		f.perm.paranoid = 3;
+		f.perm.target_known = true;
+		f.perm.target_uid = 1000;	/* alice's own command */
+		f.ring.caps_known = true;
+		f.ring.memlock_known = true;
+		f.ring.memlock_cur = 8ULL << 20;	/* 8 MiB: enough */
+		f.ring.memlock_max = 8ULL << 20;
+		diag_format(&e, &f, msg, sizeof(msg));
+		nl = strchr(msg, '\n');
+		snprintf(first, sizeof(first), "%.*s", nl ? (int)(strcspn(
+			 nl + 1, "\n")) : 0, nl ? nl + 1 : "");
+		CHECK(strstr(first, "perf_event_paranoid is 3"),
+		      "paranoid 3, %s: the explanation opens with the cause, "
+		      "perf_event_paranoid is 3 (it opened with: '%s')",
+		      errs[i] == EACCES ? "EACCES" : "EPERM", first);
+		CHECK_HAS(msg, "CAP_PERFMON", "... and names CAP_PERFMON");
+		CHECK_HAS(msg, "kernel.perf_event_paranoid=2",
+			  "... and the setting that allows it");
+		pmem = strstr(msg, "RLIMIT_MEMLOCK");
+		CHECK(!pmem || pmem > strstr(msg, "perf_event_paranoid is 3"),
+		      "... locked memory, if at all, after the cause");
+	}
+	/* paranoid 2, EPERM: the policy allows it, locked memory is first */
+	facts_base(EPERM);
+	e.op = PMUCTX_ERR_OP_SESSION;
+	e.target = PMUCTX_TARGET_PID;
+	e.pid = 4321;
+	e.ring_pages = 128;
+	e.nr_cpus = 2;
+	e.page_size = 4096;
+	f.perm.target_known = true;
+	f.perm.target_uid = 1000;
+	f.ring.caps_known = true;
+	f.ring.memlock_known = true;
+	f.ring.memlock_cur = 65536;
+	f.ring.memlock_max = 65536;
+	diag_format(&e, &f, msg, sizeof(msg));
+	line_with(msg, "  ", first, sizeof(first));
+	CHECK_HAS(first, "locked memory", "paranoid 2, EPERM over the limit: "
+		  "locked memory first, as before");
+}
+
 void test_diagnose(void)
 {
 	test_diag_missing_module();
 	test_open_permission();
 	test_session_errors();
 	test_notsupp_pmu();
+	test_paranoid3_record();
 }

@@ -117,7 +117,40 @@ static void base_report(struct stat_report *r, struct pmuctx_counts *c)
 	r->have_rusage = true;
 	r->user_ns = 1000000000;
 	r->sys_ns = 250000000;
+	r->nvcsw = 4000;	/* the 4,321 context switches of the counts */
+	r->nivcsw = 321;
 	r->have_exit_status = true;
+}
+
+/*
+ * Issue 30 item 5: context switches above the command's rusage (a
+ * threaded program: each exited thread's final switch-out is counted,
+ * rusage never includes it) are explained, not left to look like an
+ * error; equal counts say nothing.
+ */
+static void test_cs_vs_rusage(void)
+{
+	struct pmuctx_counts c;
+	struct stat_report r;
+	const char *out;
+
+	make_counts(&c);
+	base_report(&r, &c);
+	CHECK_LACKS(human_of(&r), "final switch",
+		    "context switches = rusage: no note");
+	c.values[1] = 5321;		/* 1,000 threads exited */
+	c.tasks_exited = 1001;
+	out = human_of(&r);
+	CHECK_HAS(out, "note: context-switches is 1,000 above the command's "
+		  "rusage (nvcsw + nivcsw = 4,321)",
+		  "human: the difference from rusage, and rusage's count");
+	CHECK_HAS(out, "each exited thread's final switch-out",
+		  "human: why (the exited threads' final switch-outs)");
+	CHECK_HAS(out, "1,001 task(s) exited", "human: how many exited");
+	CHECK_HAS(json_of(&r), "final switch-out", "json: the note too");
+	r.have_rusage = false;
+	CHECK_LACKS(human_of(&r), "final switch", "no rusage (-p, -a): no "
+		    "note");
 }
 
 static void test_numbers(void)
@@ -464,6 +497,7 @@ void test_format(void)
 {
 	test_numbers();
 	test_human();
+	test_cs_vs_rusage();
 	test_csv();
 	test_json();
 	test_info_format();

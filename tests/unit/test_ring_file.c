@@ -22,6 +22,7 @@
 
 #include "../../lib/internal.h"
 #include "../../tools/builtin.h"
+#include "../../tools/diagnose.h"
 #include "../../tools/pmfile.h"
 #include "../../tools/record/options.h"
 #include "fake_kernel.h"
@@ -708,17 +709,17 @@ static void test_report_profile(void)
 	CHECK_EQ(ret, 0, "perf-script of a profile exits 0");
 	/* perf script's layout, as a perf record -g in the VM prints it */
 	CHECK_HAS(cap_out, "burn   300/301   [001]     1.300000:    1000000 "
-		  "cpu-clock:k: \n"
+		  "cpu-clock: \n"
 		  "\tffffffff81004010 clear_user+0x10 ([kernel.kallsyms])\n"
 		  "\tffffffff81002030 do_syscall_64+0x30 ([kernel.kallsyms])\n"
 		  "\n", "perf-script: a sample as perf prints it: comm first, "
 		  "pid/tid, [cpu], time, period, event and ':', frames, "
 		  "a blank line; a forked thread has its parent's name");
 	CHECK_HAS(cap_out, "\nworker-1   300/301   [001]     1.400000:    "
-		  "1000000 cpu-clock:k: \n",
+		  "1000000 cpu-clock: \n",
 		  "perf-script: the thread's name (read by the recorder)");
 	CHECK_HAS(cap_out, "\nburn   300/300   [000]     1.500000:    "
-		  "2000000 cpu-clock:k: \n", "perf-script: the main thread");
+		  "2000000 cpu-clock: \n", "perf-script: the main thread");
 	CHECK(!strstr(cap_out, ":301"), "perf-script: no thread as :TID");
 	CHECK(!strstr(cap_out, "sched_process_fork"),
 	      "perf-script with samples: no task lines (side-band, as in "
@@ -750,6 +751,368 @@ static void test_report_profile(void)
 		  "json: the command as it was");
 	CHECK_HAS(cap_out, "\"comm\":\"worker-1\",\"recorder\":true",
 		  "json: the recorder's COMM record says so");
+}
+
+/* ---- perf-script read as stackcollapse-perf.pl reads it ------------------ */
+
+struct collapsed {
+	char **lines;		/* "stack period" */
+	size_t nr, cap;
+	char event[64];		/* the first event name met */
+	char other[64];		/* another one, if any */
+	unsigned int kept, skipped;	/* samples kept, dropped */
+	unsigned long long total;	/* their periods */
+};
+
+static void collapsed_add(struct collapsed *c, const char *stack,
+			  unsigned long long period)
+{
+	char *l;
+
+	if (c->nr == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->lines = realloc(c->lines, c->cap * sizeof(*c->lines));
+		if (!c->lines)
+			abort();
+	}
+	if (asprintf(&l, "%s %llu", stack, period) < 0)
+		abort();
+	c->lines[c->nr++] = l;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * stackcollapse-perf.pl's reading of perf script output, from perf-script's
+ * documented layout (also what speedscope's "linux perf script" importer
+ * does): a sample starts with a header line, not indented,
+ *	COMM PID[/TID] [CPU] TIME: PERIOD EVENT:
+ * its event name the last word before the final ':'.  Only the samples of
+ * the first event name met are kept (cycles merged with instructions would
+ * mislead), the others are dropped silently.  Frame lines follow,
+ * innermost first, "<ws>ADDR SYM+0xOFF (DSO)" (SYM [unknown]: the DSO's
+ * base name in brackets); a blank line ends the sample, whose stack
+ * "COMM;outermost;...;innermost" (spaces of COMM as '_') gets its period.
+ * The result: "stack N" lines, identical stacks summed, sorted.
+ */
+static char *collapse_perf_script(const char *text, struct collapsed *c)
+{
+	char *copy = strdup(text ? text : ""), *save = NULL, *line;
+	char stack[4096], frames[64][256], comm[64];
+	unsigned long long period = 0;
+	unsigned int nf = 0, i;
+	bool in_sample = false, skip = false;
+	size_t len = 1;
+	char *out;
+
+	memset(c, 0, sizeof(*c));
+	/* strtok_r would merge blank lines: split by hand */
+	for (line = copy; line; line = save) {
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		if (!*line) {			/* end of a sample */
+			if (in_sample && !skip && nf) {
+				size_t pos = (size_t)snprintf(stack,
+						sizeof(stack), "%s", comm);
+
+				for (i = nf; i-- > 0;)
+					pos += (size_t)snprintf(stack + pos,
+						sizeof(stack) - pos, ";%s",
+						frames[i]);
+				collapsed_add(c, stack, period);
+				c->kept++;
+				c->total += period;
+			} else if (in_sample && skip) {
+				c->skipped++;
+			}
+			in_sample = false;
+			nf = 0;
+			continue;
+		}
+		if (*line != ' ' && *line != '\t') {	/* a header */
+			char *end = line + strlen(line), *ev, *p;
+
+			if (line[0] == '#')
+				continue;
+			while (end > line && end[-1] == ' ')
+				*--end = '\0';
+			if (end == line || end[-1] != ':')
+				continue;	/* not a sample's header */
+			*--end = '\0';
+			ev = strrchr(line, ' ');
+			if (!ev)
+				continue;
+			*ev++ = '\0';
+			in_sample = true;
+			nf = 0;
+			/* the period: the word before the event */
+			p = strrchr(line, ' ');
+			period = p ? strtoull(p + 1, NULL, 10) : 0;
+			if (!period)
+				period = 1;
+			if (!*c->event)
+				snprintf(c->event, sizeof(c->event), "%s", ev);
+			skip = strcmp(ev, c->event) != 0;
+			if (skip)
+				snprintf(c->other, sizeof(c->other), "%s", ev);
+			/* the comm: up to the first blanks before PID[/TID] */
+			for (p = line + 1; *p; p++) {
+				char *q = p;
+
+				if (*p != ' ')
+					continue;
+				while (*q == ' ')
+					q++;
+				if (*q < '0' || *q > '9')
+					continue;
+				while (*q >= '0' && *q <= '9')
+					q++;
+				if (*q == '/')
+					while (*++q >= '0' && *q <= '9')
+						;
+				if (*q == ' ')
+					break;
+			}
+			snprintf(comm, sizeof(comm), "%.*s", (int)(p - line),
+				 line);
+			for (p = comm; *p; p++)
+				if (*p == ' ')
+					*p = '_';
+			continue;
+		}
+		if (in_sample && nf < 64) {	/* a frame */
+			char *s = line, *sym, *dso, *plus;
+
+			while (*s == ' ' || *s == '\t')
+				s++;
+			sym = strchr(s, ' ');	/* after the address */
+			dso = strrchr(s, '(');
+			if (!sym || !dso || dso <= sym)
+				continue;
+			sym++;
+			dso[-1] = '\0';
+			dso++;
+			if (*dso && dso[strlen(dso) - 1] == ')')
+				dso[strlen(dso) - 1] = '\0';
+			plus = strstr(sym, "+0x");
+			if (plus)
+				*plus = '\0';
+			if (!strcmp(sym, "[unknown]")) {
+				const char *b = strrchr(dso, '/');
+
+				snprintf(frames[nf], sizeof(frames[nf]),
+					 "[%s]", strcmp(dso, "[unknown]") ?
+					 (b ? b + 1 : dso) : "unknown");
+			} else {
+				snprintf(frames[nf], sizeof(frames[nf]),
+					 "%s", sym);
+			}
+			for (s = frames[nf]; *s; s++)
+				if (*s == ';')
+					*s = ':';
+			nf++;
+		}
+	}
+	free(copy);
+	/* sort, then sum identical stacks (their "stack " prefix) */
+	qsort(c->lines, c->nr, sizeof(*c->lines), cmp_str);
+	for (i = 0; i < c->nr; i++)
+		len += strlen(c->lines[i]) + 24;
+	out = calloc(1, len);
+	if (!out)
+		abort();
+	for (i = 0; i < c->nr;) {
+		size_t klen = (size_t)(strrchr(c->lines[i], ' ') -
+				       c->lines[i]);
+		unsigned long long v = 0;
+		unsigned int j = i;
+
+		while (j < c->nr && !strncmp(c->lines[j], c->lines[i], klen) &&
+		       c->lines[j][klen] == ' ' &&
+		       !strchr(c->lines[j] + klen + 1, ' '))
+			v += strtoull(c->lines[j++] + klen + 1, NULL, 10);
+		sprintf(out + strlen(out), "%.*s %llu\n", (int)klen,
+			c->lines[i], v);
+		i = j;
+	}
+	for (i = 0; i < c->nr; i++)
+		free(c->lines[i]);
+	free(c->lines);
+	c->lines = NULL;
+	return out;
+}
+
+/* the lines of /proc/self/maps that map this test program */
+static char *self_maps(void)
+{
+	char exe[512], line[1024];
+	size_t len = 0;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *out = calloc(1, 65536);
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (n <= 0 || !out || !f)
+		abort();
+	exe[n] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		char *e = line + strlen(line);
+
+		while (e > line && e[-1] == '\n')
+			*--e = '\0';
+		if ((size_t)(e - line) > strlen(exe) &&
+		    !strcmp(e - strlen(exe), exe) && len + strlen(line) + 2 <
+		    65536)
+			len += (size_t)sprintf(out + len, "%s\n", line);
+	}
+	fclose(f);
+	return out;
+}
+
+static size_t mk_sample_mode(void *buf, __u64 time, __u32 cpu, __s32 pid,
+			     __s32 tid, __u64 period, bool user,
+			     const __u64 *uips, unsigned int nr_user)
+{
+	struct {
+		struct pmuctx_rec_sample s;
+		__u64 ips[8];
+	} r;
+	unsigned int k = user ? 0 : 2, i;
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = PMUCTX_REC_SAMPLE;
+	r.s.hdr.size = (__u16)(sizeof(r.s) + (k + nr_user) * sizeof(__u64));
+	r.s.hdr.misc = user ? PMUCTX_SAMPLE_M_USER : 0;
+	r.s.c.time = time;
+	r.s.c.cpu = cpu;
+	r.s.c.pid = pid;
+	r.s.c.tid = tid;
+	r.s.period = period;
+	r.s.nr_kernel = (__u16)k;
+	r.s.nr_user = (__u16)nr_user;
+	if (!user) {
+		r.ips[0] = 0xffffffff81004010ULL;	/* clear_user+0x10 */
+		r.ips[1] = 0xffffffff81002030ULL;	/* do_syscall_64+0x30 */
+	}
+	for (i = 0; i < nr_user; i++)
+		r.ips[k + i] = uips[i];
+	r.s.ip = r.ips[0];
+	memcpy(buf, &r, r.s.hdr.size);
+	return r.s.hdr.size;
+}
+
+/*
+ * burn (300) samples in user mode first, then in the kernel (a system
+ * call), its thread 301 in user mode: user frames in this very program
+ * (its maps stored for pid 300), kernel frames from a kallsyms file
+ */
+static int write_mixed_profile(const char *p)
+{
+	const __u64 inner = (__u64)(uintptr_t)test_report_profile + 0x10;
+	const __u64 outer = (__u64)(uintptr_t)test_report + 0x10;
+	const __u64 u1[2] = { inner, outer }, u2[1] = { outer };
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	struct pmf_cpu_stats st[2];
+	unsigned char b[256];
+	char *maps = self_maps();
+	size_t n;
+	int err;
+
+	meta_init(&m);
+	m.info.ring_mode = PMUCTX_RING_NORMAL;
+	m.info.trigger_event = 0;
+	m.info.sample_freq = 1000;
+	m.info.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK |
+			      PMUCTX_SAMPLE_USER_STACK;
+	m.info.sample_max_stack = 127;
+	err = pmf_create(&w, p, &m, msg, sizeof(msg));
+	if (err) {
+		free(maps);
+		return err;
+	}
+	memset(st, 0, sizeof(st));
+	pmf_window_begin(w, PMF_WIN_STREAM, 1000000000ULL, 0);
+	n = mk_comm(b, 1100000000ULL, 0, 300, "burn");
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1300000000ULL, 0, 300, 300, 1000000, true,
+			   u1, 2);
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1400000000ULL, 0, 300, 300, 2000000, false,
+			   u1, 2);
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1500000000ULL, 1, 300, 301, 1500000, true,
+			   u2, 1);
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1600000000ULL, 0, 300, 300, 4000000, false,
+			   u1, 2);
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1700000000ULL, 0, 300, 300, 1000000, true,
+			   u1, 2);
+	pmf_add_record(w, b, n);
+	pmf_window_end(w, st, 2, 2000000000ULL);
+	pmf_add_maps(w, 300, 1000000000ULL, PMF_MAPS_START, maps,
+		     strlen(maps));
+	free(maps);
+	return pmf_close(w, 0, msg, sizeof(msg));
+}
+
+/*
+ * Issue 30 item 1: perf-script of samples taken in both modes, read as
+ * stackcollapse-perf.pl reads it, must give what --format folded gives
+ * for the same recording: every sample under one event name (perf prints
+ * the event's name, the mode shows in the frames), the same stacks, the
+ * same total weight.
+ */
+static void test_report_perf_script_reader(void)
+{
+	static const char ksyms[] =
+		"ffffffff81002000 T do_syscall_64\n"
+		"ffffffff81004000 T clear_user\n"
+		"ffffffff81005000 T other\n";
+	struct collapsed c;
+	char ks[160], *col, *folded;
+	const char *body;
+	int ret;
+
+	t_section("pmuctx report: perf-script read as stackcollapse-perf.pl "
+		  "reads it");
+	snprintf(path, sizeof(path), "%s/mixed.pmu", dir);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	write_bytes(ks, ksyms, sizeof(ksyms) - 1);
+	CHECK_EQ(write_mixed_profile(path), 0, "write a profile of user "
+		 "and kernel samples");
+	ret = run(&cmd_report, "-i", path, "--format", "folded",
+		  "--kallsyms", ks, NULL);
+	CHECK_EQ(ret, 0, "folded exits 0");
+	folded = strdup(cap_out ? cap_out : "");
+	body = strchr(folded, '\n');	/* after the '# ...' line */
+	body = body ? body + 1 : "";
+	CHECK_HAS(folded, ";test_report;test_report_profile ",
+		  "folded: the user frames are named (this program's maps)");
+	CHECK_HAS(folded, ";test_report;test_report_profile;do_syscall_64;"
+		  "clear_user ", "folded: a kernel sample has both parts");
+	ret = run(&cmd_report, "-i", path, "--format", "perf-script",
+		  "--kallsyms", ks, NULL);
+	CHECK_EQ(ret, 0, "perf-script exits 0");
+	col = collapse_perf_script(cap_out, &c);
+	CHECK_EQ(c.kept + c.skipped, 5, "perf-script: 5 samples");
+	CHECK(!c.skipped, "perf-script: one event name for all samples "
+	      "(first '%s', also '%s': %u of %u samples dropped by the "
+	      "reader)", c.event, c.other, c.skipped, c.kept + c.skipped);
+	CHECK(!strcmp(c.event, "cpu-clock"), "perf-script: the event is "
+	      "'cpu-clock', no mode in its name (got '%s')", c.event);
+	CHECK_EQ(c.total, 9500000, "perf-script: the periods of all samples "
+		 "(9.5 ms)");
+	if (strcmp(col, body))
+		t_diag("  collapsed perf-script:\n%s  folded:\n%s", col, body);
+	CHECK(!strcmp(col, body), "perf-script collapsed as "
+	      "stackcollapse-perf.pl does = --format folded");
+	free(col);
+	free(folded);
 }
 
 static void test_parsers(void)
@@ -946,6 +1309,234 @@ static void test_record_names(void)
 
 static char dev_env[] = "PMUCTX_DEVICE=" FAKE_PATH;
 
+/*
+ * Issue 30 item 2: pmuctx record -- CMD samples, as perf record CMD does:
+ * perf's default frequency, 4000 Hz, capped by the module's
+ * max_sample_freq; IPs, no callchains without -g (perf records none);
+ * --no-samples (perf's -n) records without sampling.
+ */
+static void test_record_samples_by_default(void)
+{
+	char param[160], rate[160];
+	int ret;
+
+	t_section("pmuctx record samples by default (issue 30 item 2)");
+	snprintf(param, sizeof(param), "%s/max_sample_freq", dir);
+	snprintf(rate, sizeof(rate), "%s/perf_event_max_sample_rate", dir);
+	diag_paths.max_sample_freq = param;	/* not there yet */
+	diag_paths.max_sample_rate = rate;	/* nor this */
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "record -- true exits 0");
+	CHECK_EQ(fake.last_attr.sample_freq, 4000,
+		 "record -- CMD samples at 4000 Hz, perf's default");
+	CHECK(fake.last_attr.sample_flags == 0 &&
+	      fake.last_attr.sample_max_stack == 0,
+	      "... IPs, no callchains without -g (as perf)");
+
+	write_bytes(param, "1000\n", 5);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "record -- true exits 0");
+	CHECK_EQ(fake.last_attr.sample_freq, 1000,
+		 "the default is capped by max_sample_freq (1000)");
+	CHECK_HAS(cap_err, "max_sample_freq", "... and it says so, as perf "
+		  "does when it lowers its frequency");
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-g", "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 1000 &&
+	      (fake.last_attr.sample_flags & PMUCTX_SAMPLE_KERNEL_STACK),
+	      "-g: callchains, at the same default frequency");
+	write_bytes(rate, "800\n", 4);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-o", path, "--", "true", NULL);
+	CHECK_EQ(fake.last_attr.sample_freq, 800, "and by kernel.perf_event_"
+		 "max_sample_rate (800), which the module applies to users "
+		 "without CAP_PERFMON");
+	CHECK_HAS(cap_err, "perf_event_max_sample_rate", "... saying so");
+	unlink(rate);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-F", "999", "-o", path, "--", "true",
+		  NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 999 &&
+	      !fake.last_attr.sample_flags, "-F 999: IPs at 999 Hz");
+
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "--no-samples", "-o", path, "--", "true",
+		  NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 0,
+	      "--no-samples: no sampling");
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-n", "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 0,
+	      "-n (perf's short option): no sampling");
+	ret = run(&cmd_record, "-n", "-g", "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "-n with -g: usage error");
+	ret = run(&cmd_record, "--no-samples", "-F", "99", "-o", path, "--",
+		  "true", NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "--no-samples with -F: usage error");
+	CHECK_HAS(cap_err, "--no-samples", "... naming --no-samples");
+
+	/* an older module that does not sample: the default falls back */
+	fring_install(128, PMUCTX_RING_NORMAL);	/* no sampling */
+	ret = run(&cmd_record, "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && fake.last_attr.sample_freq == 0,
+	      "a module without the sampling feature: no sampling by "
+	      "default");
+	CHECK_HAS(cap_err, "does not sample", "... and a note says why");
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-F", "99", "-o", path, "--", "true",
+		  NULL);
+	CHECK(fake.last_attr.sample_freq == 99, "... -F is still asked for "
+	      "(the module refuses it)");
+	unlink(param);
+	diag_paths.max_sample_freq = NULL;
+	diag_paths.max_sample_rate = NULL;
+}
+
+/*
+ * Issue 30 item 2: a recording of IPs alone (no -g) is a profile whose
+ * functions are named: user IPs in this program, kernel IPs by kallsyms
+ */
+static void test_report_ips_only(void)
+{
+	static const char ksyms[] =
+		"ffffffff81002000 T do_syscall_64\n"
+		"ffffffff81004000 T clear_user\n"
+		"ffffffff81005000 T other\n";
+	const __u64 uip = (__u64)(uintptr_t)test_report_profile + 0x10;
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	struct pmf_cpu_stats st[2];
+	unsigned char b[256];
+	char ks[160], *maps = self_maps();
+	size_t n;
+	int ret;
+
+	t_section("pmuctx report: samples without callchains (issue 30 "
+		  "item 2)");
+	snprintf(path, sizeof(path), "%s/ips.pmu", dir);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	write_bytes(ks, ksyms, sizeof(ksyms) - 1);
+	meta_init(&m);
+	m.info.ring_mode = PMUCTX_RING_NORMAL;
+	m.info.trigger_event = 0;
+	m.info.sample_freq = 4000;
+	CHECK_EQ(pmf_create(&w, path, &m, msg, sizeof(msg)), 0, "create");
+	memset(st, 0, sizeof(st));
+	pmf_window_begin(w, PMF_WIN_STREAM, 1000000000ULL, 0);
+	n = mk_comm(b, 1100000000ULL, 0, 300, "burn");
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1300000000ULL, 0, 300, 300, 250000, true, &uip,
+			   0);
+	((struct pmuctx_rec_sample *)b)->ip = uip;
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1400000000ULL, 0, 300, 300, 250000, true, &uip,
+			   0);
+	((struct pmuctx_rec_sample *)b)->ip = uip;
+	pmf_add_record(w, b, n);
+	n = mk_sample_mode(b, 1500000000ULL, 0, 300, 300, 250000, false,
+			   NULL, 0);
+	((struct pmuctx_rec_sample *)b)->nr_kernel = 0;
+	((struct pmuctx_rec_sample *)b)->hdr.size =
+		sizeof(struct pmuctx_rec_sample);
+	n = sizeof(struct pmuctx_rec_sample);
+	pmf_add_record(w, b, n);
+	pmf_window_end(w, st, 2, 2000000000ULL);
+	pmf_add_maps(w, 300, 1000000000ULL, PMF_MAPS_START, maps,
+		     strlen(maps));
+	free(maps);
+	CHECK_EQ(pmf_close(w, 0, msg, sizeof(msg)), 0, "close");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, NULL);
+	CHECK_EQ(ret, 0, "report exits 0");
+	CHECK_HAS(cap_out, "[.] test_report_profile\n",
+		  "text: the user function of the IPs, named");
+	CHECK_HAS(cap_out, "[k] clear_user\n",
+		  "text: the kernel function of the IP, named");
+	CHECK_HAS(cap_out, "# Samples: 3 of event 'cpu-clock' (4000 Hz",
+		  "text: 3 samples at 4000 Hz");
+
+	snprintf(path2, sizeof(path2), "%s/nosamples.pmu", dir);
+	CHECK_EQ(write_sample(path2, true), 0, "a recording without sampling");
+	ret = run(&cmd_report, "-i", path2, "--format", "folded", NULL);
+	CHECK_HAS(cap_err, "recorded without sampling (pmuctx record "
+		  "--no-samples", "folded of it: the hint says why there are "
+		  "no samples");
+}
+
+/*
+ * Issue 30 item 8: an existing output file is kept as FILE.old, as perf
+ * keeps perf.data.old (a non-empty regular file only); -o - is refused
+ */
+static void test_record_keeps_old(void)
+{
+	struct pmf_reader *r = NULL;
+	char old[160], cwd[512], *txt;
+	struct stat st;
+	int ret;
+
+	t_section("pmuctx record keeps the previous file as FILE.old "
+		  "(issue 30 item 8)");
+	snprintf(path, sizeof(path), "%s/keep.pmu", dir);
+	snprintf(old, sizeof(old), "%s.old", path);
+	unlink(old);
+	write_bytes(path, "the previous recording", 22);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-n", "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "record -o FILE over an existing FILE exits 0");
+	txt = t_slurp(old);
+	CHECK(!strcmp(txt, "the previous recording"),
+	      "FILE.old is the previous FILE");
+	free(txt);
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0,
+		 "FILE is the new recording");
+	pmf_free(r);
+	r = NULL;
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-n", "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && !pmf_read(old, 0, &r, msg, sizeof(msg)),
+	      "a second time: FILE.old is the first recording, replaced");
+	pmf_free(r);
+	r = NULL;
+
+	unlink(path);
+	unlink(old);
+	write_bytes(path, "", 0);
+	fring_install(128, PMUCTX_RING_NORMAL);
+	ret = run(&cmd_record, "-q", "-n", "-o", path, "--", "true", NULL);
+	CHECK(ret == 0 && stat(old, &st) && errno == ENOENT,
+	      "an empty FILE is not kept (as perf)");
+
+	/* the default, pmuctx.data in the current directory */
+	if (getcwd(cwd, sizeof(cwd)) && !chdir(dir)) {
+		unlink("pmuctx.data.old");
+		write_bytes("pmuctx.data", "before", 6);
+		fring_install(128, PMUCTX_RING_NORMAL);
+		ret = run(&cmd_record, "-q", "-n", "--", "true", NULL);
+		txt = t_slurp("pmuctx.data.old");
+		CHECK(ret == 0 && !strcmp(txt, "before"),
+		      "the default: pmuctx.data.old");
+		free(txt);
+		unlink("pmuctx.data");
+		unlink("pmuctx.data.old");
+		if (chdir(cwd))
+			t_diag("could not go back to %s", cwd);
+	}
+
+	ret = run(&cmd_record, "-q", "-n", "-o", "-", "--", "true", NULL);
+	CHECK_EQ(ret, EXIT_USAGE, "-o -: usage error (the file is rewritten "
+		 "in place, standard output cannot be)");
+	CHECK_HAS(cap_err, "-o -", "... naming -o -");
+	fring_remove();
+}
+
 static void test_record_run(void)
 {
 	struct pmf_reader *r = NULL;
@@ -1070,6 +1661,8 @@ static void test_record_run(void)
 	      "--trigger: implies switch records (they name the slice)");
 
 	test_record_names();
+	test_record_samples_by_default();
+	test_record_keeps_old();
 
 	/* not executable */
 	fring_install(128, PMUCTX_RING_NORMAL);
@@ -1200,6 +1793,8 @@ void test_ring_file(void)
 	test_report();
 	test_report_coverage();
 	test_report_profile();
+	test_report_perf_script_reader();
+	test_report_ips_only();
 	test_parsers();
 	test_record_usage();
 	test_record_run();

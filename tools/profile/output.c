@@ -254,7 +254,10 @@ int prof_write_text(const struct prof *p, enum prof_weight w, FILE *f)
 			v[i].comm, short_module(v[i].fr->module),
 			v[i].fr->kernel ? 'k' : '.', v[i].fr->label);
 	if (!total)
-		fprintf(f, "# (no samples: record with -g or -F)\n");
+		fprintf(f, "# (no samples: %s)\n", p->sample_freq ?
+			"no monitored task ran while sampled" :
+			"recorded without sampling, pmuctx record "
+			"--no-samples");
 out:
 	hidx_free(&idx);
 	free(v);

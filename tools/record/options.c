@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose.h"
 #include "pmfile.h"
 #include "record/options.h"
 
@@ -22,6 +23,7 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_MAX_STACK,
 	OPT_SAMPLE_EVENT,
+	OPT_NO_SAMPLES,
 };
 
 static const struct target_spec record_target = {
@@ -254,6 +256,10 @@ static int sample_opt(struct record_opts *o, int c, const char *arg)
 		return 0;
 	case OPT_SAMPLE_EVENT:
 		return parse_sample_event(o, arg);
+	case 'n':
+	case OPT_NO_SAMPLES:
+		o->no_samples = true;
+		return 0;
 	default:
 		return -ENOENT;
 	}
@@ -266,6 +272,12 @@ static int file_opt(struct record_opts *o, int c, const char *arg)
 	case 'o':
 		if (!*arg)
 			return usage_error(CMD, "-o needs a file name");
+		if (!strcmp(arg, "-"))
+			return usage_error(CMD, "-o -: the file's sections are "
+					   "completed in place at the end, so "
+					   "it cannot be standard output; give "
+					   "a file name (./- for a file named "
+					   "'-')");
 		o->output = arg;
 		return 0;
 	case OPT_OVERWRITE:
@@ -298,6 +310,64 @@ static int file_opt(struct record_opts *o, int c, const char *arg)
 	}
 }
 
+/* a number in the file @path, or -1 */
+static long long read_limit(const char *path)
+{
+	unsigned long long v;
+	char line[32], *end;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	v = strtoull(line, &end, 10);
+	return end == line || v > INT32_MAX ? -1 : (long long)v;
+}
+
+/*
+ * The frequency of a recording without -F: perf's default, 4000 Hz, or
+ * less when the module's max_sample_freq or kernel.perf_event_max_sample_
+ * rate (which the module applies to callers without CAP_PERFMON, and
+ * the kernel lowers when sampling interrupts take long) is lower: perf
+ * lowers its default to the latter the same way, and says so.  0 (no
+ * sampling) when the module allows none.
+ */
+static __u32 default_freq(bool quiet)
+{
+	const char *mod = diag_paths.max_sample_freq ?
+			  diag_paths.max_sample_freq : MAX_SAMPLE_FREQ_PARAM;
+	const char *perf = diag_paths.max_sample_rate ?
+			   diag_paths.max_sample_rate : MAX_SAMPLE_RATE_SYSCTL;
+	long long m = read_limit(mod), r = read_limit(perf);
+	const char *why = NULL, *where = NULL;
+	long long freq = DEFAULT_FREQ;
+
+	if (m >= 0 && m < freq) {
+		freq = m;
+		why = "the module's max_sample_freq";
+		where = mod;
+	}
+	if (r > 0 && r < freq) {
+		freq = r;
+		why = "kernel.perf_event_max_sample_rate";
+		where = perf;
+	}
+	if (!why || quiet)
+		return (__u32)freq;
+	if (freq)
+		fprintf(stderr, "pmuctx record: note: sampling at %lld Hz, %s "
+			"(%s), not the default %d Hz\n", freq, why, where,
+			DEFAULT_FREQ);
+	else
+		fprintf(stderr, "pmuctx record: note: no sampling: %s (%s) "
+			"is 0\n", why, where);
+	return (__u32)freq;
+}
+
 /* what the options imply, and what they cannot do together */
 static int check_opts(struct record_opts *o)
 {
@@ -310,8 +380,18 @@ static int check_opts(struct record_opts *o)
 		o->overwrite = true;
 		o->switch_events = true;
 	}
-	if ((o->call_graph || o->sample_event) && !o->freq)
-		o->freq = DEFAULT_FREQ;
+	if (o->no_samples) {
+		if (o->freq || o->call_graph || o->sample_event ||
+		    o->max_stack)
+			return usage_error(CMD, "--no-samples records without "
+					   "sampling: it cannot be combined "
+					   "with -F, -g, --call-graph, "
+					   "--sample-event or --max-stack");
+	} else if (!o->freq) {
+		o->freq = default_freq(o->quiet);
+		/* nothing asked for sampling: it may fall back to none */
+		o->freq_default = !o->call_graph && !o->sample_event;
+	}
 	if (o->call_graph == CG_DWARF && !o->have_buffer &&
 	    o->buffer_size < DWARF_BUFFER)
 		o->buffer_size = DWARF_BUFFER;
@@ -337,6 +417,7 @@ int record_parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "sample-event", required_argument, NULL, OPT_SAMPLE_EVENT },
+		{ "no-samples", no_argument, NULL, OPT_NO_SAMPLES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -344,7 +425,7 @@ int record_parse_opts(int argc, char **argv, struct record_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:e:ap:qF:c:gh", longopts,
+	while ((c = getopt_long(argc, argv, "+:o:e:ap:qF:c:gnh", longopts,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_cmd_help(&cmd_record, stdout);

@@ -28,7 +28,10 @@
 #define DEFAULT_EVENTS	"task-clock,context-switches,cpu-migrations,page-faults"
 #define DEFAULT_RECORDS	(PMUCTX_REC_MASK_FORK | PMUCTX_REC_MASK_EXEC | \
 			 PMUCTX_REC_MASK_EXIT | PMUCTX_REC_MASK_COMM)
-#define DEFAULT_FREQ	999
+/* perf record's default; lowered to the module's max_sample_freq */
+#define DEFAULT_FREQ	4000
+#define MAX_SAMPLE_FREQ_PARAM "/sys/module/pmuctx/parameters/max_sample_freq"
+#define MAX_SAMPLE_RATE_SYSCTL "/proc/sys/kernel/perf_event_max_sample_rate"
 #define DEFAULT_MAX_STACK 64
 
 enum call_graph { CG_NONE, CG_FP, CG_DEFER, CG_DWARF };
@@ -46,7 +49,9 @@ struct record_opts {
 	const char *trigger;
 	struct target_opts t;	/* -e, --no-inherit, -a, -p, --duration */
 	bool quiet;
-	__u32 freq;
+	__u32 freq;		/* 0: no sampling (--no-samples) */
+	bool no_samples;	/* --no-samples (-n) */
+	bool freq_default;	/* sampling only because it is the default */
 	enum call_graph call_graph;
 	__u32 max_stack;
 	__u32 sample_event;

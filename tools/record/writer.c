@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "pmfile.h"
@@ -265,6 +266,32 @@ static void meta_info(const struct recorder *R, struct pmf_info *in)
 			       o->max_stack : DEFAULT_MAX_STACK) : 0;
 }
 
+/*
+ * Keep the previous recording, as perf keeps perf.data.old: a non-empty
+ * regular FILE becomes FILE.old (replacing the one before) just before
+ * FILE is created.  0, or EXIT_RUNTIME (printed).
+ */
+static int keep_old(const char *path)
+{
+	struct stat st;
+	char *old;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return 0;
+	if (asprintf(&old, "%s.old", path) < 0) {
+		fprintf(stderr, "pmuctx record: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	if (rename(path, old)) {
+		fprintf(stderr, "pmuctx record: cannot keep the previous %s "
+			"as %s: %s\n", path, old, strerror(errno));
+		free(old);
+		return EXIT_RUNTIME;
+	}
+	free(old);
+	return 0;
+}
+
 int record_create_file(struct recorder *R)
 {
 	const struct record_opts *o = R->o;
@@ -288,6 +315,8 @@ int record_create_file(struct recorder *R)
 	meta.module_version = R->info.version;
 	meta.info.start_mono_ns = now_ns();
 	meta.info.start_real_ns = clock_ns(CLOCK_REALTIME);
+	if (keep_old(o->output))
+		return EXIT_RUNTIME;
 	if (pmf_create(&R->w, o->output, &meta, why, sizeof(why))) {
 		fprintf(stderr, "pmuctx record: %s\n", why);
 		return EXIT_RUNTIME;

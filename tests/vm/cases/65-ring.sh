@@ -19,7 +19,9 @@
 # a wrapped system-wide flight recorder says per CPU what its window
 # holds (span, the kernel's overwritten count), names every task that was
 # there before, gives one loss total in every format; a trigger window
-# names the task and slice that fired it.
+# names the task and slice that fired it.  The CLI's recordings here are
+# of records alone: -n (--no-samples), since pmuctx record samples by
+# default (issue 30 item 2), as perf record does.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -40,7 +42,7 @@ rc=0
 
 # ---- pmuctx record, normal mode -------------------------------------------
 
-check "$CLI" record --switch-events -o "$W/n.pmu" -- \
+check "$CLI" record -n --switch-events -o "$W/n.pmu" -- \
 	"$T" work --busy 2 --sleep 10 --loops 40 -- \
 	"record (normal mode) of a workload"
 last_ok || diag_out "$CHECK_OUT"
@@ -74,13 +76,13 @@ else
 	not_ok "json: valid, complete, exit status 0, tasks"
 	diag_out "$(cat "$W/py.err")"
 fi
-expect_fail "$CLI" record -o "$W/x.pmu" -- sh -c 'exit 7' -- "record -- sh -c 'exit 7'"
+expect_fail "$CLI" record -n -o "$W/x.pmu" -- sh -c 'exit 7' -- "record -n -- sh -c 'exit 7'"
 [ "$CHECK_RC" = 7 ] && ok "record exits with the command's status (7)" ||
 	not_ok "record exits with the command's status (got $CHECK_RC, want 7)"
 
 # ---- --overwrite, snapshot while recording ------------------------------------
 
-"$CLI" record --overwrite --switch-events -o "$W/o.pmu" -- \
+"$CLI" record -n --overwrite --switch-events -o "$W/o.pmu" -- \
 	"$T" work --busy 2 --sleep 1 --loops 0 --pidfile "$W/pid" \
 	2>"$W/rec.err" &
 rec=$!
@@ -148,7 +150,7 @@ esac
 for d in /proc/[0-9]*/task/[0-9]*; do
 	echo "${d##*/}"
 done >"$W/pre.tids"
-check "$CLI" record -q -a --overwrite --switch-events --buffer-size 8K \
+check "$CLI" record -q -n -a --overwrite --switch-events --buffer-size 8K \
 	-o "$W/fa.pmu" -- "$T" work --busy 1 --sleep 1 --loops 1500 -- \
 	"record -a --overwrite --buffer-size 8K (a wrapped flight recorder)"
 check "$CLI" report -i "$W/fa.pmu" --format json -- "json of the wrapped recording"
@@ -219,7 +221,7 @@ trig() {
 	"$T" work --busy "$2" --sleep "$3" --loops 0 --pidfile "$W/pid" &
 	_w=$!
 	wait_for 30 test -s "$W/pid" || true
-	check "$CLI" record -q -p "$_w" --duration "${4:-2}" --switch-events \
+	check "$CLI" record -q -n -p "$_w" --duration "${4:-2}" --switch-events \
 		--trigger 'task-clock>5ms' -o "$W/$1.pmu" -- \
 		"record -p (busy $2 ms, sleep $3 ms) --trigger 'task-clock>5ms' --duration ${4:-2}"
 	kill "$_w" 2>/dev/null || true
@@ -284,7 +286,7 @@ expect_fail "$CLI" record -c 99 -o "$W/x.pmu" -- true -- "record -c (sampling ev
 [ "$CHECK_RC" = 2 ] && case $CHECK_OUT in *"use -F"*) true ;; *) false ;; esac &&
 	ok "... as a usage error pointing to -F" ||
 	not_ok "... as a usage error pointing to -F"
-expect_fail "$CLI" record --buffer-size 1G -o "$W/x.pmu" -- true -- "a 1 GiB buffer is refused"
+expect_fail "$CLI" record -n --buffer-size 1G -o "$W/x.pmu" -- true -- "a 1 GiB buffer is refused"
 case $CHECK_OUT in
 *"max_ring_pages is "*"/sys/module/pmuctx/parameters/max_ring_pages"*) ok "... naming max_ring_pages, its value and where it is" ;;
 *) not_ok "... naming max_ring_pages, its value and where it is"; diag_out "$CHECK_OUT" ;;
@@ -303,14 +305,14 @@ U=/tmp/pmuctx-ring-user
 mkdir -p "$U"
 chmod 1777 "$U"
 expect_fail as_user "$NOBODY" "$NOBODY" "$GID" sh -c \
-	"ulimit -l 64 && exec '$cli' record -e task-clock,cs --buffer-size 1M -o '$U/u.pmu' -- true" -- \
+	"ulimit -l 64 && exec '$cli' record -n -e task-clock,cs --buffer-size 1M -o '$U/u.pmu' -- true" -- \
 	"unprivileged, ulimit -l 64: a 1 MiB buffer is refused"
 case $CHECK_OUT in
 *"RLIMIT_MEMLOCK (ulimit -l) is 64 KiB"*"CAP_IPC_LOCK"*) ok "... the message gives the limit, ulimit -l and CAP_IPC_LOCK" ;;
 *) not_ok "... the message gives the limit, ulimit -l and CAP_IPC_LOCK"; diag_out "$CHECK_OUT" ;;
 esac
 check as_user "$NOBODY" "$NOBODY" "$GID" sh -c \
-	"ulimit -l 64 && exec '$cli' record -q -e task-clock,cs --buffer-size 4K -o '$U/u.pmu' -- true" -- \
+	"ulimit -l 64 && exec '$cli' record -q -n -e task-clock,cs --buffer-size 4K -o '$U/u.pmu' -- true" -- \
 	"unprivileged, ulimit -l 64: a 4 KiB buffer works"
 echo "$old_paranoid" >/proc/sys/kernel/perf_event_paranoid
 chgrp "$old_group" "$DEV"

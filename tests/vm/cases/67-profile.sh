@@ -142,11 +142,11 @@ fi
 check "$CLI" report -i "$W/defer.pmu" --format perf-script -- \
 	"pmuctx report --format perf-script"
 printf '%s\n' "$CHECK_OUT" > "$W/defer.script"
-# Each sample of chain: a header "... cpu-clock:[uk]: ", its frames (kernel
+# Each sample of chain: a header "... cpu-clock: ", its frames (kernel
 # innermost first, then f3, f2, f1, main), a blank line.  Count the samples
 # whose block holds f3+0x.. (path) followed by f2, f1 and main, in order.
 if awk '
-	/ cpu-clock:[uk]: $/ { inblk = ($1 == "chain"); n = 0; hdr++; next }
+	/ cpu-clock: $/ { inblk = ($1 == "chain"); n = 0; hdr++; next }
 	/^\t/ && inblk { fr[++n] = $2; next }
 	/^$/ && inblk {
 		s = ""
@@ -181,7 +181,9 @@ fi
 # both parsed with stackcollapse-perf.pl's regular expressions (collapse.pl
 # below; FlameGraph's header and frame patterns): no line unrecognized,
 # every header in perf's documented shape and followed by its frames and a
-# blank line, the same stacks (main;f1;f2;f3)
+# blank line, one event name for all samples (stackcollapse-perf.pl keeps
+# the samples of the first event name it meets only), the same stacks
+# (main;f1;f2;f3)
 # and the same thread names (threads: worker-1, worker-2, named with
 # pthread_setname_np()).
 THREADS=$PMUCTX_TOP/tests/sample/threads
@@ -190,7 +192,7 @@ cat > "$W/collapse.pl" <<'PL'
 # regular expressions (FlameGraph); every other line is counted as
 # unrecognized.  Also: every header must have perf's documented shape.
 use strict; use warnings;
-my (@stack, $pname, %c);
+my (@stack, $pname, %c, %ev);
 my ($unrec, $hdrs, $strict, $stacks) = (0, 0, 0, 0);
 while (<>) {
 	next if /^#/;
@@ -203,6 +205,7 @@ while (<>) {
 		($pname = $1) =~ tr/ /_/;
 		$hdrs++;
 		$strict++ if /^\S.*?\s+(\d+)(?:\/(\d+))?\s+(?:\[\d+\]\s+)?[\d.]+:\s+(\d+)?\s*\S+:\s*$/;
+		$ev{$2}++ if /:\s*(\d+)*\s+(\S+):\s*$/;
 	} elsif (/^\s*(\w+)\s*(.+) \((\S*)\)/) {
 		my $func = $2;
 		next if $func =~ /^\(/;
@@ -214,8 +217,10 @@ while (<>) {
 	}
 }
 print "$_ $c{$_}\n" for sort keys %c;
-print STDERR "headers $hdrs, perf-shaped $strict, stacks $stacks, unrecognized $unrec\n";
-exit(($unrec == 0 && $stacks > 0 && $strict == $hdrs && $stacks == $hdrs) ? 0 : 1);
+my $evs = join(",", sort keys %ev);
+print STDERR "headers $hdrs, perf-shaped $strict, stacks $stacks, unrecognized $unrec, events $evs\n";
+exit(($unrec == 0 && $stacks > 0 && $strict == $hdrs && $stacks == $hdrs &&
+      keys %ev == 1) ? 0 : 1);
 PL
 # collapse NAME TXT: parse TXT into TXT.folded; ok/not_ok NAME
 collapse() {
