@@ -197,6 +197,17 @@ int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
 	if (a->sample_freq && !perfmon &&
 	    a->sample_freq > (u32)max(pmuctx_perf_max_sample_rate(), 1))
 		return -EINVAL;
+	/*
+	 * Overflow sampling runs on CPU-wide counters, one on every CPU,
+	 * that overflow whether or not a watched task runs there: timer
+	 * interrupts (cpu-clock) or NMIs (hardware events) for every user,
+	 * and perf lowers the machine's perf_event_max_sample_rate when
+	 * they take too long (issue 29 item 3).  The hrtimer source costs
+	 * nothing where the watched tasks do not run; it is what users
+	 * without CAP_PERFMON get (SECURITY.md, "What one user costs").
+	 */
+	if (a->sample_freq && a->sample_event && !perfmon)
+		return -EACCES;
 	return 0;
 }
 

@@ -811,8 +811,8 @@ static void *noop_fn(void *arg)
 
 /*
  * As root: uid 65534 (device group) takes every per-user limit at once -
- * max_sessions_per_user @nsess sessions, each with 5 events, sampling on
- * a counter's overflow, INHERIT|KEEP_EXITED, one-page rings while its
+ * max_sessions_per_user @nsess sessions, each with 5 events, sampling (on
+ * the hrtimer: the overflow source needs CAP_PERFMON), INHERIT|KEEP_EXITED, one-page rings while its
  * RLIMIT_MEMLOCK (@memlock_kb) lasts, and short threads until the store
  * holds max_tasks_per_user @ntasks of its entries.  MemAvailable may drop
  * by no more than SECURITY.md's worst case for those limits (plus 10 % and
@@ -855,7 +855,7 @@ static void mode_memavail(int nsess, int ntasks, int memlock_kb)
 			a.events[3] = PMUCTX_EV_PAGE_FAULTS;
 			a.events[4] = PMUCTX_EV_CPU_CLOCK;
 			a.sample_freq = 100;
-			a.sample_event = PMUCTX_EV_CPU_CLOCK;
+			/* the hrtimer: overflow needs CAP_PERFMON (item 3) */
 			a.sample_flags = PMUCTX_SAMPLE_USER_STACK | PMUCTX_SAMPLE_DEFER_USER;
 			a.ring_pages = 1;
 			a.ring_mode = PMUCTX_RING_OVERWRITE;
@@ -1484,6 +1484,20 @@ static void mode_kmode(bool want_kernel)
 		a.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK | PMUCTX_SAMPLE_USER_STACK;
 		a.sample_event = src[s].ev;
 		fd = session_attr(&a, true);
+		if (src[s].ev && geteuid()) {
+			/*
+			 * Issue 29 item 3: overflow counters run on every
+			 * CPU, whoever runs there: CAP_PERFMON only.
+			 */
+			result(fd == -EACCES,
+			       "kmode: %s: refused without CAP_PERFMON (%s, want EACCES)",
+			       src[s].name, fd < 0 ? strerror(-fd) : "created");
+			if (fd >= 0)
+				close(fd);
+			kill(g.pid, SIGKILL);
+			waitpid(g.pid, NULL, 0);
+			continue;
+		}
 		if (fd < 0) {
 			result(0, "kmode: %s: session: %s", src[s].name, strerror(-fd));
 			kill(g.pid, SIGKILL);

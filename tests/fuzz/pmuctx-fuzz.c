@@ -1682,6 +1682,32 @@ static void op_rw(void)
 	case 1:
 		len = chance(&R, 80) ? 1 + rn(&R, PMUCTX_USER_MAX) :
 				       rn(&R, ARENA_PAGES * PAGE);
+		if (slots[s].ring_pages && chance(&R, 30)) {
+			/*
+			 * The ring's edges (issue 29 item 1): a record of
+			 * about half the buffer, often right after one
+			 * dropped while frozen (a LOST record pending), so
+			 * that a PAD, the LOST record and the record meet.
+			 */
+			size_t half = (size_t)slots[s].ring_pages * PAGE / 2;
+			unsigned int k, nr = rn(&R, 3);
+			int e;
+
+			/* records of half the buffer put the head near half */
+			for (k = 0; k < nr; k++)
+				if (write(slots[s].fd, arena, half -
+					  sizeof(struct pmuctx_rec_user) -
+					  8 * rn(&R, 6)) < 0)
+					count_err(OP_RW, -1, errno);
+			len = half - sizeof(struct pmuctx_rec_user) -
+			      8 * rn(&R, 12) + rn(&R, 16);
+			if (chance(&R, 50)) {
+				xioctl(slots[s].fd, PMUCTX_IOC_SNAPSHOT, 0, &e);
+				if (write(slots[s].fd, arena, 8) < 0)
+					count_err(OP_RW, -1, errno);
+				xioctl(slots[s].fd, PMUCTX_IOC_RESUME, 0, &e);
+			}
+		}
 		p = chance(&R, 90) ? (void *)arena : gen_ptr(len, &bad);
 		n = write(slots[s].fd, p, len);
 		count_err(OP_RW, n < 0 ? -1 : 0, errno);

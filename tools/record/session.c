@@ -109,6 +109,11 @@ int record_open_session(struct recorder *R)
 		err = pmuctx_ring_map(R->h, &R->ring);
 	if (err) {
 		lib_error(CMD, R->h, err);
+		if (err == -EACCES && R->o->sample_event)
+			fprintf(stderr, "  --sample-event needs CAP_PERFMON: "
+				"its counters overflow on every CPU, whoever "
+				"runs there; without it, sample on the "
+				"hrtimer (no --sample-event)\n");
 		if (err == -ENOMEM || err == -EPERM)
 			fprintf(stderr, "  (--buffer-size %" PRIu64
 				" bytes: %u pages of %ld bytes per CPU)\n",

@@ -119,6 +119,38 @@ else
 	fi
 fi
 
+# ---- unprivileged: no overflow source (issue 29 item 3) ----------------------------
+# Overflow counters run on every CPU, whoever runs there: a user without
+# CAP_PERFMON gets EACCES for --sample-event (at any paranoid level), and
+# the hrtimer source, which costs nothing where its tasks do not run.
+GID=4242
+chgrp "$GID" "$DEV"
+chmod 0660 "$DEV"
+old=$(cat /proc/sys/kernel/perf_event_paranoid)
+ucli=$(user_exec "$CLI")
+for par in 1 2; do
+	echo "$par" > /proc/sys/kernel/perf_event_paranoid
+	rc=0
+	out=$(as_user 65534 65534 "$GID" sh -c "exec '$ucli' record -q -F 99 \
+		--sample-event cpu-clock -o /tmp/ovf-u.pmu -- true" 2>&1) || rc=$?
+	if [ "$rc" != 0 ] && printf '%s\n' "$out" | grep -q 'needs CAP_PERFMON'; then
+		ok "paranoid $par: --sample-event without CAP_PERFMON is refused, saying why"
+	else
+		not_ok "paranoid $par: --sample-event without CAP_PERFMON is refused, saying why (exit $rc)"
+		diag_out "$out"
+	fi
+	rc=0
+	out=$(as_user 65534 65534 "$GID" sh -c "exec '$ucli' record -q -F 99 \
+		-o /tmp/hrt-u.pmu -- true" 2>&1) || rc=$?
+	if [ "$rc" = 0 ]; then
+		ok "paranoid $par: the hrtimer source is allowed"
+	else
+		not_ok "paranoid $par: the hrtimer source is allowed (exit $rc)"
+		diag_out "$out"
+	fi
+done
+echo "$old" > /proc/sys/kernel/perf_event_paranoid
+
 # ---- events that never overflow --------------------------------------------------
 
 expect_fail "$CLI" record -F 999 --sample-event task-clock -o "$W/tc.pmu" -- true -- \
