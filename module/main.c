@@ -46,6 +46,11 @@ module_param_named(max_sessions_per_user, pmuctx_max_sessions_per_user, uint,
 MODULE_PARM_DESC(max_sessions_per_user,
 		 "Sessions one user without CAP_PERFMON/CAP_SYS_ADMIN may have at once; more get EMFILE (default 256)");
 
+unsigned int pmuctx_max_user_syncs = 1000;
+module_param_named(max_user_syncs, pmuctx_max_user_syncs, uint, 0644);
+MODULE_PARM_DESC(max_user_syncs,
+		 "READs, RESETs, ENABLEs and DISABLEs per second that interrupt every CPU, for one user without CAP_PERFMON, all sessions together; more wait their turn (0: no limit; default 1000)");
+
 unsigned int pmuctx_max_tasks_per_user = 16384;
 module_param_named(max_tasks_per_user, pmuctx_max_tasks_per_user, uint, 0644);
 MODULE_PARM_DESC(max_tasks_per_user,

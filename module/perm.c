@@ -32,7 +32,10 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/sched/coredump.h>
@@ -322,4 +325,44 @@ void pmuctx_user_put(struct pmuctx_session *s)
 	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
 	s->user = NULL;
 	kfree(dead);
+}
+
+/* ---- per-user pace of cross-CPU folds ------------------------------------ */
+
+/* Folds a user may have in a burst before the pace holds. */
+#define PMUCTX_SYNC_BURST	16
+
+/*
+ * READ, RESET, ENABLE and DISABLE fold the running slices of a session
+ * with an IPI to every CPU (pmuctx_sess_sync()): each one interrupts
+ * every other user's tasks.  One unprivileged user's folds, all its
+ * sessions together, are paced to max_user_syncs per second (after a
+ * burst of PMUCTX_SYNC_BURST): a caller past its share sleeps until its
+ * turn (killable; s->lock held, which only its own session's ioctls
+ * wait for).  So one user interrupts each CPU at most max_user_syncs
+ * times a second this way, however many sessions and threads it has
+ * (issue 29 item 5: a spinner fell to 0.20x its loop rate while uid
+ * 65534 looped READ).  Privileged callers are not paced.  Process
+ * context.
+ */
+void pmuctx_user_pace_sync(struct pmuctx_session *s)
+{
+	unsigned int rate = READ_ONCE(pmuctx_max_user_syncs);
+	struct pmuctx_user *u = s->user;
+	u64 gap, now, next, slot;
+	ktime_t wait;
+
+	if (!u || !rate)
+		return;
+	gap = div_u64(NSEC_PER_SEC, min_t(unsigned int, rate, NSEC_PER_SEC));
+	now = ktime_get_ns();
+	do {
+		next = atomic64_read(&u->sync_next);
+		slot = max(next, now - min(now, PMUCTX_SYNC_BURST * gap));
+	} while (atomic64_cmpxchg(&u->sync_next, next, slot + gap) != next);
+	if (slot <= now)
+		return;
+	wait = ns_to_ktime(slot - now);
+	set_current_state(TASK_KILLABLE);
+	schedule_hrtimeout(&wait, HRTIMER_MODE_REL);
 }

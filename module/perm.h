@@ -33,6 +33,7 @@ struct pmuctx_user {
 	unsigned int		ref;
 	atomic_t		entries;
 	atomic_long_t		locked_pages;	/* ring pages, all its kuids */
+	atomic64_t		sync_next;	/* pmuctx_user_pace_sync() */
 };
 
 int pmuctx_sysctl_init(void);
@@ -46,5 +47,6 @@ bool pmuctx_exclude_kernel(int paranoid, bool perfmon);
 int pmuctx_user_charge(struct pmuctx_session *s, bool privileged);
 void pmuctx_user_uncharge(struct pmuctx_session *s);
 void pmuctx_user_put(struct pmuctx_session *s);
+void pmuctx_user_pace_sync(struct pmuctx_session *s);
 
 #endif /* _PMUCTX_PERM_H */

@@ -50,6 +50,18 @@ static void pmuctx_sess_sync(struct pmuctx_session *s)
 		on_each_cpu(pmuctx_cpu_sync, s, 1);
 }
 
+/*
+ * The same for an ioctl of the session's owner: an unprivileged user's
+ * folds are paced (pmuctx_user_pace_sync(), SECURITY.md).
+ */
+static void pmuctx_sess_sync_paced(struct pmuctx_session *s)
+{
+	if (s->switchless)
+		return;
+	pmuctx_user_pace_sync(s);
+	on_each_cpu(pmuctx_cpu_sync, s, 1);
+}
+
 struct pmuctx_session *pmuctx_session_alloc(void)
 {
 	struct pmuctx_session *s;
@@ -933,7 +945,7 @@ int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
 	};
 	r->nr_events = s->nr_events;
 	if (READ_ONCE(s->enabled))
-		pmuctx_sess_sync(s);
+		pmuctx_sess_sync_paced(s);
 
 	if (r->flags & PMUCTX_READ_PER_TASK)
 		pmuctx_sess_settle(s);
@@ -1022,7 +1034,7 @@ void pmuctx_session_reset(struct pmuctx_session *s)
 	int cpu;
 
 	if (READ_ONCE(s->enabled))
-		pmuctx_sess_sync(s);
+		pmuctx_sess_sync_paced(s);
 	pmuctx_visit_entries(s, &v);
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
@@ -1052,7 +1064,7 @@ void pmuctx_session_enable(struct pmuctx_session *s)
 		pmuctx_visit_entries(s, &v);
 		return;
 	}
-	pmuctx_sess_sync(s);
+	pmuctx_sess_sync_paced(s);
 	pmuctx_sample_start(s);
 }
 
@@ -1071,7 +1083,7 @@ void pmuctx_session_disable(struct pmuctx_session *s)
 	}
 	pmuctx_sample_stop(s);
 	/* Close the slices of running targets. */
-	pmuctx_sess_sync(s);
+	pmuctx_sess_sync_paced(s);
 	s->time_enabled += ktime_get_ns() - s->enabled_at;
 }
 

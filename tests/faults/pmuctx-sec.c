@@ -1528,6 +1528,105 @@ static void mode_kmode(bool want_kernel)
 	}
 }
 
+/* Function-call IPIs each CPU took so far (/proc/interrupts, CAL). */
+static int cal_ipis(unsigned long long *v, int max)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096], *p, *end;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "CAL:", 4))
+			continue;
+		for (p += 4; n < max; n++) {
+			v[n] = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Issue 29 item 5: READ folds the running slices with an IPI to every
+ * CPU.  @nsess per-switch sessions of the caller on itself, READ in a
+ * loop for @secs seconds: without CAP_PERFMON the reads (and so the
+ * IPIs each other CPU takes) stay within max_user_syncs per second
+ * (after a burst of 16); before, every READ interrupted every CPU, as
+ * fast as the caller could loop.  A bound, not a timing: a slow host
+ * only makes fewer reads.
+ */
+static void mode_ipis(int secs, int nsess)
+{
+	unsigned long long c0[256], c1[256], worst = 0;
+	uint64_t t0, t1, end, reads = 0;
+	int fds[64], i, n0, n1, made = 0;
+	double el, rate = 1000, bound;
+	char v[32] = "";
+	FILE *f;
+
+	f = fopen("/sys/module/pmuctx/parameters/max_user_syncs", "r");
+	if (f) {
+		if (fgets(v, sizeof(v), f))
+			rate = atof(v);
+		fclose(f);
+	}
+	if (nsess > 64)
+		nsess = 64;
+	for (i = 0; i < nsess; i++) {
+		struct pmuctx_session_attr a;
+
+		attr_init(&a, PMUCTX_TARGET_PID, 0, PMUCTX_SESSION_PER_SWITCH);
+		fds[i] = session_attr(&a, true);
+		if (fds[i] < 0) {
+			result(0, "ipis: session %d: %s", i + 1, strerror(-fds[i]));
+			break;
+		}
+		made++;
+	}
+	n0 = cal_ipis(c0, 256);
+	t0 = now_ns();
+	end = t0 + (uint64_t)secs * 1000000000ULL;
+	while (made && now_ns() < end) {
+		struct pmuctx_read r;
+
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		if (ioctl(fds[reads % made], PMUCTX_IOC_READ, &r)) {
+			result(0, "ipis: READ: %s", strerror(errno));
+			break;
+		}
+		reads++;
+	}
+	t1 = now_ns();
+	n1 = cal_ipis(c1, 256);
+	for (i = 0; i < made; i++)
+		close(fds[i]);
+	if (!made)
+		return;
+	el = (double)(t1 - t0) / 1e9;
+	for (i = 0; i < n0 && i < n1; i++)
+		if (c1[i] - c0[i] > worst)
+			worst = c1[i] - c0[i];
+	diag("ipis: uid %u, %d sessions: %llu READs in %.2f s (%.0f/s); at most %llu function-call IPIs on one CPU; max_user_syncs %.0f",
+	     getuid(), made, (unsigned long long)reads, el, reads / el, worst, rate);
+	if (!geteuid() || !rate)
+		return;		/* not paced: the figures only */
+	bound = rate * el + 16 + 2;
+	result(reads <= bound,
+	       "ipis: an unprivileged user's READs that interrupt every CPU are paced: %llu in %.2f s, at most %.0f",
+	       (unsigned long long)reads, el, bound);
+	result(n0 > 0 && (double)worst <= bound * 1.2 + 200,
+	       "ipis: no CPU took more function-call IPIs than the pace allows (%llu, at most %.0f)",
+	       worst, bound * 1.2 + 200);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -1559,6 +1658,8 @@ int main(int argc, char **argv)
 		mode_switch_next(argc - 2, argv + 2);
 	else if (!strcmp(m, "spin") && argc > 2)
 		mode_spin(atoi(argv[2]));
+	else if (!strcmp(m, "ipis") && argc > 3)
+		mode_ipis(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(m, "kmode") && argc > 2)
 		mode_kmode(!strcmp(argv[2], "kernel"));
 	else {

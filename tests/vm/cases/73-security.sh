@@ -34,7 +34,9 @@
 #  - SWITCH records of a pid session name no task it does not watch (root
 #    spinners on every CPU) (item 4);
 #  - at perf_event_paranoid 2 a sampling session gets no kernel-mode
-#    sample; at 1, and as root, it does (item 5).
+#    sample; at 1, and as root, it does (item 5);
+#  - an unprivileged user's READs, which interrupt every CPU, are paced
+#    to max_user_syncs per second, and so are the IPIs (issue 29 item 5).
 # PMUCTX_SEC_TESTS="privexec switch-next kmode ..." runs only those parts
 # (names as in the want calls below); default: all.
 set -eu
@@ -174,6 +176,14 @@ if want kmode; then
 	echo 2 > /proc/sys/kernel/perf_event_paranoid
 	diag "as root:"
 	"$p" kmode kernel || rc=1
+fi
+if want ipis; then
+	# Issue 29 item 5: READs of 4 per-switch sessions in a loop, 2 s,
+	# as uid 65534 (paced to max_user_syncs) and as root (figures only).
+	echo 2 > /proc/sys/kernel/perf_event_paranoid
+	user "$p" ipis 2 4 || rc=1
+	diag "as root (not paced):"
+	"$p" ipis 1 4 || rc=1
 fi
 check "$CLI" info -- "security: the module is healthy afterwards (pmuctx info)"
 exit "$rc"
