@@ -1002,6 +1002,8 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 	if (p != current)
 		return;
 	raised = pmuctx_exec_raises_privilege(p, bprm);
+	if (raised)	/* debug build: the window before this probe, wide */
+		pmuctx_selftest_exec_delay();
 	rcu_read_lock();
 	do {
 		n = pmuctx_collect_current(arr, after, &more);
