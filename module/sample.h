@@ -6,6 +6,9 @@
 #ifndef _PMUCTX_SAMPLE_H
 #define _PMUCTX_SAMPLE_H
 
+#include <linux/fs_struct.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/types.h>
 #include <uapi/linux/pmuctx.h>
 
@@ -101,6 +104,49 @@ static inline void pmuctx_sample_work_end(struct pmuctx_entry *e)
 	pmuctx_sample_mark_work(e, false);
 	pmuctx_entry_put(e);
 	local_irq_restore(flags);
+}
+
+/*
+ * Task @t (current, or the next task of a context switch: it runs nowhere
+ * else, so its fs and mm stay put) is inside an execve() whose new program
+ * is not dumpable: a setuid, setgid or file-capabilities program (or an
+ * unreadable one) after commit_creds(), which makes the mm non-dumpable
+ * before it installs the credentials.  perf calls perf_event_exit_task()
+ * right there (begin_new_exec(), "get_dumpable() != SUID_DUMP_USER");
+ * pmuctx's exec probe stops the task's entries only at the
+ * sched_process_exec tracepoint, after the ELF loader ran and
+ * start_thread() pointed the user registers at the new program's ld.so
+ * (issue 29 item 7).  In between, every point that takes data (the
+ * sampling tick and overflow, the deferred unwind, the switch) asks this
+ * and takes nothing.  fs->in_exec is set from check_unsafe_exec() to the
+ * end of the execve() (bprm_execve(); not set when the fs is shared with
+ * another process, and then the exec raises no privilege without
+ * CAP_SETUID).  A process that was not dumpable before its exec also
+ * answers yes during the execve() up to the point of no return: it loses
+ * those samples and slices.  Any context, NMI included: plain loads.
+ */
+static __always_inline bool pmuctx_exec_secure(struct task_struct *t)
+{
+	struct fs_struct *fs = READ_ONCE(t->fs);
+	struct mm_struct *mm;
+
+	if (!fs || likely(!READ_ONCE(fs->in_exec)))
+		return false;
+	mm = READ_ONCE(t->mm);
+	return mm && get_dumpable(mm) != SUID_DUMP_USER;
+}
+
+/*
+ * Session @s must take nothing of task @t now: a pid session (whoever
+ * owns it, as perf and the exec probe) of a task in a privilege-raising
+ * exec (pmuctx_exec_secure()).  System-wide and cgroup sessions watch
+ * CPUs and go on, as perf's CPU-wide events.
+ */
+static __always_inline bool pmuctx_cred_gone(const struct pmuctx_session *s,
+					     struct task_struct *t)
+{
+	return s->target == PMUCTX_TARGET_PID &&
+	       unlikely(pmuctx_exec_secure(t));
 }
 
 extern unsigned int pmuctx_max_sample_freq;
