@@ -393,15 +393,16 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 *now, int cpu,
 	 * slice counts, and at the final one the totals are complete; they
 	 * move to the session and the parent when the task is freed
 	 * (pmuctx_probe_free(), the free work), never here: the fold walks
-	 * up ancestors, which IRQs-off work must not.  No SWITCH record or
-	 * trigger: its EXIT record is out, and once exit_notify() reaped a
-	 * thread it has no pid (the record would name pid 0; 68-ring-nested
-	 * on 6.1 and 6.12-rt).  EXITED is written by the task itself.
+	 * up ancestors, which IRQs-off work must not.  No SWITCH record:
+	 * its EXIT record is out, and once exit_notify() reaped a thread it
+	 * has no pid (the record would name pid 0; 68-ring-nested on 6.1 and
+	 * 6.12-rt).  The trigger still tests the slice: a task that runs
+	 * over the threshold up to its exit is what a "ran X ms without
+	 * yielding" watchdog is for (issue 29 item 8; the trigger names no
+	 * task).  EXITED is written by the task itself.
 	 */
-	if (unlikely(READ_ONCE(e->flags) & PMUCTX_EF_EXITED)) {
+	if (unlikely(READ_ONCE(e->flags) & PMUCTX_EF_EXITED))
 		rec = false;
-		trig = false;
-	}
 	/*
 	 * A privilege-raising exec past commit_creds() (pmuctx_cred_gone()):
 	 * the slice counts, as it did up to the exec probe before, but
