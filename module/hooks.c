@@ -189,10 +189,12 @@ static void pmuctx_entry_start(struct pmuctx_entry *e, int cpu, u64 gen)
 	 * the exec probe stops the entry (issue 29 item 7).
 	 */
 	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
-	    READ_ONCE(e->parked) || pmuctx_cred_gone(s, e->task)) {
+	    READ_ONCE(e->parked) || pmuctx_cred_gone(e, e->task)) {
 		e->last_cpu = cpu;
 		return;
 	}
+	if (s->defer_offset && !READ_ONCE(pmuctx_defer(e)->exec_id))
+		pmuctx_exec_seen(e, e->task);
 	sc = per_cpu_ptr(s->cpu, cpu);
 	if (s->migr_mask && e->last_cpu >= 0 && e->last_cpu != cpu)
 		pmuctx_add_events(pmuctx_total(e), s->migr_mask, 1);
@@ -409,7 +411,7 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 *now, int cpu,
 	 * neither a record nor the trigger tells of the setuid program; the
 	 * slice does not reopen (pmuctx_entry_start()).
 	 */
-	if ((rec || trig) && pmuctx_cred_gone(s, prev)) {
+	if ((rec || trig) && pmuctx_cred_gone(e, prev)) {
 		rec = false;
 		trig = false;
 	}
@@ -1005,7 +1007,10 @@ static void pmuctx_exec_entry(struct pmuctx_entry *e, struct task_struct *p,
 	if (raised && s->target == PMUCTX_TARGET_PID && pmuctx_sess_live(s)) {
 		atomic64_inc(&s->priv_exec);
 		pmuctx_drop_current(e);
+		return;
 	}
+	/* the exec the entry has seen (pmuctx_cred_gone()) */
+	pmuctx_exec_seen(e, p);
 }
 
 /*

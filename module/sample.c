@@ -359,7 +359,7 @@ static u32 pmuctx_udump_size(const struct pmuctx_entry *x)
 static bool pmuctx_defer_wants(struct pmuctx_entry *x)
 {
 	return !READ_ONCE(pmuctx_defer(x)->stale) && !READ_ONCE(x->dead) &&
-	       pmuctx_sess_live(x->sess) && !pmuctx_cred_gone(x->sess, current);
+	       pmuctx_sess_live(x->sess) && !pmuctx_cred_gone(x, current);
 }
 
 /*
@@ -866,7 +866,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	 * entry; until then the slice does not reopen (pmuctx_entry_start()),
 	 * and the ticks of this one take nothing.
 	 */
-	if (pmuctx_sample_excluded(s, regs) || pmuctx_cred_gone(s, current) ||
+	if (pmuctx_sample_excluded(s, regs) || pmuctx_cred_gone(e, current) ||
 	    pmuctx_sample_ours(e, regs)) {
 		pmuctx_defer(e)->carry_ns = 0;
 	} else {
@@ -950,9 +950,6 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
 	    is_idle_task(current) || pmuctx_sample_excluded(s, regs))
 		return;
-	/* a privilege-raising exec past commit_creds(): see the tick */
-	if (pmuctx_cred_gone(s, current))
-		return;
 	st = this_cpu_ptr(s->cpu)->stage;
 	if (!st)
 		return;
@@ -967,8 +964,11 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 	}
 	rcu_read_lock();
 	e = pmuctx_task_entry(s, current);
-	/* not in pmuctx's own task_work (see the hrtimer's tick) */
-	if (e && pmuctx_sample_ours(e, regs))
+	/*
+	 * not in pmuctx's own task_work, nor in a privilege-raising exec
+	 * past commit_creds() (see the hrtimer's tick)
+	 */
+	if (e && (pmuctx_sample_ours(e, regs) || pmuctx_cred_gone(e, current)))
 		e = NULL;
 	if (e) {
 		if (atomic_read(&st->busy) || !refcount_inc_not_zero(&e->ref)) {
