@@ -182,12 +182,19 @@ static void pmuctx_entry_start(struct pmuctx_entry *e, int cpu, u64 gen)
 	unsigned int k;
 	u64 *snap;
 
-	/* parked: the task left the session's cgroup (perf cgroup rule) */
+	/*
+	 * parked: the task left the session's cgroup (perf cgroup rule);
+	 * or it is in a privilege-raising exec past commit_creds(), where
+	 * perf stops its events: no slice opens (switch-in, READ's IPI) until
+	 * the exec probe stops the entry (issue 29 item 7).
+	 */
 	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
-	    READ_ONCE(e->parked)) {
+	    READ_ONCE(e->parked) || pmuctx_cred_gone(e, e->task)) {
 		e->last_cpu = cpu;
 		return;
 	}
+	if (s->defer_offset && !READ_ONCE(pmuctx_defer(e)->exec_id))
+		pmuctx_exec_seen(e, e->task);
 	sc = per_cpu_ptr(s->cpu, cpu);
 	if (s->migr_mask && e->last_cpu >= 0 && e->last_cpu != cpu)
 		pmuctx_add_events(pmuctx_total(e), s->migr_mask, 1);
@@ -376,35 +383,50 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 *now, int cpu,
 {
 	struct pmuctx_session *s = e->sess;
 	u64 delta[PMUCTX_MAX_EVENTS];
+	bool rec, trig;
 
+	if (s->sample_freq)	/* sampling sessions have a ring */
+		pmuctx_sample_sched_out(e, pmuctx_probe_clock(now));
+	rec = s->ring_area && (s->ring_records & PMUCTX_REC_MASK_SWITCH);
+	trig = s->ring_area && s->trigger_idx;
 	/*
 	 * Past sched_process_exit (the final switch-out in do_task_dead(),
 	 * or a preemption of the exit tail, frequent on PREEMPT_RT): the
 	 * slice counts, and at the final one the totals are complete; they
 	 * move to the session and the parent when the task is freed
 	 * (pmuctx_probe_free(), the free work), never here: the fold walks
-	 * up ancestors, which IRQs-off work must not.  No SWITCH record or
-	 * trigger: its EXIT record is out, and once exit_notify() reaped a
-	 * thread it has no pid (the record would name pid 0; 68-ring-nested
-	 * on 6.1 and 6.12-rt).  EXITED is written by the task itself.
+	 * up ancestors, which IRQs-off work must not.  No SWITCH record:
+	 * its EXIT record is out, and once exit_notify() reaped a thread it
+	 * has no pid (the record would name pid 0; 68-ring-nested on 6.1 and
+	 * 6.12-rt).  The trigger still tests the slice: a task that runs
+	 * over the threshold up to its exit is what a "ran X ms without
+	 * yielding" watchdog is for (issue 29 item 8; the trigger names no
+	 * task).  EXITED is written by the task itself.
 	 */
-	if (s->sample_freq)	/* sampling sessions have a ring */
-		pmuctx_sample_sched_out(e, pmuctx_probe_clock(now));
+	if (unlikely(READ_ONCE(e->flags) & PMUCTX_EF_EXITED))
+		rec = false;
+	/*
+	 * A privilege-raising exec past commit_creds() (pmuctx_cred_gone()):
+	 * the slice counts, as it did up to the exec probe before, but
+	 * neither a record nor the trigger tells of the setuid program; the
+	 * slice does not reopen (pmuctx_entry_start()).
+	 */
+	if ((rec || trig) && pmuctx_cred_gone(e, prev)) {
+		rec = false;
+		trig = false;
+	}
 	/* the per-event deltas only for a SWITCH record or the trigger */
-	if (unlikely(READ_ONCE(e->flags) & PMUCTX_EF_EXITED) ||
-	    !s->ring_area ||
-	    (!(s->ring_records & PMUCTX_REC_MASK_SWITCH) && !s->trigger_idx)) {
+	if (!rec && !trig) {
 		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, NULL);
 		return;
 	}
 	if (!pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, delta))
 		return;
-	if (s->ring_records & PMUCTX_REC_MASK_SWITCH)
+	if (rec)
 		pmuctx_ring_switch(s, prev,
 				   pmuctx_switch_next(s, next, next_list),
 				   prev_state, preempt, delta);
-	if (s->trigger_idx &&
-	    delta[s->trigger_idx - 1] > s->trigger_threshold)
+	if (trig && delta[s->trigger_idx - 1] > s->trigger_threshold)
 		pmuctx_ring_trigger(s);
 }
 
@@ -985,7 +1007,10 @@ static void pmuctx_exec_entry(struct pmuctx_entry *e, struct task_struct *p,
 	if (raised && s->target == PMUCTX_TARGET_PID && pmuctx_sess_live(s)) {
 		atomic64_inc(&s->priv_exec);
 		pmuctx_drop_current(e);
+		return;
 	}
+	/* the exec the entry has seen (pmuctx_cred_gone()) */
+	pmuctx_exec_seen(e, p);
 }
 
 /*
@@ -1002,6 +1027,8 @@ static void pmuctx_probe_exec(void *data, PMUCTX_EXEC_ARGS)
 	if (p != current)
 		return;
 	raised = pmuctx_exec_raises_privilege(p, bprm);
+	if (raised)	/* debug build: the window before this probe, wide */
+		pmuctx_selftest_exec_delay();
 	rcu_read_lock();
 	do {
 		n = pmuctx_collect_current(arr, after, &more);

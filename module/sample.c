@@ -350,11 +350,16 @@ static u32 pmuctx_udump_size(const struct pmuctx_entry *x)
 	       s->sample_user_dump : 0;
 }
 
-/* Does @x's session still want the walk?  Inside rcu_read_lock(). */
+/*
+ * Does @x's session still want the walk?  Inside rcu_read_lock(), in the
+ * task.  Not in a privilege-raising exec (pmuctx_cred_gone(); a task_work
+ * runs there only if the exec fails past its point of no return, on the
+ * way to the task's death, but the walk must not depend on that).
+ */
 static bool pmuctx_defer_wants(struct pmuctx_entry *x)
 {
 	return !READ_ONCE(pmuctx_defer(x)->stale) && !READ_ONCE(x->dead) &&
-	       pmuctx_sess_live(x->sess);
+	       pmuctx_sess_live(x->sess) && !pmuctx_cred_gone(x, current);
 }
 
 /*
@@ -854,9 +859,15 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	/*
 	 * An excluded kernel-mode tick is skipped, but still ends the period:
 	 * the next sample's weight does not include the kernel time.  So is
-	 * a tick in pmuctx's own task_work: the profiler's time.
+	 * a tick in pmuctx's own task_work: the profiler's time.  And a tick
+	 * of a task in a privilege-raising exec past commit_creds(): its
+	 * user registers may be the setuid program's already (its ld.so
+	 * entry: an ASLR leak, issue 29 item 7).  The exec probe stops the
+	 * entry; until then the slice does not reopen (pmuctx_entry_start()),
+	 * and the ticks of this one take nothing.
 	 */
-	if (pmuctx_sample_excluded(s, regs) || pmuctx_sample_ours(e, regs)) {
+	if (pmuctx_sample_excluded(s, regs) || pmuctx_cred_gone(e, current) ||
+	    pmuctx_sample_ours(e, regs)) {
 		pmuctx_defer(e)->carry_ns = 0;
 	} else {
 		if (!pmuctx_budget_take(now, &sc->budget)) {
@@ -953,8 +964,11 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 	}
 	rcu_read_lock();
 	e = pmuctx_task_entry(s, current);
-	/* not in pmuctx's own task_work (see the hrtimer's tick) */
-	if (e && pmuctx_sample_ours(e, regs))
+	/*
+	 * not in pmuctx's own task_work, nor in a privilege-raising exec
+	 * past commit_creds() (see the hrtimer's tick)
+	 */
+	if (e && (pmuctx_sample_ours(e, regs) || pmuctx_cred_gone(e, current)))
 		e = NULL;
 	if (e) {
 		if (atomic_read(&st->busy) || !refcount_inc_not_zero(&e->ref)) {

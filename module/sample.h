@@ -6,6 +6,9 @@
 #ifndef _PMUCTX_SAMPLE_H
 #define _PMUCTX_SAMPLE_H
 
+#include <linux/fs_struct.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/types.h>
 #include <uapi/linux/pmuctx.h>
 
@@ -50,6 +53,13 @@ struct pmuctx_defer {
 	 */
 	u64			carry_ns;
 	u64			in_ns;		/* its last switch-in here */
+	/*
+	 * The task's self_exec_id + 1 as this entry last saw it (0: not
+	 * yet): at a slice's start, and at each exec probe that does not
+	 * stop the entry.  Another value means an exec passed its point of
+	 * no return since (pmuctx_cred_gone()).
+	 */
+	u64			exec_id;
 };
 
 /* The entry's deferred-callchain state, or NULL outside sampling sessions. */
@@ -101,6 +111,72 @@ static inline void pmuctx_sample_work_end(struct pmuctx_entry *e)
 	pmuctx_sample_mark_work(e, false);
 	pmuctx_entry_put(e);
 	local_irq_restore(flags);
+}
+
+/*
+ * Task @t (current, or the next task of a context switch: it runs nowhere
+ * else, so its fs, mm and exec id stay put) watched by @e may be inside an
+ * execve() whose new program is not dumpable: a setuid, setgid or
+ * file-capabilities program (or an unreadable one) after commit_creds(),
+ * which makes the mm non-dumpable before it installs the credentials.
+ * perf calls perf_event_exit_task() right there (begin_new_exec(),
+ * "get_dumpable() != SUID_DUMP_USER"); pmuctx's exec probe stops the
+ * task's entries only at the sched_process_exec tracepoint, after the ELF
+ * loader ran and start_thread() pointed the user registers at the new
+ * program's ld.so (issue 29 item 7).  In between, every point that takes
+ * data (the sampling tick and overflow, the deferred unwind, the switch)
+ * asks this and takes nothing.  An exec is in progress when
+ * - fs->in_exec is set (check_unsafe_exec() to the end of bprm_execve() on
+ *   6.1; kernels with "exec: fix the racy usage of fs_struct->in_exec",
+ *   Debian's 6.12 among them, clear it before commit_creds()), or
+ * - the task's self_exec_id (raised just before commit_creds()) is not
+ *   the one the entry saw at its last slice start or exec probe
+ *   (sampling sessions: struct pmuctx_defer), or the entry saw none yet
+ *   and its owner has no CAP_PERFMON (a task it could watch without
+ *   CAP_SYS_PTRACE was dumpable when it attached).
+ * Any context, NMI included: plain loads.
+ */
+static __always_inline bool pmuctx_exec_secure(struct pmuctx_entry *e,
+					       struct task_struct *t)
+{
+	struct pmuctx_defer *d = pmuctx_defer(e);
+	struct fs_struct *fs = READ_ONCE(t->fs);
+	struct mm_struct *mm = READ_ONCE(t->mm);
+	u64 seen;
+
+	if (!mm || likely(get_dumpable(mm) == SUID_DUMP_USER))
+		return false;
+	if (fs && READ_ONCE(fs->in_exec))
+		return true;
+	if (!d)
+		return false;
+	seen = READ_ONCE(d->exec_id);
+	if (!seen)
+		return !e->sess->owner_perfmon;
+	return seen != READ_ONCE(t->self_exec_id) + 1;
+}
+
+/*
+ * @e's session must take nothing of task @t now: a pid session (whoever
+ * owns it, as perf and the exec probe) of a task in a privilege-raising
+ * exec (pmuctx_exec_secure()).  System-wide and cgroup sessions watch
+ * CPUs and go on, as perf's CPU-wide events.
+ */
+static __always_inline bool pmuctx_cred_gone(struct pmuctx_entry *e,
+					     struct task_struct *t)
+{
+	return e->sess->target == PMUCTX_TARGET_PID &&
+	       unlikely(pmuctx_exec_secure(e, t));
+}
+
+/* The exec id @e saw of task @t (a slice's start, an exec probe). */
+static inline void pmuctx_exec_seen(struct pmuctx_entry *e,
+				    struct task_struct *t)
+{
+	struct pmuctx_defer *d = pmuctx_defer(e);
+
+	if (d)
+		WRITE_ONCE(d->exec_id, READ_ONCE(t->self_exec_id) + 1);
 }
 
 extern unsigned int pmuctx_max_sample_freq;

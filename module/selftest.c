@@ -79,6 +79,12 @@ module_param_named(selftest_revive_delay_ms,
 MODULE_PARM_DESC(selftest_revive_delay_ms,
 		 "Test hook: the counters of a CPU that came back online are replaced this long (at most 5000 ms) later, to widen the window where they do not count (0: off)");
 
+static unsigned int pmuctx_selftest_exec_delay_ms;
+module_param_named(selftest_exec_delay_ms, pmuctx_selftest_exec_delay_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(selftest_exec_delay_ms,
+		 "Test hook: the exec probe busy-waits this long (at most 500 ms, interrupts on) before it handles a privilege-raising exec, to widen the window between commit_creds() and the sched_process_exec tracepoint (0: off)");
+
 /* SESSION_CREATE of a PID target: widen the window an exec can race into */
 void pmuctx_selftest_attach_delay(void)
 {
@@ -95,6 +101,21 @@ void pmuctx_selftest_revive_delay(void)
 
 	if (ms)
 		msleep(min(ms, 5000U));
+}
+
+/*
+ * The exec probe of a privilege-raising exec (preemption off, interrupts
+ * on): the task is past commit_creds() and start_thread(), its user
+ * registers are the setuid program's; sampling ticks land here
+ * (pmuctx-sec execwindow, 73-security).  A busy wait in the kernel's delay
+ * loop, not in the module: a tick at an ip of the module is not sampled.
+ */
+void pmuctx_selftest_exec_delay(void)
+{
+	unsigned int ms = READ_ONCE(pmuctx_selftest_exec_delay_ms);
+
+	if (ms)
+		mdelay(min(ms, 500U));
 }
 
 /* ---- the SELFTEST backend --------------------------------------------- */

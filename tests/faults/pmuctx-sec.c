@@ -35,6 +35,16 @@
  *                              on one that execs SUID (setuid root): one
  *                              EXEC record in each; at SUID every session
  *                              stops counting and sampling the task
+ *   pmuctx-sec execwindow N SUID ROUNDS
+ *                              N sessions with immediate user callchains
+ *                              (hrtimer and cpu-clock overflow) on a task
+ *                              that execs SUID (setuid root), ROUNDS
+ *                              times: no SAMPLE may carry an address of
+ *                              the setuid process (its /proc/self/maps,
+ *                              printed by suidburn ... maps).  Run with
+ *                              the debug build's selftest_exec_delay_ms,
+ *                              which holds the exec between commit_creds()
+ *                              and the end of sched_process_exec's probe
  *   pmuctx-sec switch-next PID...
  *                              SWITCH records of a pid session name no
  *                              task the session does not watch (PID...:
@@ -1283,6 +1293,192 @@ static void mode_privexec(int n, const char *suid, const char *plain)
 	privexec_run(n, suid, true, 1000);
 }
 
+/* ---- execwindow: nothing of a setuid process before the exec probe ------------- */
+
+struct ew_range {
+	uint64_t lo, hi;
+	char path[80];
+};
+
+/* Mappings in /proc/.../maps format from @f, at most @max. */
+static unsigned int ew_read_maps(FILE *f, struct ew_range *r, unsigned int max)
+{
+	char line[512];
+	unsigned int n = 0;
+
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		int off = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2)
+			continue;
+		r[n].lo = lo;
+		r[n].hi = hi;
+		snprintf(r[n].path, sizeof(r[n].path), "%s", off ? line + off : "");
+		r[n].path[strcspn(r[n].path, "\n")] = 0;
+		n++;
+	}
+	return n;
+}
+
+static const struct ew_range *ew_find(const struct ew_range *r, unsigned int n,
+				      uint64_t a)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (a >= r[i].lo && a < r[i].hi)
+			return &r[i];
+	return NULL;
+}
+
+static struct ew_range ew_own[1024], ew_suid[1024];
+static unsigned int ew_nown, ew_nsuid;
+static int ew_pipe[2];
+
+struct ew_seen {
+	pid_t pid;
+	unsigned int samples, kernel, leaked, frames;
+	uint64_t first_leak;
+	char where[128];
+};
+
+/* A user frame of a SAMPLE of the child in the setuid process's mappings
+ * and in none of the mappings it had before (pmuctx-sec's own, inherited
+ * at fork), or a user-mode ip there.
+ */
+static void ew_rec(const void *rec, void *ctx)
+{
+	const struct pmuctx_rec_sample *r = rec;
+	struct ew_seen *v = ctx;
+	unsigned int i, leak = 0;
+
+	if (r->hdr.type != PMUCTX_REC_SAMPLE || r->c.pid != v->pid)
+		return;
+	v->samples++;
+	if (!(r->hdr.misc & PMUCTX_SAMPLE_M_USER))
+		v->kernel++;
+	for (i = 0; i <= r->nr_user; i++) {
+		uint64_t a;
+		const struct ew_range *m;
+
+		if (i == r->nr_user) {
+			if (!(r->hdr.misc & PMUCTX_SAMPLE_M_USER))
+				break;
+			a = r->ip;
+		} else {
+			a = r->ips[r->nr_kernel + i];
+		}
+		v->frames++;
+		m = ew_find(ew_suid, ew_nsuid, a);
+		if (!m || ew_find(ew_own, ew_nown, a))
+			continue;
+		if (!leak++ && !v->leaked)
+			snprintf(v->where, sizeof(v->where), "%#llx in %.64s",
+				 (unsigned long long)a, m->path[0] ? m->path : "[anon]");
+	}
+	if (leak && !v->leaked++)
+		v->first_leak = r->c.time;
+}
+
+static void ew_fn(void *arg)
+{
+	const char *path = arg;
+
+	dup2(ew_pipe[1], 1);
+	close(ew_pipe[0]);
+	close(ew_pipe[1]);
+	burn_ms(30);	/* sampled as pmuctx-sec first */
+	execl(path, path, "20", "maps", (char *)NULL);
+	_exit(127);
+}
+
+/*
+ * @n INHERIT sessions (every other one on cpu-clock overflows, the rest
+ * on the hrtimer; immediate user callchains, as perf's default -g) on a
+ * child that execs @path, setuid root, @rounds times.  At
+ * perf_event_paranoid <= 1 the sessions get kernel-mode samples, whose
+ * user callchain is the task's saved user registers: from start_thread()
+ * on, the setuid program's entry in its ld.so.  perf stops every event of
+ * the task right after commit_creds(); no sample of pmuctx may carry an
+ * address of the setuid process.
+ */
+static void mode_execwindow(int n, const char *path, int rounds)
+{
+	static struct ew_seen seen[16];
+	unsigned int leaked = 0, samples = 0, kernel = 0, i;
+	struct pmuctx_session_attr a;
+	int fds[16], round, st, bad_status = 0;
+	FILE *f;
+
+	if (n > 16)
+		n = 16;
+	for (round = 0; round < rounds; round++) {
+		struct gated g;
+
+		f = fopen("/proc/self/maps", "r");
+		ew_nown = f ? ew_read_maps(f, ew_own, 1024) : 0;
+		if (f)
+			fclose(f);
+		if (pipe(ew_pipe))
+			exit(2);
+		g = gated_child(ew_fn, (void *)path);
+		close(ew_pipe[1]);
+		for (i = 0; i < (unsigned int)n; i++) {
+			attr_init(&a, PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT);
+			a.ring_pages = 32;
+			a.ring_mode = PMUCTX_RING_NORMAL;
+			a.sample_freq = 4000;
+			a.sample_flags = PMUCTX_SAMPLE_USER_STACK;
+			a.sample_event = i % 2 ? PMUCTX_EV_CPU_CLOCK : 0;
+			fds[i] = session_attr(&a, true);
+			if (fds[i] < 0) {
+				result(0, "execwindow: session %u of %d: %s", i + 1, n,
+				       strerror(-fds[i]));
+				while (i--)
+					close(fds[i]);
+				kill(g.pid, SIGKILL);
+				waitpid(g.pid, NULL, 0);
+				close(ew_pipe[0]);
+				return;
+			}
+			memset(&seen[i], 0, sizeof(seen[i]));
+			seen[i].pid = g.pid;
+		}
+		gate_open(&g);
+		f = fdopen(ew_pipe[0], "r");
+		ew_nsuid = f ? ew_read_maps(f, ew_suid, 1024) : 0;
+		if (f)
+			fclose(f);
+		waitpid(g.pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			bad_status++;
+		for (i = 0; i < (unsigned int)n; i++) {
+			drain_ring(fds[i], ew_rec, &seen[i]);
+			close(fds[i]);
+			samples += seen[i].samples;
+			kernel += seen[i].kernel;
+			leaked += seen[i].leaked;
+			if (seen[i].leaked)
+				diag("execwindow: round %d, session %u (%s): %u of %u samples carry an address of the setuid process, the first %s",
+				     round + 1, i + 1, i % 2 ? "cpu-clock overflow" : "hrtimer",
+				     seen[i].leaked, seen[i].samples, seen[i].where);
+		}
+		if (!ew_nsuid)
+			break;
+	}
+	result(ew_nsuid > 0 && !bad_status,
+	       "execwindow: %s ran as root and told its mappings (%u; %d bad exits)",
+	       path, ew_nsuid, bad_status);
+	diag("execwindow: %d rounds, %d sessions each: %u samples of the task (%u kernel-mode)",
+	     rounds, n, samples, kernel);
+	result(samples > 0, "execwindow: the sessions sampled the task before its exec (%u)",
+	       samples);
+	result(!leaked,
+	       "execwindow: no sample carries an address of the setuid process (%u do)",
+	       leaked);
+}
+
 /* ---- switch-next: SWITCH records do not name other users' tasks ---------------- */
 
 static int pp_a[2], pp_b[2];
@@ -1654,6 +1850,8 @@ int main(int argc, char **argv)
 		mode_ring_tail();
 	else if (!strcmp(m, "privexec") && argc > 4)
 		mode_privexec(atoi(argv[2]), argv[3], argv[4]);
+	else if (!strcmp(m, "execwindow") && argc > 4)
+		mode_execwindow(atoi(argv[2]), argv[3], atoi(argv[4]));
 	else if (!strcmp(m, "switch-next"))
 		mode_switch_next(argc - 2, argv + 2);
 	else if (!strcmp(m, "spin") && argc > 2)
@@ -1665,7 +1863,8 @@ int main(int argc, char **argv)
 	else {
 		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|subuid N [--rootns]|\n"
 			"       memavail SESSIONS TASKS MEMLOCK_KB|\n"
-			"       ring-tail|privexec N SUID PLAIN|switch-next PID...|spin SECS|kmode user|kernel\n");
+			"       ring-tail|privexec N SUID PLAIN|execwindow N SUID ROUNDS|\n"
+			"       switch-next PID...|spin SECS|kmode user|kernel\n");
 		return 2;
 	}
 	return !!failures;

@@ -1075,6 +1075,96 @@ out2:
 }
 
 /*
+ * The final slice (issue 29 item 8): a task that runs over the threshold
+ * without yielding and then exits must fire the trigger, although that
+ * slice ends past sched_process_exit and gets no SWITCH record (DESIGN.md:
+ * a reaped thread has no pid to name).  A watchdog for "ran > X ms without
+ * yielding" otherwise misses every task that does so up to its exit.  The
+ * worker runs SCHED_FIFO, so that no other task splits its burn into
+ * shorter slices; a burn split all the same (a SWITCH record of the
+ * worker over the threshold fires the trigger by itself) proves nothing
+ * and is tried again.
+ */
+static void test_trigger_exit(void)
+{
+	struct sopts o = { .pages = 16, .mode = PMUCTX_RING_OVERWRITE,
+			   .records = PMUCTX_REC_MASK_SWITCH |
+				      PMUCTX_REC_MASK_EXIT,
+			   .events = "task-clock", .trigger_event = 1,
+			   .threshold = 20000000 };
+	struct sched_param sp = { .sched_priority = 1 };
+	int attempt, go, flags = 0, late = 0, nsw = 0;
+	struct pmuctx_record rec;
+	struct pmuctx_ring *r;
+	struct pmuctx *h;
+	struct pollfd pfd;
+	uint64_t exit_time;
+	bool fired = false, pollin = false;
+	__u64 maxd = 0;
+	pid_t pid;
+
+	for (attempt = 1; attempt <= 3; attempt++) {
+		/* go, burn 60 ms, exit */
+		pid = spawn_worker(&go, 60, 0, 1, -1);
+		if (sched_setscheduler(pid, SCHED_FIFO, &sp))
+			diag("trigger-exit: SCHED_FIFO: %s", strerror(errno));
+		o.pid = pid;
+		h = session(&o);
+		r = h ? map(h) : NULL;
+		if (!r) {
+			result(0, "trigger-exit: session on the worker, map");
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			close(go);
+			pmuctx_close(h);
+			return;
+		}
+		if (write(go, "g", 1) != 1)
+			diag("go: %s", strerror(errno));
+		waitpid(pid, NULL, 0);
+		close(go);
+		/*
+		 * The parent can reap the task before its final switch-out
+		 * (exit_notify() wakes it first): wait for the trigger's
+		 * POLLIN, up to 3 s, before SNAPSHOT.
+		 */
+		pfd = (struct pollfd){ .fd = pmuctx_fd(h), .events = POLLIN };
+		pollin = poll(&pfd, 1, 3000) == 1 && (pfd.revents & POLLIN);
+		pmuctx_ring_snapshot(r);
+		flags = pmuctx_ring_flags(r);
+		fired = flags & PMUCTX_RING_F_TRIGGERED;
+		maxd = 0;
+		nsw = 0;
+		late = 0;
+		exit_time = 0;
+		while (pmuctx_ring_next(r, &rec) > 0) {
+			const struct pmuctx_rec_switch *sw = (const void *)rec.hdr;
+
+			if (rec.type == PMUCTX_REC_EXIT && sw->c.pid == pid)
+				exit_time = sw->c.time;
+			if (rec.type != PMUCTX_REC_SWITCH || sw->c.pid != pid)
+				continue;
+			nsw++;
+			if (exit_time)
+				late++;
+			if (sw->nr >= 1 && sw->delta[0] > maxd)
+				maxd = sw->delta[0];
+		}
+		pmuctx_close(h);
+		diag("trigger-exit: attempt %d: POLLIN %d, flags 0x%x, %d SWITCH records of the worker, longest %.3f ms, EXIT record %s",
+		     attempt, pollin, flags, nsw, maxd / 1e6, exit_time ? "seen" : "missing");
+		if (maxd <= o.threshold)
+			break;
+		diag("trigger-exit: the burn was split into a slice over 20 ms before the exit; again");
+	}
+	result(fired && pollin && maxd <= o.threshold,
+	       "trigger-exit: a task that burns 60 ms without yielding and exits fires a 20 ms trigger (POLLIN %d, flags 0x%x, longest slice with a SWITCH record %.3f ms)",
+	       pollin, flags, maxd / 1e6);
+	result(!late, "trigger-exit: no SWITCH record after the task's EXIT record (%d)",
+	       late);
+}
+
+/*
  * A slice is switch-in to switch-out, whatever folds it meanwhile
  * (sampling issue item 5): READ folds the running slices of every CPU
  * into the totals by IPI.  A worker pinned to one CPU burns 40 ms slices
@@ -1962,6 +2052,7 @@ static const struct {
 	{ "half-lost", test_half_lost },
 	{ "trigger", test_trigger },
 	{ "trigger-fold", test_trigger_fold },
+	{ "trigger-exit", test_trigger_exit },
 	{ "bad-mmap", test_bad_mmap },
 	{ "bad-attr", test_bad_attr },
 	{ "memlock", test_memlock },

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * suidburn MS: burn MS milliseconds of CPU.  Installed setuid root by the
- * setuid test; exits 0 only if it really runs with euid 0.
+ * suidburn MS [maps]: burn MS milliseconds of CPU.  Installed setuid root
+ * by the setuid test; exits 0 only if it really runs with euid 0.  With
+ * "maps", first copy its own /proc/self/maps to stdout and close it (the
+ * addresses a watcher must not learn: pmuctx-sec execwindow).
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,6 +16,16 @@ int main(int argc, char **argv)
 	unsigned long long end, ms = argc > 1 ? strtoull(argv[1], NULL, 0) : 100;
 	struct timespec ts;
 
+	if (argc > 2 && !strcmp(argv[2], "maps")) {
+		FILE *f = fopen("/proc/self/maps", "r");
+		char line[512];
+
+		while (f && fgets(line, sizeof(line), f))
+			fputs(line, stdout);
+		if (f)
+			fclose(f);
+		fclose(stdout);
+	}
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	end = ts.tv_sec * 1000000000ULL + ts.tv_nsec + ms * 1000000ULL;
 	do {
