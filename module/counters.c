@@ -109,7 +109,14 @@ pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu,
 		.type		= d->type,
 		.size		= sizeof(attr),
 		.config		= d->config,
-		.pinned		= 1,
+		/*
+		 * A session of a user without CAP_PERFMON shares the PMU
+		 * with everybody's perf (flexible: scheduled in turn, its
+		 * counts short by the time it was out, which READ reports
+		 * as time_running); pinned counters would take the PMU's
+		 * counters from every other user (issue 29 item 4).
+		 */
+		.pinned		= s->owner_perfmon,
 		.exclude_kernel	= s->exclude_kernel,
 		.exclude_hv	= s->exclude_kernel,
 	};

@@ -245,7 +245,9 @@ static __always_inline u64 pmuctx_slice_count(struct pmuctx_sess_cpu *sc,
 	 * Not counting now: this slice's count is lost, and READ says so
 	 * (time_running).  A pinned CPU counter only leaves ACTIVE for good
 	 * (error, CPU offline), so its state at the end stands for the
-	 * slice.
+	 * slice.  A flexible one (a session without CAP_PERFMON, sharing a
+	 * full PMU) may have been out for part of the slice: short by that
+	 * much, as perf's multiplexed counts before scaling.
 	 */
 	if (unlikely(!active))
 		WRITE_ONCE(sc->lost_ns[i], sc->lost_ns[i] + slice);

@@ -46,6 +46,12 @@ module_param_named(max_sessions_per_user, pmuctx_max_sessions_per_user, uint,
 MODULE_PARM_DESC(max_sessions_per_user,
 		 "Sessions one user without CAP_PERFMON/CAP_SYS_ADMIN may have at once; more get EMFILE (default 256)");
 
+unsigned int pmuctx_max_counter_sessions_per_user = 32;
+module_param_named(max_counter_sessions_per_user,
+		   pmuctx_max_counter_sessions_per_user, uint, 0644);
+MODULE_PARM_DESC(max_counter_sessions_per_user,
+		 "Of those, sessions with CPU-wide perf counters on every CPU (perf-backed events counted at context switches: per-switch, ring, sampling sessions) one such user may have at once; more get EMFILE (default 32)");
+
 unsigned int pmuctx_max_user_syncs = 1000;
 module_param_named(max_user_syncs, pmuctx_max_user_syncs, uint, 0644);
 MODULE_PARM_DESC(max_user_syncs,

@@ -18,6 +18,7 @@ extern unsigned int pmuctx_pool_size;
 extern unsigned int pmuctx_max_exited_default;
 extern unsigned int pmuctx_max_sessions_per_user;
 extern unsigned int pmuctx_max_user_syncs;
+extern unsigned int pmuctx_max_counter_sessions_per_user;
 extern unsigned int pmuctx_max_tasks_per_user;
 extern unsigned int pmuctx_max_ring_pages;
 

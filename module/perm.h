@@ -30,6 +30,7 @@ struct pmuctx_user {
 	struct list_head	node;
 	kuid_t			uid;
 	unsigned int		sessions;
+	unsigned int		counter_sessions; /* with CPU-wide counters */
 	unsigned int		ref;
 	atomic_t		entries;
 	atomic_long_t		locked_pages;	/* ring pages, all its kuids */
@@ -44,7 +45,8 @@ int pmuctx_may_monitor(struct task_struct *t);
 int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
 		      bool perfmon);
 bool pmuctx_exclude_kernel(int paranoid, bool perfmon);
-int pmuctx_user_charge(struct pmuctx_session *s, bool privileged);
+int pmuctx_user_charge(struct pmuctx_session *s, bool privileged,
+		       bool counters);
 void pmuctx_user_uncharge(struct pmuctx_session *s);
 void pmuctx_user_put(struct pmuctx_session *s);
 void pmuctx_user_pace_sync(struct pmuctx_session *s);

@@ -526,10 +526,6 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	if (ret)
 		return ret;
 
-	ret = pmuctx_user_charge(s, perfmon);
-	if (ret)
-		return ret;
-
 	s->flags = a->flags;
 	s->target = a->target;
 	s->backend = a->backend;
@@ -538,6 +534,12 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	memcpy(s->events, a->events, sizeof(s->events));
 	s->owner_perfmon = perfmon;
 	s->switchless = pmuctx_attr_switchless(a);
+
+	/* overflow sampling needs CAP_PERFMON: events decide (may_create) */
+	ret = pmuctx_user_charge(s, perfmon, pmuctx_sess_uses_perf(s));
+	if (ret)
+		return ret;
+
 	s->exclude_kernel = pmuctx_exclude_kernel(paranoid, perfmon);
 	s->max_exited = a->max_exited ? a->max_exited :
 					READ_ONCE(pmuctx_max_exited_default);

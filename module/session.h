@@ -202,6 +202,7 @@ struct pmuctx_session {
 	struct cgroup		*cgrp;
 	struct pmuctx_user	*user;		/* unprivileged owner's share */
 	bool			user_charged;	/* counted in user->sessions */
+	bool			user_counters;	/* and in ->counter_sessions */
 	struct pmuctx_sess_cpu __percpu *cpu;
 
 	u64			enabled_at;

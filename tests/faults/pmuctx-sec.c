@@ -839,6 +839,8 @@ static void mode_memavail(int nsess, int ntasks, int memlock_kb)
 
 	snprintf(v, sizeof(v), "%d", nsess);
 	write_param("max_sessions_per_user", v);
+	/* every session here has CPU-wide counters (page-faults, cpu-clock) */
+	write_param("max_counter_sessions_per_user", v);
 	snprintf(v, sizeof(v), "%d", ntasks);
 	write_param("max_tasks_per_user", v);
 	if (pipe(ready) || pipe(hold))
@@ -1724,6 +1726,45 @@ static void mode_kmode(bool want_kernel)
 	}
 }
 
+/*
+ * Issue 29 item 4: every session with CPU-wide counters puts a counter in
+ * every CPU's perf context, which each event of that kind on any CPU
+ * (anyone's page fault) walks.  Without CAP_PERFMON a user gets at most
+ * max_counter_sessions_per_user (@cap, set by the caller) of them: the
+ * next is EMFILE, while switchless sessions (read from the tasks, no
+ * counter) are still allowed.
+ */
+static void mode_countercap(int cap)
+{
+	int fds[256], made = 0, err = 0, plain, i;
+
+	for (i = 0; i < cap + 1 && i < 256; i++) {
+		struct pmuctx_session_attr a;
+
+		attr_init(&a, PMUCTX_TARGET_PID, 0, PMUCTX_SESSION_PER_SWITCH);
+		a.nr_events = 2;
+		a.events[1] = PMUCTX_EV_PAGE_FAULTS;
+		a.events[2] = 0;
+		fds[i] = session_attr(&a, false);
+		if (fds[i] < 0) {
+			err = -fds[i];
+			break;
+		}
+		made++;
+	}
+	result(made == cap && err == EMFILE,
+	       "countercap: %d sessions with CPU-wide counters, then EMFILE (%d, %s; want %d, EMFILE)",
+	       cap, made, err ? strerror(err) : "no error", cap);
+	plain = session(PMUCTX_TARGET_PID, 0, 0);
+	result(plain >= 0,
+	       "countercap: a switchless session is still allowed (%s)",
+	       plain < 0 ? strerror(-plain) : "ok");
+	if (plain >= 0)
+		close(plain);
+	for (i = 0; i < made; i++)
+		close(fds[i]);
+}
+
 /* Function-call IPIs each CPU took so far (/proc/interrupts, CAL). */
 static int cal_ipis(unsigned long long *v, int max)
 {
@@ -1856,6 +1897,8 @@ int main(int argc, char **argv)
 		mode_switch_next(argc - 2, argv + 2);
 	else if (!strcmp(m, "spin") && argc > 2)
 		mode_spin(atoi(argv[2]));
+	else if (!strcmp(m, "countercap") && argc > 2)
+		mode_countercap(atoi(argv[2]));
 	else if (!strcmp(m, "ipis") && argc > 3)
 		mode_ipis(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(m, "kmode") && argc > 2)

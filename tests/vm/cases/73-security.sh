@@ -37,6 +37,8 @@
 #    sample; at 1, and as root, it does (item 5);
 #  - an unprivileged user's READs, which interrupt every CPU, are paced
 #    to max_user_syncs per second, and so are the IPIs (issue 29 item 5);
+#  - a user without CAP_PERFMON has at most max_counter_sessions_per_user
+#    sessions with CPU-wide counters (issue 29 item 4);
 #  - on the debug build, at perf_event_paranoid 1: a setuid exec held
 #    between commit_creds() and the exec probe (selftest_exec_delay_ms)
 #    gives no sample an address of the setuid process (issue 29 item 7).
@@ -123,9 +125,11 @@ if want memavail && [ -n "$oldmax" ]; then
 	# uid 65534 at every per-user limit at once: MemAvailable may drop by
 	# no more than SECURITY.md's worst case for them
 	oldmtu=$(cat /sys/module/pmuctx/parameters/max_tasks_per_user)
+	oldmcs=$(cat /sys/module/pmuctx/parameters/max_counter_sessions_per_user)
 	"$p" memavail 64 8000 512 || rc=1
 	echo "$oldmax" > /sys/module/pmuctx/parameters/max_sessions_per_user
 	echo "$oldmtu" > /sys/module/pmuctx/parameters/max_tasks_per_user
+	echo "$oldmcs" > /sys/module/pmuctx/parameters/max_counter_sessions_per_user
 fi
 if want subuid && [ -n "$oldmax" ]; then
 	# root plays newuidmap: 4 sub-uids of uid 65534 in its namespace
@@ -179,6 +183,15 @@ if want kmode; then
 	echo 2 > /proc/sys/kernel/perf_event_paranoid
 	diag "as root:"
 	"$p" kmode kernel || rc=1
+fi
+if want countercap; then
+	# Issue 29 item 4: sessions with CPU-wide counters, capped per user.
+	cc=/sys/module/pmuctx/parameters/max_counter_sessions_per_user
+	oldcc=$(cat "$cc" 2>/dev/null || echo)
+	echo 4 > "$cc" 2>/dev/null || diag "no parameter max_counter_sessions_per_user"
+	echo 2 > /proc/sys/kernel/perf_event_paranoid
+	user "$p" countercap 4 || rc=1
+	[ -z "$oldcc" ] || echo "$oldcc" > "$cc"
 fi
 if want ipis; then
 	# Issue 29 item 5: READs of 4 per-switch sessions in a loop, 2 s,
