@@ -1691,8 +1691,14 @@ static void op_rw(void)
 			 */
 			size_t half = (size_t)slots[s].ring_pages * PAGE / 2;
 			unsigned int k, nr = rn(&R, 3);
-			int e;
+			cpu_set_t all, one;
+			int e, pinned;
 
+			/* one CPU's buffer for the whole sequence */
+			CPU_ZERO(&one);
+			CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+			pinned = !sched_getaffinity(0, sizeof(all), &all) &&
+				 !sched_setaffinity(0, sizeof(one), &one);
 			/* records of half the buffer put the head near half */
 			for (k = 0; k < nr; k++)
 				if (write(slots[s].fd, arena, half -
@@ -1707,6 +1713,10 @@ static void op_rw(void)
 					count_err(OP_RW, -1, errno);
 				xioctl(slots[s].fd, PMUCTX_IOC_RESUME, 0, &e);
 			}
+			n = write(slots[s].fd, arena, len);
+			count_err(OP_RW, n < 0 ? -1 : 0, errno);
+			if (pinned)
+				sched_setaffinity(0, sizeof(all), &all);
 		}
 		p = chance(&R, 90) ? (void *)arena : gen_ptr(len, &bad);
 		n = write(slots[s].fd, p, len);
