@@ -4,11 +4,17 @@
  *
  * Permissions (the kernel's helpers for these are not exported to modules,
  * so they are rebuilt here from exported parts; see docs/SECURITY.md):
- *  - pid target: the equivalent of ptrace_may_access(PTRACE_MODE_READ_
- *    REALCREDS) without the LSM hook: same real uid/gid as every uid/gid
- *    of the target and a dumpable target, or CAP_SYS_PTRACE in the
- *    target's user namespace.  With perf_event_paranoid > 2 (Debian's
- *    default is 3) CAP_PERFMON is required as well, as perf requires.
+ *  - pid target, every thread attached: the equivalent of
+ *    ptrace_may_access(PTRACE_MODE_READ_REALCREDS) without the optional
+ *    LSMs' hooks (ptrace_may_access(), security_ptrace_access_check() and
+ *    cap_ptrace_access_check() are not exported; ns_capable() and
+ *    cap_issubset() are): same real uid/gid as every uid/gid of the
+ *    target and a dumpable target, or CAP_SYS_PTRACE in the target's user
+ *    namespace (resp. its mm's); and commoncap's rule, the caller in the
+ *    target's user namespace with the target's permitted capabilities a
+ *    subset of its own, or CAP_SYS_PTRACE in the target's namespace.
+ *    With perf_event_paranoid > 2 (Debian's default is 3) CAP_PERFMON is
+ *    required as well, as perf requires.
  *  - system-wide and cgroup targets: CAP_PERFMON (or CAP_SYS_ADMIN) unless
  *    perf_event_paranoid <= 0, as perf does for CPU-wide events.
  *  - perf-backed events exclude kernel mode for callers without CAP_PERFMON
@@ -124,38 +130,87 @@ bool pmuctx_show_kaddr(int paranoid, bool perfmon)
 
 /* ---- the ptrace rule ----------------------------------------------------- */
 
-/* ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS) minus the LSM hook. */
-int pmuctx_may_monitor(struct task_struct *t)
+/*
+ * ptrace_has_cap(): CAP_SYS_PTRACE in @ns, for the caller's own
+ * credentials (@cur), with ns_capable() as the kernel does (LSM capable
+ * hooks, audit).  Other credentials hold none that counts:
+ * security_capable() is not exported.
+ */
+static bool pmuctx_ptrace_cap(bool cur, struct user_namespace *ns)
 {
-	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
-	int ret = 0;
+	return cur && ns_capable(ns, CAP_SYS_PTRACE);
+}
 
-	if (same_thread_group(t, current))
-		return 0;
-	if (t->flags & PF_KTHREAD)
-		return perfmon_capable() ? 0 : -EACCES;
+/*
+ * ptrace_may_access(@t, PTRACE_MODE_READ_REALCREDS) for @cred (the
+ * caller's: @cur), after the same-thread-group and kernel-thread cases,
+ * without the optional LSMs' hooks:
+ *  - __ptrace_may_access(): @cred's real uid and gid equal every uid and
+ *    gid of @t (real, effective, saved), or CAP_SYS_PTRACE in @t's user
+ *    namespace; then, read after the credentials (the barrier in
+ *    commit_creds()), a dumpable mm or CAP_SYS_PTRACE in the mm's
+ *    user namespace (a task without mm passes: kernel threads are not
+ *    asked here, and exiting ones are not attached);
+ *  - cap_ptrace_access_check() (commoncap, in every kernel whatever the
+ *    LSM list): @cred in @t's user namespace with @t's permitted
+ *    capabilities a subset of @cred's permitted ones, or CAP_SYS_PTRACE in
+ *    @t's user namespace.  A same-uid process holding a capability the
+ *    caller lacks (ambient, file capabilities, a capable thread) and a
+ *    caller inside a user namespace of its own are refused by it.
+ * Credentials are per thread: callers check every thread they attach.
+ * Returns 0 or -EACCES.  Process context, @t referenced.
+ */
+static int pmuctx_may_read(const struct cred *cred, bool cur,
+			   struct task_struct *t)
+{
+	const struct cred *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
 	rcu_read_lock();
 	tcred = __task_cred(t);
-	if (!(uid_eq(cred->uid, tcred->euid) &&
+	ok = (uid_eq(cred->uid, tcred->euid) &&
 	      uid_eq(cred->uid, tcred->suid) &&
 	      uid_eq(cred->uid, tcred->uid) &&
 	      gid_eq(cred->gid, tcred->egid) &&
 	      gid_eq(cred->gid, tcred->sgid) &&
-	      gid_eq(cred->gid, tcred->gid)) &&
-	    !ns_capable(tcred->user_ns, CAP_SYS_PTRACE))
-		ret = -EACCES;
+	      gid_eq(cred->gid, tcred->gid)) ||
+	     pmuctx_ptrace_cap(cur, tcred->user_ns);
 	rcu_read_unlock();
-	if (ret)
-		return ret;
+	if (!ok)
+		return -EACCES;
 
+	/* dumpability after the credentials: pairs with commit_creds() */
+	smp_rmb();
 	task_lock(t);
 	mm = t->mm;
-	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
-	    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
-		ret = -EACCES;
+	ok = !mm || get_dumpable(mm) == SUID_DUMP_USER ||
+	     pmuctx_ptrace_cap(cur, mm->user_ns);
 	task_unlock(t);
-	return ret;
+	if (!ok)
+		return -EACCES;
+
+	rcu_read_lock();
+	tcred = __task_cred(t);
+	ok = (cred->user_ns == tcred->user_ns &&
+	      cap_issubset(tcred->cap_permitted, cred->cap_permitted)) ||
+	     pmuctx_ptrace_cap(cur, tcred->user_ns);
+	rcu_read_unlock();
+	return ok ? 0 : -EACCES;
+}
+
+/*
+ * May the caller watch @t (one thread; pid targets check each one)?
+ * ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS) minus the optional
+ * LSMs (pmuctx_may_read()); kernel threads need CAP_PERFMON.
+ */
+int pmuctx_may_monitor(struct task_struct *t)
+{
+	if (same_thread_group(t, current))
+		return 0;
+	if (t->flags & PF_KTHREAD)
+		return perfmon_capable() ? 0 : -EACCES;
+	return pmuctx_may_read(current_cred(), true, t);
 }
 
 /* ---- SESSION_CREATE's policy --------------------------------------------- */
