@@ -15,6 +15,8 @@
  *    subset of its own, or CAP_SYS_PTRACE in the target's namespace.
  *    With perf_event_paranoid > 2 (Debian's default is 3) CAP_PERFMON is
  *    required as well, as perf requires.
+ *  - CGROUP target: an fd opened on the cgroup2 directory, not O_PATH
+ *    (pmuctx_cgroup_get()), as perf.
  *  - system-wide and cgroup targets: CAP_PERFMON (or CAP_SYS_ADMIN) unless
  *    perf_event_paranoid <= 0, as perf does for CPU-wide events.
  *  - perf-backed events exclude kernel mode for callers without CAP_PERFMON
@@ -36,7 +38,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -211,6 +215,33 @@ int pmuctx_may_monitor(struct task_struct *t)
 	if (t->flags & PF_KTHREAD)
 		return perfmon_capable() ? 0 : -EACCES;
 	return pmuctx_may_read(current_cred(), true, t);
+}
+
+/*
+ * A CGROUP target's cgroup from the caller's @fd, as perf_event_open()
+ * takes it: fdget() there refuses an O_PATH fd (EBADF), which needs no
+ * read permission on the directory; cgroup_get_from_fd() takes any
+ * (fget_raw()).  fget() refuses it here, and the cgroup must be the
+ * directory that file opened (kernfs inodes point at their node): another
+ * thread may dup2() an O_PATH fd over @fd between the two lookups.
+ * Returns a referenced cgroup2 cgroup or an ERR_PTR (-EBADF, or
+ * cgroup_get_from_fd()'s error).
+ */
+struct cgroup *pmuctx_cgroup_get(int fd)
+{
+	struct cgroup *cgrp;
+	struct file *f;
+
+	f = fget(fd);
+	if (!f)
+		return ERR_PTR(-EBADF);
+	cgrp = cgroup_get_from_fd(fd);
+	if (!IS_ERR(cgrp) && file_inode(f)->i_private != cgrp->kn) {
+		cgroup_put(cgrp);
+		cgrp = ERR_PTR(-EBADF);
+	}
+	fput(f);
+	return cgrp;
 }
 
 /* ---- SESSION_CREATE's policy --------------------------------------------- */
