@@ -15,6 +15,8 @@
  *    subset of its own, or CAP_SYS_PTRACE in the target's namespace.
  *    With perf_event_paranoid > 2 (Debian's default is 3) CAP_PERFMON is
  *    required as well, as perf requires.
+ *  - MMAP snapshots of system-wide and cgroup sessions: the same rule for
+ *    the creator's saved credentials (pmuctx_owner_may_read()).
  *  - CGROUP target: an fd opened on the cgroup2 directory, not O_PATH
  *    (pmuctx_cgroup_get()), as perf.
  *  - system-wide and cgroup targets: CAP_PERFMON (or CAP_SYS_ADMIN) unless
@@ -135,10 +137,13 @@ bool pmuctx_show_kaddr(int paranoid, bool perfmon)
 /* ---- the ptrace rule ----------------------------------------------------- */
 
 /*
- * ptrace_has_cap(): CAP_SYS_PTRACE in @ns, for the caller's own
+ * ptrace_has_cap(): CAP_SYS_PTRACE in @ns.  Only for the caller's own
  * credentials (@cur), with ns_capable() as the kernel does (LSM capable
- * hooks, audit).  Other credentials hold none that counts:
- * security_capable() is not exported.
+ * hooks, audit).  A session creator's saved credentials (@cur false,
+ * pmuctx_owner_may_read()) hold none that counts: security_capable() is
+ * not exported, and such credentials are saved only for a creator
+ * without CAP_SYS_PTRACE in the initial namespace, whose capabilities in
+ * other namespaces are then not rebuilt (stricter than ptrace).
  */
 static bool pmuctx_ptrace_cap(bool cur, struct user_namespace *ns)
 {
@@ -215,6 +220,25 @@ int pmuctx_may_monitor(struct task_struct *t)
 	if (t->flags & PF_KTHREAD)
 		return perfmon_capable() ? 0 : -EACCES;
 	return pmuctx_may_read(current_cred(), true, t);
+}
+
+/*
+ * MMAP snapshots (maps.c) describe what /proc/PID/maps shows, which
+ * needs the ptrace read rights a pid session's creator was checked for
+ * at SESSION_CREATE.  A system-wide or cgroup session's creator was not:
+ * its snapshots are written only for tasks it may read by the rule above,
+ * with the credentials it had at create (saved unless it held
+ * CAP_SYS_PTRACE in the initial namespace, pmuctx_user_charge()).
+ * Task context, @t the task to describe.
+ */
+bool pmuctx_owner_may_read(const struct pmuctx_session *s,
+			   struct task_struct *t)
+{
+	if (s->target == PMUCTX_TARGET_PID || !s->owner_cred)
+		return true;
+	if (t->flags & PF_KTHREAD)
+		return false;
+	return !pmuctx_may_read(s->owner_cred, false, t);
 }
 
 /*
@@ -323,8 +347,13 @@ static kuid_t pmuctx_acct_uid(void)
 
 /*
  * Charge a session to the caller's user (EMFILE over
- * max_sessions_per_user).  Privileged callers are not limited.  Process
- * context.
+ * max_sessions_per_user).  Privileged callers are not limited.  On
+ * success also saves the caller's credentials for
+ * pmuctx_owner_may_read(), unless it may read every task (CAP_SYS_PTRACE
+ * in the initial namespace); they are put with the user's reference
+ * (pmuctx_user_put(), also on a later failure of the create, so a retry
+ * on the same fd takes its caller's).  Process context, once per
+ * SESSION_CREATE.
  */
 int pmuctx_user_charge(struct pmuctx_session *s, bool privileged)
 {
@@ -334,7 +363,7 @@ int pmuctx_user_charge(struct pmuctx_session *s, bool privileged)
 	int ret = 0;
 
 	if (privileged)
-		return 0;
+		goto owner;
 	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 	if (!fresh)
 		return -ENOMEM;
@@ -362,7 +391,14 @@ found:
 out:
 	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
 	kfree(fresh);
-	return ret;
+	if (ret)
+		return ret;
+owner:
+	/* only on success: a failed create must not leave them behind */
+	if (!s->owner_cred &&
+	    !ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE))
+		s->owner_cred = get_current_cred();
+	return 0;
 }
 
 /* The session is released (or its create failed): one session fewer. */
@@ -380,13 +416,18 @@ void pmuctx_user_uncharge(struct pmuctx_session *s)
 
 /*
  * The session struct's reference, when it is freed (its last entry may be
- * freed long after release) or when its create failed.  Any context.
+ * freed long after release) or when its create failed, and the saved
+ * credentials (put_cred(): RCU-freed).  Any context.
  */
 void pmuctx_user_put(struct pmuctx_session *s)
 {
 	struct pmuctx_user *u = s->user, *dead = NULL;
 	unsigned long flags;
 
+	if (s->owner_cred) {
+		put_cred(s->owner_cred);
+		s->owner_cred = NULL;
+	}
 	if (!u)
 		return;
 	spin_lock_irqsave(&pmuctx_users_lock, flags);

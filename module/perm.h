@@ -41,6 +41,8 @@ void pmuctx_sysctl_exit(void);
 int pmuctx_perf_paranoid(void);
 bool pmuctx_show_kaddr(int paranoid, bool perfmon);
 int pmuctx_may_monitor(struct task_struct *t);
+bool pmuctx_owner_may_read(const struct pmuctx_session *s,
+			   struct task_struct *t);
 struct cgroup *pmuctx_cgroup_get(int fd);
 int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
 		      bool perfmon);

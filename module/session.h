@@ -193,6 +193,8 @@ struct pmuctx_session {
 	u8			clock_mask;
 	u8			cs_mask;
 	u8			migr_mask;
+	/* perm.c's (with @user below), in a hole: counted in user->sessions */
+	bool			user_charged;
 	u32			entry_size;	/* pmuctx_entry_size() */
 	u32			defer_offset;	/* 0: no struct pmuctx_defer */
 	u32			maps_offset;	/* 0: no struct pmuctx_maps */
@@ -201,7 +203,7 @@ struct pmuctx_session {
 	struct pid_namespace	*pid_ns;
 	struct cgroup		*cgrp;
 	struct pmuctx_user	*user;		/* unprivileged owner's share */
-	bool			user_charged;	/* counted in user->sessions */
+	const struct cred	*owner_cred;	/* perm.c: MMAP of wide sessions */
 	struct pmuctx_sess_cpu __percpu *cpu;
 
 	u64			enabled_at;
