@@ -45,6 +45,7 @@
 #include <linux/task_work.h>
 
 #include "maps.h"
+#include "perm.h"
 #include "ring.h"
 #include "sample.h"
 #include "session.h"
@@ -148,6 +149,16 @@ void pmuctx_maps_scan(struct pmuctx_entry *e)
 	if (!m || !mm || READ_ONCE(e->dead) ||
 	    current->flags & (PF_KTHREAD | PF_EXITING | PF_IO_WORKER))
 		return;
+	/*
+	 * A system-wide or cgroup session's creator sees only the maps of
+	 * tasks it may ptrace-read (perm.c).  A refused snapshot counts as
+	 * one for pmuctx_maps_due(): the task is asked ever less often.
+	 */
+	if (!pmuctx_owner_may_read(s, current)) {
+		WRITE_ONCE(m->last_ns, local_clock());
+		WRITE_ONCE(m->scans, m->scans + 1);
+		return;
+	}
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!buf)
 		return;

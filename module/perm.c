@@ -4,11 +4,21 @@
  *
  * Permissions (the kernel's helpers for these are not exported to modules,
  * so they are rebuilt here from exported parts; see docs/SECURITY.md):
- *  - pid target: the equivalent of ptrace_may_access(PTRACE_MODE_READ_
- *    REALCREDS) without the LSM hook: same real uid/gid as every uid/gid
- *    of the target and a dumpable target, or CAP_SYS_PTRACE in the
- *    target's user namespace.  With perf_event_paranoid > 2 (Debian's
- *    default is 3) CAP_PERFMON is required as well, as perf requires.
+ *  - pid target, every thread attached: the equivalent of
+ *    ptrace_may_access(PTRACE_MODE_READ_REALCREDS) without the optional
+ *    LSMs' hooks (ptrace_may_access(), security_ptrace_access_check() and
+ *    cap_ptrace_access_check() are not exported; ns_capable() and
+ *    cap_issubset() are): same real uid/gid as every uid/gid of the
+ *    target and a dumpable target, or CAP_SYS_PTRACE in the target's user
+ *    namespace (resp. its mm's); and commoncap's rule, the caller in the
+ *    target's user namespace with the target's permitted capabilities a
+ *    subset of its own, or CAP_SYS_PTRACE in the target's namespace.
+ *    With perf_event_paranoid > 2 (Debian's default is 3) CAP_PERFMON is
+ *    required as well, as perf requires.
+ *  - MMAP snapshots of system-wide and cgroup sessions: the same rule for
+ *    the creator's saved credentials (pmuctx_owner_may_read()).
+ *  - CGROUP target: an fd opened on the cgroup2 directory, not O_PATH
+ *    (pmuctx_cgroup_get()), as perf.
  *  - system-wide and cgroup targets: CAP_PERFMON (or CAP_SYS_ADMIN) unless
  *    perf_event_paranoid <= 0, as perf does for CPU-wide events.
  *  - perf-backed events exclude kernel mode for callers without CAP_PERFMON
@@ -30,7 +40,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cgroup.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -127,38 +139,136 @@ bool pmuctx_show_kaddr(int paranoid, bool perfmon)
 
 /* ---- the ptrace rule ----------------------------------------------------- */
 
-/* ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS) minus the LSM hook. */
-int pmuctx_may_monitor(struct task_struct *t)
+/*
+ * ptrace_has_cap(): CAP_SYS_PTRACE in @ns.  Only for the caller's own
+ * credentials (@cur), with ns_capable() as the kernel does (LSM capable
+ * hooks, audit).  A session creator's saved credentials (@cur false,
+ * pmuctx_owner_may_read()) hold none that counts: security_capable() is
+ * not exported, and such credentials are saved only for a creator
+ * without CAP_SYS_PTRACE in the initial namespace, whose capabilities in
+ * other namespaces are then not rebuilt (stricter than ptrace).
+ */
+static bool pmuctx_ptrace_cap(bool cur, struct user_namespace *ns)
 {
-	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
-	int ret = 0;
+	return cur && ns_capable(ns, CAP_SYS_PTRACE);
+}
 
-	if (same_thread_group(t, current))
-		return 0;
-	if (t->flags & PF_KTHREAD)
-		return perfmon_capable() ? 0 : -EACCES;
+/*
+ * ptrace_may_access(@t, PTRACE_MODE_READ_REALCREDS) for @cred (the
+ * caller's: @cur), after the same-thread-group and kernel-thread cases,
+ * without the optional LSMs' hooks:
+ *  - __ptrace_may_access(): @cred's real uid and gid equal every uid and
+ *    gid of @t (real, effective, saved), or CAP_SYS_PTRACE in @t's user
+ *    namespace; then, read after the credentials (the barrier in
+ *    commit_creds()), a dumpable mm or CAP_SYS_PTRACE in the mm's
+ *    user namespace (a task without mm passes: kernel threads are not
+ *    asked here, and exiting ones are not attached);
+ *  - cap_ptrace_access_check() (commoncap, in every kernel whatever the
+ *    LSM list): @cred in @t's user namespace with @t's permitted
+ *    capabilities a subset of @cred's permitted ones, or CAP_SYS_PTRACE in
+ *    @t's user namespace.  A same-uid process holding a capability the
+ *    caller lacks (ambient, file capabilities, a capable thread) and a
+ *    caller inside a user namespace of its own are refused by it.
+ * Credentials are per thread: callers check every thread they attach.
+ * Returns 0 or -EACCES.  Process context, @t referenced.
+ */
+static int pmuctx_may_read(const struct cred *cred, bool cur,
+			   struct task_struct *t)
+{
+	const struct cred *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
 	rcu_read_lock();
 	tcred = __task_cred(t);
-	if (!(uid_eq(cred->uid, tcred->euid) &&
+	ok = (uid_eq(cred->uid, tcred->euid) &&
 	      uid_eq(cred->uid, tcred->suid) &&
 	      uid_eq(cred->uid, tcred->uid) &&
 	      gid_eq(cred->gid, tcred->egid) &&
 	      gid_eq(cred->gid, tcred->sgid) &&
-	      gid_eq(cred->gid, tcred->gid)) &&
-	    !ns_capable(tcred->user_ns, CAP_SYS_PTRACE))
-		ret = -EACCES;
+	      gid_eq(cred->gid, tcred->gid)) ||
+	     pmuctx_ptrace_cap(cur, tcred->user_ns);
 	rcu_read_unlock();
-	if (ret)
-		return ret;
+	if (!ok)
+		return -EACCES;
 
+	/* dumpability after the credentials: pairs with commit_creds() */
+	smp_rmb();
 	task_lock(t);
 	mm = t->mm;
-	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
-	    !ns_capable(mm->user_ns, CAP_SYS_PTRACE))
-		ret = -EACCES;
+	ok = !mm || get_dumpable(mm) == SUID_DUMP_USER ||
+	     pmuctx_ptrace_cap(cur, mm->user_ns);
 	task_unlock(t);
-	return ret;
+	if (!ok)
+		return -EACCES;
+
+	rcu_read_lock();
+	tcred = __task_cred(t);
+	ok = (cred->user_ns == tcred->user_ns &&
+	      cap_issubset(tcred->cap_permitted, cred->cap_permitted)) ||
+	     pmuctx_ptrace_cap(cur, tcred->user_ns);
+	rcu_read_unlock();
+	return ok ? 0 : -EACCES;
+}
+
+/*
+ * May the caller watch @t (one thread; pid targets check each one)?
+ * ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS) minus the optional
+ * LSMs (pmuctx_may_read()); kernel threads need CAP_PERFMON.
+ */
+int pmuctx_may_monitor(struct task_struct *t)
+{
+	if (same_thread_group(t, current))
+		return 0;
+	if (t->flags & PF_KTHREAD)
+		return perfmon_capable() ? 0 : -EACCES;
+	return pmuctx_may_read(current_cred(), true, t);
+}
+
+/*
+ * MMAP snapshots (maps.c) describe what /proc/PID/maps shows, which
+ * needs the ptrace read rights a pid session's creator was checked for
+ * at SESSION_CREATE.  A system-wide or cgroup session's creator was not:
+ * its snapshots are written only for tasks it may read by the rule above,
+ * with the credentials it had at create (saved unless it held
+ * CAP_SYS_PTRACE in the initial namespace, pmuctx_user_charge()).
+ * Task context, @t the task to describe.
+ */
+bool pmuctx_owner_may_read(const struct pmuctx_session *s,
+			   struct task_struct *t)
+{
+	if (s->target == PMUCTX_TARGET_PID || !s->owner_cred)
+		return true;
+	if (t->flags & PF_KTHREAD)
+		return false;
+	return !pmuctx_may_read(s->owner_cred, false, t);
+}
+
+/*
+ * A CGROUP target's cgroup from the caller's @fd, as perf_event_open()
+ * takes it: fdget() there refuses an O_PATH fd (EBADF), which needs no
+ * read permission on the directory; cgroup_get_from_fd() takes any
+ * (fget_raw()).  fget() refuses it here, and the cgroup must be the
+ * directory that file opened (kernfs inodes point at their node): another
+ * thread may dup2() an O_PATH fd over @fd between the two lookups.
+ * Returns a referenced cgroup2 cgroup or an ERR_PTR (-EBADF, or
+ * cgroup_get_from_fd()'s error).
+ */
+struct cgroup *pmuctx_cgroup_get(int fd)
+{
+	struct cgroup *cgrp;
+	struct file *f;
+
+	f = fget(fd);
+	if (!f)
+		return ERR_PTR(-EBADF);
+	cgrp = cgroup_get_from_fd(fd);
+	if (!IS_ERR(cgrp) && file_inode(f)->i_private != cgrp->kn) {
+		cgroup_put(cgrp);
+		cgrp = ERR_PTR(-EBADF);
+	}
+	fput(f);
+	return cgrp;
 }
 
 /* ---- SESSION_CREATE's policy --------------------------------------------- */
@@ -261,6 +371,13 @@ static kuid_t pmuctx_acct_uid(void)
  * all: 256 sessions counting page faults cut root's minor-fault rate to
  * 0.56x.  The cost one user adds to everyone's events is now at most
  * max_counter_sessions_per_user x its events (SECURITY.md).
+ *
+ * On success also saves the caller's credentials for
+ * pmuctx_owner_may_read(), unless it may read every task (CAP_SYS_PTRACE
+ * in the initial namespace); they are put with the user's reference
+ * (pmuctx_user_put(), also on a later failure of the create, so a retry
+ * on the same fd takes its caller's).  Process context, once per
+ * SESSION_CREATE.
  */
 int pmuctx_user_charge(struct pmuctx_session *s, bool privileged,
 		       bool counters)
@@ -271,7 +388,7 @@ int pmuctx_user_charge(struct pmuctx_session *s, bool privileged,
 	int ret = 0;
 
 	if (privileged)
-		return 0;
+		goto owner;
 	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 	if (!fresh)
 		return -ENOMEM;
@@ -304,7 +421,14 @@ found:
 out:
 	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
 	kfree(fresh);
-	return ret;
+	if (ret)
+		return ret;
+owner:
+	/* only on success: a failed create must not leave them behind */
+	if (!s->owner_cred &&
+	    !ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE))
+		s->owner_cred = get_current_cred();
+	return 0;
 }
 
 /* The session is released (or its create failed): one session fewer. */
@@ -325,13 +449,18 @@ void pmuctx_user_uncharge(struct pmuctx_session *s)
 
 /*
  * The session struct's reference, when it is freed (its last entry may be
- * freed long after release) or when its create failed.  Any context.
+ * freed long after release) or when its create failed, and the saved
+ * credentials (put_cred(): RCU-freed).  Any context.
  */
 void pmuctx_user_put(struct pmuctx_session *s)
 {
 	struct pmuctx_user *u = s->user, *dead = NULL;
 	unsigned long flags;
 
+	if (s->owner_cred) {
+		put_cred(s->owner_cred);
+		s->owner_cred = NULL;
+	}
 	if (!u)
 		return;
 	spin_lock_irqsave(&pmuctx_users_lock, flags);

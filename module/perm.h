@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
+struct cgroup;
 struct pmuctx_session;
 struct pmuctx_session_attr;
 struct task_struct;
@@ -42,6 +43,9 @@ void pmuctx_sysctl_exit(void);
 int pmuctx_perf_paranoid(void);
 bool pmuctx_show_kaddr(int paranoid, bool perfmon);
 int pmuctx_may_monitor(struct task_struct *t);
+bool pmuctx_owner_may_read(const struct pmuctx_session *s,
+			   struct task_struct *t);
+struct cgroup *pmuctx_cgroup_get(int fd);
 int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
 		      bool perfmon);
 bool pmuctx_exclude_kernel(int paranoid, bool perfmon);

@@ -551,7 +551,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 					    a->trigger_event));
 
 	if (a->target == PMUCTX_TARGET_CGROUP) {
-		s->cgrp = cgroup_get_from_fd(a->cgroup_fd);
+		s->cgrp = pmuctx_cgroup_get(a->cgroup_fd);	/* no O_PATH */
 		if (IS_ERR(s->cgrp)) {
 			ret = PTR_ERR(s->cgrp);
 			s->cgrp = NULL;

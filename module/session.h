@@ -193,6 +193,12 @@ struct pmuctx_session {
 	u8			clock_mask;
 	u8			cs_mask;
 	u8			migr_mask;
+	/*
+	 * perm.c's (with @user below), in a hole: counted in user->sessions,
+	 * and in ->counter_sessions (written by create and release only)
+	 */
+	u8			user_charged:1;
+	u8			user_counters:1;
 	u32			entry_size;	/* pmuctx_entry_size() */
 	u32			defer_offset;	/* 0: no struct pmuctx_defer */
 	u32			maps_offset;	/* 0: no struct pmuctx_maps */
@@ -201,8 +207,7 @@ struct pmuctx_session {
 	struct pid_namespace	*pid_ns;
 	struct cgroup		*cgrp;
 	struct pmuctx_user	*user;		/* unprivileged owner's share */
-	bool			user_charged;	/* counted in user->sessions */
-	bool			user_counters;	/* and in ->counter_sessions */
+	const struct cred	*owner_cred;	/* perm.c: MMAP of wide sessions */
 	struct pmuctx_sess_cpu __percpu *cpu;
 
 	u64			enabled_at;

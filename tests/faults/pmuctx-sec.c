@@ -54,7 +54,28 @@
  *                              sampling a syscall loop: no kernel-mode
  *                              sample (user: exclude_kernel, paranoid 2),
  *                              or some (kernel: paranoid <= 1, root)
+ *   pmuctx-sec victim [--split] READY
+ *                              a dumpable process for the ptrace cases
+ *                              (started with capabilities), its pid in
+ *                              READY when set up; --split: only a second thread
+ *                              keeps the capabilities
+ *   pmuctx-sec ptrace PID allow|deny|split WHAT
+ *                              pid sessions on PID (process and thread)
+ *                              allowed, refused with EACCES, or the process
+ *                              refused and its main thread allowed
+ *                              (ptrace_may_access()'s capability rule)
+ *   pmuctx-sec ptrace-userns PID
+ *                              from its own user namespace: PID (same
+ *                              user, outside) refused, an own child inside
+ *                              allowed
+ *   pmuctx-sec mmap-wide PID...
+ *                              system-wide and cgroup sessions (paranoid
+ *                              0) get MMAP records of an own child, none
+ *                              of root's PID...
+ *   pmuctx-sec cgroup-opath    an O_PATH cgroup fd is refused (EBADF), as
+ *                              perf refuses it
  */
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <grp.h>
 #include <pthread.h>
@@ -1864,6 +1885,285 @@ static void mode_ipis(int secs, int nsess)
 	       worst, bound * 1.2 + 200);
 }
 
+/* ---- ptrace: capabilities and user namespaces (issue 29 item 6) ---------- */
+
+static void *victim_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * A process for the ptrace cases, started by 73-security with the
+ * credentials under test (ambient capabilities, a file-capabilities copy
+ * of this program).  It makes itself dumpable (a file-capabilities
+ * program is not after its exec), with @split drops every capability in
+ * its main thread only while a second thread keeps them (credentials are
+ * per thread), then writes its pid to @ready and waits to be killed.
+ */
+static void mode_victim(const char *ready, bool split)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+	char buf[16], tmp[256];
+	pthread_t th;
+	int fd, n;
+
+	if (split) {
+		if (pthread_create(&th, NULL, victim_thread, NULL))
+			exit(2);
+		memset(d, 0, sizeof(d));
+		if (syscall(SYS_capset, &h, d))
+			exit(2);
+	}
+	prctl(PR_SET_DUMPABLE, 1);
+	/* its pid (the case's $! may be a shell's), written whole */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
+	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, n) != n || close(fd) || rename(tmp, ready))
+		exit(2);
+	for (;;)
+		pause();
+}
+
+/* A pid session on @pid (@flags: THREAD), closed again: 0 or -errno. */
+static int try_pid(pid_t pid, unsigned int flags)
+{
+	int fd = session(PMUCTX_TARGET_PID, pid, flags);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/* What /proc/PID/maps (ptrace read, fs credentials) says to the caller. */
+static int maps_open(pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * pid sessions on @pid, as a process and as a thread: @want "allow",
+ * "deny" (EACCES both), or "split" (the process refused, its main thread
+ * alone allowed).  perf_event_open() and /proc/PID/maps are shown.
+ */
+static void mode_ptrace(pid_t pid, const char *want, const char *what)
+{
+	int px = try_pid(pid, 0), pt = try_pid(pid, PMUCTX_SESSION_THREAD);
+	int pf = perf_open(pid, -1, -1, 0), pm = maps_open(pid);
+
+	diag("ptrace: %s (pid %d), uid %u: perf_event_open %s, /proc/PID/maps %s",
+	     what, pid, getuid(), verdict(pf), verdict(pm));
+	if (!strcmp(want, "allow")) {
+		result(!px && !pt, "ptrace: %s: allowed (process %s, thread %s)",
+		       what, verdict(px), verdict(pt));
+	} else if (!strcmp(want, "split")) {
+		result(px == -EACCES,
+		       "ptrace: %s: the process is refused with EACCES (%s)",
+		       what, px ? strerror(-px) : "ALLOWED");
+		result(!pt, "ptrace: %s: its main thread alone is allowed (%s)",
+		       what, verdict(pt));
+	} else {
+		result(px == -EACCES && pt == -EACCES,
+		       "ptrace: %s: refused with EACCES, as process and as thread (%s, %s)",
+		       what, px ? strerror(-px) : "ALLOWED",
+		       pt ? strerror(-pt) : "ALLOWED");
+	}
+}
+
+/*
+ * From inside a user namespace of its own (unshare -Ur), a process of
+ * the same user outside it (@pid) is refused: the caller's capabilities
+ * are the namespace's, not the initial one's (cap_ptrace_access_check());
+ * a child inside the namespace stays allowed.
+ */
+static void mode_ptrace_userns(pid_t pid)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	struct gated g;
+	char map[64];
+	int px, pf, pc;
+
+	if (unshare(CLONE_NEWUSER)) {
+		skip("unprivileged user namespaces are disabled",
+		     "ptrace-userns");
+		return;
+	}
+	snprintf(map, sizeof(map), "0 %u 1", uid);
+	write_file("/proc/self/uid_map", map);
+	write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	write_file("/proc/self/gid_map", map);
+	px = try_pid(pid, 0);
+	pf = perf_open(pid, -1, -1, 0);
+	diag("ptrace-userns: inside the namespace: perf_event_open on pid %d %s, /proc/PID/maps %s",
+	     pid, verdict(pf), verdict(maps_open(pid)));
+	result(px == -EACCES,
+	       "ptrace-userns: from inside its own user namespace, a process of the same user outside it is refused with EACCES (%s)",
+	       px ? strerror(-px) : "ALLOWED");
+	px = try_pid(pid, PMUCTX_SESSION_THREAD);
+	result(px == -EACCES,
+	       "ptrace-userns: ... and its thread (%s)",
+	       px ? strerror(-px) : "ALLOWED");
+	g = gated_child(wait_fn, NULL);
+	pc = try_pid(g.pid, 0);
+	result(!pc, "ptrace-userns: a child inside the namespace is allowed (%s)",
+	       verdict(pc));
+	gate_open(&g);
+	waitpid(g.pid, NULL, 0);
+}
+
+/* ---- MMAP snapshots of system-wide and cgroup sessions (issue 29 item 8) -- */
+
+struct wide_seen {
+	pid_t own;			/* the caller's child */
+	const pid_t *other;		/* root's processes */
+	int nother;
+	unsigned int own_recs, other_recs, samples;
+};
+
+static void wide_rec(const void *rec, void *ctx)
+{
+	const struct pmuctx_rec_header *h = rec;
+	const struct pmuctx_rec_common *c = (const void *)(h + 1);
+	struct wide_seen *v = ctx;
+	int i;
+
+	if (h->type == PMUCTX_REC_SAMPLE)
+		v->samples++;
+	if (h->type != PMUCTX_REC_MMAP)
+		return;
+	if (c->pid == v->own)
+		v->own_recs++;
+	for (i = 0; i < v->nother; i++)
+		if (c->pid == v->other[i])
+			v->other_recs++;
+}
+
+static void wide_spin_fn(void *arg)
+{
+	uint64_t end = now_ns() + 1500000000ULL;
+	volatile unsigned long x = 0;
+
+	(void)arg;
+	while (now_ns() < end)
+		x++;
+}
+
+/*
+ * A system-wide and a cgroup session (perf_event_paranoid 0 lets any user
+ * have them) sampling user stacks with MMAP records, while root's CPU
+ * hogs (@argv) and an own child run: MMAP snapshots describe only the
+ * processes whose /proc/PID/maps the caller may read (its own child), not
+ * root's.
+ */
+static void mode_mmap_wide(int argc, char **argv)
+{
+	static const char *const names[] = { "system-wide", "cgroup" };
+	pid_t other[16];
+	struct pmuctx_session_attr a;
+	struct wide_seen v;
+	struct gated g;
+	int i, t, fd, cg;
+
+	for (i = 0; i < argc && i < 16; i++) {
+		other[i] = atoi(argv[i]);
+		diag("mmap-wide: root's pid %d: /proc/PID/maps %s", other[i],
+		     verdict(maps_open(other[i])));
+	}
+	for (t = 0; t < 2; t++) {
+		memset(&v, 0, sizeof(v));
+		v.other = other;
+		v.nother = i;
+		cg = -1;
+		attr_init(&a, t ? PMUCTX_TARGET_CGROUP : PMUCTX_TARGET_SYSTEM, 0, 0);
+		if (t) {
+			cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			a.cgroup_fd = cg;
+		}
+		a.ring_pages = 64;
+		a.ring_mode = PMUCTX_RING_NORMAL;
+		a.ring_records = PMUCTX_REC_MASK_MMAP;
+		a.sample_freq = 1000;
+		a.sample_flags = PMUCTX_SAMPLE_USER_STACK;
+		g = gated_child(wide_spin_fn, NULL);
+		v.own = g.pid;
+		fd = session_attr(&a, true);
+		if (cg >= 0)
+			close(cg);
+		if (fd < 0) {
+			result(0, "mmap-wide: %s session: %s", names[t], strerror(-fd));
+			kill(g.pid, SIGKILL);
+			waitpid(g.pid, NULL, 0);
+			continue;
+		}
+		gate_open(&g);
+		while (waitpid(g.pid, NULL, WNOHANG) == 0) {
+			drain_ring(fd, wide_rec, &v);
+			usleep(20000);
+		}
+		drain_ring(fd, wide_rec, &v);
+		close(fd);
+		diag("mmap-wide: %s, uid %u: %u samples, %u MMAP records of the own child, %u of root's processes",
+		     names[t], getuid(), v.samples, v.own_recs, v.other_recs);
+		result(v.own_recs > 0,
+		       "mmap-wide: %s: MMAP records of the caller's own child (%u)",
+		       names[t], v.own_recs);
+		result(!v.other_recs,
+		       "mmap-wide: %s: no MMAP record of root's processes, whose /proc/PID/maps the caller may not read (%u)",
+		       names[t], v.other_recs);
+	}
+}
+
+/* ---- cgroup targets: no O_PATH fd (issue 29 item 8) ----------------------- */
+
+/*
+ * perf_event_open() takes a cgroup fd with fdget(), which refuses an
+ * O_PATH fd (EBADF): O_PATH needs no read permission on the directory.
+ * A CGROUP session must refuse it the same way, and still take an fd
+ * opened for reading.
+ */
+static void mode_cgroup_opath(void)
+{
+	struct pmuctx_session_attr a;
+	int cg, fd, pf;
+
+	cg = open("/sys/fs/cgroup", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	pf = perf_open(cg, 0, -1, PERF_FLAG_PID_CGROUP);
+	attr_init(&a, PMUCTX_TARGET_CGROUP, 0, 0);
+	a.cgroup_fd = cg;
+	fd = session_attr(&a, false);
+	result(fd == -EBADF,
+	       "cgroup-opath: a CGROUP session refuses an O_PATH cgroup fd with EBADF (%s; perf: %s)",
+	       fd >= 0 ? "ALLOWED" : strerror(-fd), pf ? strerror(-pf) : "allowed");
+	if (fd >= 0)
+		close(fd);
+	close(cg);
+	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	a.cgroup_fd = cg;
+	fd = session_attr(&a, false);
+	result(fd >= 0, "cgroup-opath: an fd opened for reading is taken (%s)",
+	       fd >= 0 ? "ok" : strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+	close(cg);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -1903,11 +2203,25 @@ int main(int argc, char **argv)
 		mode_ipis(atoi(argv[2]), atoi(argv[3]));
 	else if (!strcmp(m, "kmode") && argc > 2)
 		mode_kmode(!strcmp(argv[2], "kernel"));
+	else if (!strcmp(m, "victim") && argc > 3 && !strcmp(argv[2], "--split"))
+		mode_victim(argv[3], true);
+	else if (!strcmp(m, "victim") && argc > 2)
+		mode_victim(argv[2], false);
+	else if (!strcmp(m, "ptrace") && argc > 4)
+		mode_ptrace(atoi(argv[2]), argv[3], argv[4]);
+	else if (!strcmp(m, "ptrace-userns") && argc > 2)
+		mode_ptrace_userns(atoi(argv[2]));
+	else if (!strcmp(m, "mmap-wide"))
+		mode_mmap_wide(argc - 2, argv + 2);
+	else if (!strcmp(m, "cgroup-opath"))
+		mode_cgroup_opath();
 	else {
 		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|subuid N [--rootns]|\n"
 			"       memavail SESSIONS TASKS MEMLOCK_KB|\n"
 			"       ring-tail|privexec N SUID PLAIN|execwindow N SUID ROUNDS|\n"
-			"       switch-next PID...|spin SECS|kmode user|kernel\n");
+			"       switch-next PID...|spin SECS|kmode user|kernel|ipis SECS SESSIONS|\n"
+			"       countercap N|victim [--split] READY|ptrace PID allow|deny|split WHAT|\n"
+			"       ptrace-userns PID|mmap-wide PID...|cgroup-opath\n");
 		return 2;
 	}
 	return !!failures;
