@@ -21,6 +21,7 @@
 
 #include "chrdev.h"
 #include "ioctl.h"
+#include "records.h"
 #include "ring.h"
 #include "session.h"
 
@@ -105,7 +106,7 @@ static ssize_t pmuctx_write(struct file *file, const char __user *buf,
 		if (IS_ERR(kbuf))
 			return PTR_ERR(kbuf);
 	}
-	ret = pmuctx_ring_user(s, kbuf, len);
+	ret = pmuctx_rec_user(s, kbuf, len);
 	if (kbuf != onstack)
 		kfree(kbuf);
 	return ret ? ret : len;

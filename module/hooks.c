@@ -64,6 +64,7 @@
 #include "main.h"
 #include "maps.h"
 #include "probebench.h"
+#include "records.h"
 #include "ring.h"
 #include "sample.h"
 #include "selftest.h"
@@ -425,8 +426,8 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 *now, int cpu,
 	if (!pmuctx_entry_stop(e, cpu, PMUCTX_STOP_SWITCH, gen, delta))
 		return;
 	if (rec)
-		pmuctx_ring_switch(s, prev,
-				   pmuctx_switch_next(s, next, next_list),
+		pmuctx_rec_switch(s, prev,
+				  pmuctx_switch_next(s, next, next_list),
 				   prev_state, preempt, delta);
 	if (trig && delta[s->trigger_idx - 1] > s->trigger_threshold)
 		pmuctx_ring_trigger(s);
@@ -514,7 +515,7 @@ void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
 	ret = pmuctx_entry_publish(c, true);
 	if (!ret) {
 		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM))
-			pmuctx_ring_comm(s, t);
+			pmuctx_rec_comm(s, t);
 		return;
 	}
 	atomic64_dec(&s->tasks_seen);
@@ -876,7 +877,7 @@ static void pmuctx_exit_entry(struct pmuctx_entry *e)
 	if (pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL))
 		pmuctx_entry_start(e, cpu, 0);
 	local_irq_restore(flags);
-	pmuctx_ring_exit(s, current, pmuctx_total(e));
+	pmuctx_rec_exit(s, current, pmuctx_total(e));
 }
 
 static void pmuctx_probe_exit(void *data, PMUCTX_EXIT_ARGS)
@@ -989,7 +990,7 @@ static void pmuctx_exec_entry(struct pmuctx_entry *e, struct task_struct *p,
 	e->tid = task_pid_nr_ns(p, s->pid_ns);
 	e->pid = task_tgid_nr_ns(p, s->pid_ns);
 	if (pmuctx_rec_on(s, PMUCTX_REC_MASK_EXEC) && pmuctx_sess_live(s))
-		pmuctx_ring_exec(s, p, bprm->filename);
+		pmuctx_rec_exec(s, p, bprm->filename);
 	/*
 	 * A deferred unwind queued before the exec would walk the new
 	 * program's stack: its cookie stays unresolved instead.
@@ -1066,7 +1067,7 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 		if (READ_ONCE(e->dead) || !pmuctx_sess_live(s))
 			continue;
 		if (pmuctx_rec_on(s, PMUCTX_REC_MASK_FORK))
-			pmuctx_ring_fork(s, t, child);
+			pmuctx_rec_fork(s, t, child);
 		if (!(s->flags & PMUCTX_SESSION_INHERIT) ||
 		    s->target != PMUCTX_TARGET_PID)
 			continue;

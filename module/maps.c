@@ -46,6 +46,7 @@
 
 #include "maps.h"
 #include "perm.h"
+#include "records.h"
 #include "ring.h"
 #include "sample.h"
 #include "session.h"
@@ -127,7 +128,7 @@ static void pmuctx_maps_emit(struct pmuctx_session *s,
 	rcu_read_lock();
 	/* The ring is freed after an RCU grace period. */
 	if (pmuctx_sess_live(s))
-		pmuctx_ring_mmap_rec(s, &mi);
+		pmuctx_rec_mmap(s, &mi);
 	rcu_read_unlock();
 }
 

@@ -473,6 +473,54 @@ void pmuctx_user_put(struct pmuctx_session *s)
 	kfree(dead);
 }
 
+/* ---- locked memory ------------------------------------------------------- */
+
+/*
+ * Ring memory (ring.c) is charged to the user who creates the session, like perf's
+ * buffers and io_uring's: to user_struct->locked_vm, checked against the
+ * caller's RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), and kept with the buffer
+ * until it is freed.  Charging the mm instead let a user chain sessions
+ * through execve() (fds kept, each new mm at 0) past any limit (security
+ * item 7).  The pages themselves are __GFP_ACCOUNT: the creator's memcg
+ * pays for them too.
+ */
+int pmuctx_user_lock_pages(struct pmuctx_session *s, struct user_struct *user,
+			   unsigned long pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long locked;
+
+	/* CAP_IPC_LOCK only asked for when over the limit (an audited check) */
+	locked = atomic_long_add_return(pages, &user->locked_vm);
+	if (locked > limit && !capable(CAP_IPC_LOCK))
+		goto err_user;
+	/*
+	 * An unprivileged session's user (perm.c) spans the sub-uids an
+	 * administrator mapped for one uid: each has its own user_struct,
+	 * so the limit holds only if also checked for all of them together.
+	 */
+	if (s->user) {
+		locked = atomic_long_add_return(pages, &s->user->locked_pages);
+		if (locked > limit && !capable(CAP_IPC_LOCK)) {
+			atomic_long_sub(pages, &s->user->locked_pages);
+			goto err_user;
+		}
+	}
+	return 0;
+
+err_user:
+	atomic_long_sub(pages, &user->locked_vm);
+	return -EPERM;
+}
+
+void pmuctx_user_unlock_pages(struct pmuctx_session *s, struct user_struct *user,
+			      unsigned long pages)
+{
+	if (s->user)
+		atomic_long_sub(pages, &s->user->locked_pages);
+	atomic_long_sub(pages, &user->locked_vm);
+}
+
 /* ---- per-user pace of cross-CPU folds ------------------------------------ */
 
 /* Folds a user may have in a burst before the pace holds. */

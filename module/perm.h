@@ -14,6 +14,7 @@ struct cgroup;
 struct pmuctx_session;
 struct pmuctx_session_attr;
 struct task_struct;
+struct user_struct;
 
 /*
  * An unprivileged user's share (perm.c): sessions (the session cap,
@@ -54,5 +55,9 @@ int pmuctx_user_charge(struct pmuctx_session *s, bool privileged,
 void pmuctx_user_uncharge(struct pmuctx_session *s);
 void pmuctx_user_put(struct pmuctx_session *s);
 void pmuctx_user_pace_sync(struct pmuctx_session *s);
+int pmuctx_user_lock_pages(struct pmuctx_session *s, struct user_struct *user,
+			   unsigned long pages);
+void pmuctx_user_unlock_pages(struct pmuctx_session *s, struct user_struct *user,
+			      unsigned long pages);
 
 #endif /* _PMUCTX_PERM_H */

@@ -31,9 +31,9 @@
  *   ring	pmuctx's writer: reserve (IRQs off, header and time), copy
  *		the SIZE - 16 bytes after them (preemption off, IRQs on),
  *		commit (IRQs off), into a private ring in MODE
- *		(pmuctx_ring_bench_write())
+ *		(pmuctx_rec_bench_write())
  *   user	the USER record path of write(2) once the payload is in the
- *		kernel: pmuctx_ring_user() with SIZE - 40 bytes of payload
+ *		kernel: pmuctx_rec_user() with SIZE - 40 bytes of payload
  *		(adds the pid/tid lookups and the zero padding)
  *
  * Normal mode: the benchmark frees the space itself once half the buffer
@@ -63,6 +63,7 @@
 #include <linux/vmalloc.h>
 
 #include "main.h"
+#include "records.h"
 #include "ring.h"
 #include "ringbench.h"
 #include "session.h"
@@ -187,7 +188,7 @@ static void rb_consume(struct rb_ctx *c)
 
 static noinline void rb_ring(struct rb_ctx *c)
 {
-	if (!pmuctx_ring_bench_write(c->s, c->src, c->size))
+	if (!pmuctx_rec_bench_write(c->s, c->src, c->size))
 		c->drops++;
 	if (c->normal)
 		rb_consume(c);
@@ -195,8 +196,8 @@ static noinline void rb_ring(struct rb_ctx *c)
 
 static noinline void rb_user(struct rb_ctx *c)
 {
-	if (pmuctx_ring_user(c->s, c->src,
-			     c->size - sizeof(struct pmuctx_rec_user)))
+	if (pmuctx_rec_user(c->s, c->src,
+			    c->size - sizeof(struct pmuctx_rec_user)))
 		c->drops++;
 	if (c->normal)
 		rb_consume(c);

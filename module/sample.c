@@ -80,6 +80,7 @@
 #include "hooks.h"
 #include "main.h"
 #include "maps.h"
+#include "records.h"
 #include "ring.h"
 #include "sample.h"
 #include "session.h"
@@ -280,7 +281,7 @@ static unsigned long pmuctx_udump_len(unsigned long sp, unsigned long len)
 /*
  * Task context (the task_work): the registers, and how much of the @max
  * bytes above the user stack pointer can be read, faulting the pages in
- * now (pmuctx_ring_user_stack() copies them without faulting, preemption
+ * now (pmuctx_rec_user_stack() copies them without faulting, preemption
  * off).  Nothing for a 32-bit task.
  */
 static void pmuctx_udump_take(struct pt_regs *regs, u32 max,
@@ -334,11 +335,11 @@ static void pmuctx_defer_write(struct pmuctx_entry *x, u64 cookie,
 	unsigned int max = s->sample_max_stack;
 
 	if (ud->ok && (s->sample_flags & PMUCTX_SAMPLE_USER_DUMP))
-		pmuctx_ring_user_stack(s, cookie, ud->regs,
-				       PMUCTX_REGS_X86_64_NR, ud->sp,
+		pmuctx_rec_user_stack(s, cookie, ud->regs,
+				      PMUCTX_REGS_X86_64_NR, ud->sp,
 				       min(ud->avail, s->sample_user_dump));
-	pmuctx_ring_user_callchain(s, cookie, ips, min(n, max),
-				   trunc || n > max);
+	pmuctx_rec_user_callchain(s, cookie, ips, min(n, max),
+				  trunc || n > max);
 }
 
 /* Bytes of user stack @x's session dumps (0: none). */
@@ -717,8 +718,8 @@ static void pmuctx_sample_emit(struct pmuctx_session *s,
 		if (cookie)
 			b->misc |= PMUCTX_SAMPLE_M_USER_DEFERRED;
 	}
-	pmuctx_ring_sample(s, e, b->misc, b->ip, weight, cookie, b->kst, b->nk,
-			   b->ubuf, b->nu);
+	pmuctx_rec_sample(s, e, b->misc, b->ip, weight, cookie, b->kst, b->nk,
+			  b->ubuf, b->nu);
 	/* MMAP records (maps.c): written by the task, at its return */
 	if (current_task && s->maps_offset) {
 		const u64 *ips = b->ubuf;
@@ -776,11 +777,11 @@ static void pmuctx_sample_throttle(struct pmuctx_session *s,
 	sc->avg_took = sc->avg_took ? (sc->avg_took * 7 + took) / 8 : took;
 	if (sc->avg_took > p / 4 && p < PMUCTX_THROTTLE_MAX_NS) {
 		sc->cur_period = min_t(u64, p * 2, PMUCTX_THROTTLE_MAX_NS);
-		pmuctx_ring_throttle(s, PMUCTX_THROTTLE_ON, sc->cur_period,
-				     sc->avg_took, 0);
+		pmuctx_rec_throttle(s, PMUCTX_THROTTLE_ON, sc->cur_period,
+				    sc->avg_took, 0);
 	} else if (p > s->sample_period_ns && sc->avg_took < p / 16) {
 		sc->cur_period = max_t(u64, p / 2, s->sample_period_ns);
-		pmuctx_ring_throttle(s, 0, sc->cur_period, sc->avg_took, 0);
+		pmuctx_rec_throttle(s, 0, sc->cur_period, sc->avg_took, 0);
 	}
 }
 
@@ -800,7 +801,7 @@ static void pmuctx_sample_budget_report(struct pmuctx_session *s,
 	if (!sc->budget_dropped)
 		return;
 	/* a full ring keeps the count for the next record */
-	if (pmuctx_ring_throttle(s, PMUCTX_THROTTLE_ON |
+	if (pmuctx_rec_throttle(s, PMUCTX_THROTTLE_ON |
 				 PMUCTX_THROTTLE_BUDGET,
 				 pmuctx_budget_period_ns(),
 				 pmuctx_budget_avg_ns(), sc->budget_dropped))
@@ -914,7 +915,7 @@ static void pmuctx_sample_stage_fn(struct irq_work *w)
 
 		missed = atomic64_xchg(&st->missed, 0);
 		if (missed)
-			pmuctx_ring_add_lost(s, missed);
+			pmuctx_rec_lost(s, missed);
 		if (pmuctx_budget_take(now, &sc->budget)) {
 			pmuctx_sample_budget_report(s, sc);
 			pmuctx_sample_emit(s, e, &st->b, st->weight,

@@ -30,6 +30,7 @@
 #include "hooks.h"
 #include "main.h"
 #include "perm.h"
+#include "records.h"
 #include "ring.h"
 #include "sample.h"
 #include "selftest.h"
@@ -269,7 +270,7 @@ static void pmuctx_publish_exit_race(struct pmuctx_session *s,
 {
 	if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM)) {
 		local_irq_disable();
-		pmuctx_ring_comm(s, e->task);
+		pmuctx_rec_comm(s, e->task);
 		local_irq_enable();
 	}
 	/* hashed before we look at PF_EXITING; see above */
