@@ -1066,9 +1066,15 @@ out2:
 		diag("a slice of %.3f ms in a sleeping loop: the host stalled "
 		     "the vCPU; again", maxd / 1e6);
 	}
+	/*
+	 * Every attempt checked that the trigger fired exactly when a slice
+	 * went over 5 ms; a sleeping task that never did is what is left,
+	 * and a host that stalls the vCPU in every attempt cannot show it:
+	 * that is a check that could not run, not a failure (issue 32).
+	 */
 	if (attempt > 8)
-		result(0, "no trigger: 8 attempts, each with a host stall over "
-		       "5 ms: no quiet run to check");
+		skip("the host stalled the vCPU over 5 ms in each of 8 attempts",
+		     "no trigger: a task sleeping 1 ms in a loop does not fire it");
 	else
 		result(nsw > 100, "no trigger: a task sleeping 1 ms in a loop "
 		       "(%d switches, none over 5 ms) does not fire it", nsw);

@@ -278,7 +278,11 @@ print(max([r["delta"]["task-clock"] for w in d["windows"] for r in w["records"]
 		  diag_out "$(printf '%s\n' "$CHECK_OUT" | grep '^#')"; }
 	break
 done
-[ "$over" -le 5000000 ] || not_ok "8 attempts, each with a host stall over 5 ms: no quiet run to check"
+# Each attempt checked that the trigger fires exactly when a slice went
+# over; a host that stalls every attempt leaves only the quiet case
+# unshown: a check that could not run, not a failure (issue 32).
+[ "$over" -le 5000000 ] ||
+	skip "1 ms sleeps do not fire the trigger" "the host stalled the vCPU over 5 ms in each of 8 attempts"
 
 # ---- errors -------------------------------------------------------------------
 
