@@ -675,6 +675,7 @@ void pmuctx_cpu_sync(void *info)
 			continue;
 		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL);
 		pmuctx_entry_start(e, cpu, 0);
+		pmuctx_selftest_cache_check(e);	/* debug build only */
 		pmuctx_cache_add(cc, e);
 	}
 	rcu_read_unlock();

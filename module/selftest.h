@@ -37,6 +37,8 @@ void pmuctx_selftest_verify(struct pmuctx_entry *e, int cpu);
 void pmuctx_selftest_info(struct pmuctx_info *info);
 void pmuctx_selftest_attach_delay(void);
 void pmuctx_selftest_revive_delay(void);
+void pmuctx_selftest_join_delay(void);
+void pmuctx_selftest_cache_check(struct pmuctx_entry *e);
 
 /* SESSION_CREATE, after the fields are checked: the backend exists */
 static inline int pmuctx_selftest_backend_check(const struct pmuctx_session_attr *a)
@@ -80,6 +82,8 @@ static inline void pmuctx_selftest_switch_out(struct pmuctx_entry *e, int cpu) {
 static inline void pmuctx_selftest_info(struct pmuctx_info *info) { }
 static inline void pmuctx_selftest_attach_delay(void) { }
 static inline void pmuctx_selftest_revive_delay(void) { }
+static inline void pmuctx_selftest_join_delay(void) { }
+static inline void pmuctx_selftest_cache_check(struct pmuctx_entry *e) { }
 static inline unsigned int pmuctx_selftest_tail_ms(void) { return 0; }
 
 #endif /* PMUCTX_DEBUG */

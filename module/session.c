@@ -413,6 +413,7 @@ void pmuctx_join_work_fn(struct work_struct *work)
 	struct pmuctx_entry *e, *tmp;
 	bool any = false;
 
+	pmuctx_selftest_join_delay();	/* debug build only */
 	rcu_read_lock();
 	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->joining),
 				  exit_node) {
