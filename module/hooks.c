@@ -659,7 +659,8 @@ struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
  * Fold the running slice of the current task into its totals and reopen it
  * (or open it, if the session was just enabled and the entry is not
  * counting yet; or only close it, if the session was just disabled).
- * @info: the session, on each CPU, from ENABLE/DISABLE/READ.
+ * @info: the session, on each CPU, from ENABLE/DISABLE/READ and the
+ * cgroup join worker.
  */
 void pmuctx_cpu_sync(void *info)
 {
@@ -671,7 +672,15 @@ void pmuctx_cpu_sync(void *info)
 	struct pmuctx_entry *e;
 	unsigned int i;
 
-	if (is_idle_task(t))
+	/*
+	 * Never cache an entry of a session being torn down (the rule of
+	 * pmuctx_probe_switch()).  Release marks the session dead, waits a
+	 * grace period, then forgets the caches; an IPI runs with IRQs off,
+	 * an RCU read-side section: one that saw the session live ends
+	 * before that forget, and a later one sees it dead here.  The join
+	 * worker syncs a cgroup session while its release may have begun.
+	 */
+	if (is_idle_task(t) || !pmuctx_sess_live(s))
 		return;
 	/*
 	 * Not this task's cache (forgotten by a teardown, or an overflowed
@@ -700,6 +709,7 @@ void pmuctx_cpu_sync(void *info)
 			continue;
 		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL);
 		pmuctx_entry_start(e, cpu, 0);
+		pmuctx_selftest_cache_check(e);	/* debug build only */
 		pmuctx_cache_add(cc, e);
 	}
 	rcu_read_unlock();

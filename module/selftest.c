@@ -84,6 +84,38 @@ module_param_named(selftest_exec_delay_ms, pmuctx_selftest_exec_delay_ms,
 		   uint, 0600);
 MODULE_PARM_DESC(selftest_exec_delay_ms,
 		 "Test hook: the exec probe busy-waits this long (at most 500 ms, interrupts on) before it handles a privilege-raising exec, to widen the window between commit_creds() and the sched_process_exec tracepoint (0: off)");
+static unsigned int pmuctx_selftest_join_delay_ms;
+module_param_named(selftest_join_delay_ms, pmuctx_selftest_join_delay_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(selftest_join_delay_ms,
+		 "Test hook: the cgroup join worker sleeps this long (at most 2000 ms) before it hashes the tasks that joined and opens their slices, to widen its race with the session's release (0: off)");
+
+/*
+ * Entries pmuctx_cpu_sync() cached for a session that was not live: each
+ * one may be read by a switch-out after release freed it (t_store cgclose
+ * reads the count; nothing resets it).
+ */
+static atomic_t pmuctx_selftest_dead_cached = ATOMIC_INIT(0);
+static int pmuctx_param_dead_cached_get(char *buf,
+					const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n",
+			  atomic_read(&pmuctx_selftest_dead_cached));
+}
+
+static const struct kernel_param_ops pmuctx_dead_cached_ops = {
+	.get = pmuctx_param_dead_cached_get,
+};
+module_param_cb(selftest_dead_cached, &pmuctx_dead_cached_ops, NULL, 0400);
+MODULE_PARM_DESC(selftest_dead_cached,
+		 "Test counter (read only): entries a CPU cached at a session sync while their session was being torn down (must stay 0)");
+
+/* pmuctx_cpu_sync() (IPI) caches @e: its session must be live */
+void pmuctx_selftest_cache_check(struct pmuctx_entry *e)
+{
+	if (!pmuctx_sess_live(e->sess))
+		atomic_inc(&pmuctx_selftest_dead_cached);
+}
 
 /* SESSION_CREATE of a PID target: widen the window an exec can race into */
 void pmuctx_selftest_attach_delay(void)
@@ -116,6 +148,15 @@ void pmuctx_selftest_exec_delay(void)
 
 	if (ms)
 		mdelay(min(ms, 500U));
+}
+
+/* t_store cgclose: the join worker starts this much later */
+void pmuctx_selftest_join_delay(void)
+{
+	unsigned int ms = READ_ONCE(pmuctx_selftest_join_delay_ms);
+
+	if (ms)
+		msleep(min(ms, 2000U));
 }
 
 /* ---- the SELFTEST backend --------------------------------------------- */

@@ -38,6 +38,8 @@ void pmuctx_selftest_info(struct pmuctx_info *info);
 void pmuctx_selftest_attach_delay(void);
 void pmuctx_selftest_revive_delay(void);
 void pmuctx_selftest_exec_delay(void);
+void pmuctx_selftest_join_delay(void);
+void pmuctx_selftest_cache_check(struct pmuctx_entry *e);
 
 /* SESSION_CREATE, after the fields are checked: the backend exists */
 static inline int pmuctx_selftest_backend_check(const struct pmuctx_session_attr *a)
@@ -82,6 +84,8 @@ static inline void pmuctx_selftest_info(struct pmuctx_info *info) { }
 static inline void pmuctx_selftest_attach_delay(void) { }
 static inline void pmuctx_selftest_revive_delay(void) { }
 static inline void pmuctx_selftest_exec_delay(void) { }
+static inline void pmuctx_selftest_join_delay(void) { }
+static inline void pmuctx_selftest_cache_check(struct pmuctx_entry *e) { }
 static inline unsigned int pmuctx_selftest_tail_ms(void) { return 0; }
 
 #endif /* PMUCTX_DEBUG */

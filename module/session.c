@@ -417,7 +417,10 @@ static void pmuctx_adopt_existing(struct pmuctx_session *s,
 /*
  * Hash the entries the cgroup-attach probe made for tasks that joined the
  * cgroup (it cannot insert: IRQs off).  Teardown cancels this work once
- * no probe can queue more, then drops what is left on the list.
+ * no probe can queue more, before it forgets the per-CPU caches, then
+ * drops what is left on the list.  Release may have begun while this
+ * runs: the entries hashed then are unhashed by teardown, and the sync
+ * below does nothing for a session that is not live.
  */
 void pmuctx_join_work_fn(struct work_struct *work)
 {
@@ -426,6 +429,7 @@ void pmuctx_join_work_fn(struct work_struct *work)
 	struct pmuctx_entry *e, *tmp;
 	bool any = false;
 
+	pmuctx_selftest_join_delay();	/* debug build only */
 	rcu_read_lock();
 	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->joining),
 				  exit_node) {
@@ -1132,13 +1136,20 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	mutex_unlock(&pmuctx_mutex);
 	/* Every probe that saw the session live has finished. */
 	synchronize_rcu();
+	/*
+	 * No attach probe queues more join work; a worker still running
+	 * hashes into s->entries (pmuctx_unhash_all() finds it there) and
+	 * syncs the CPUs, which caches nothing of a session that is not
+	 * live (pmuctx_cpu_sync()).  Done before the caches are forgotten
+	 * all the same: nothing that can cache an entry of @s runs after
+	 * pmuctx_cpu_forget().
+	 */
+	cancel_work_sync(&s->join_work);
 	pmuctx_sample_stop(s);
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu_ptr(s->cpu, cpu)->refill);
 	on_each_cpu(pmuctx_cpu_forget, s, 1);
 
-	/* No attach probe queues more; what the worker hashed is listed. */
-	cancel_work_sync(&s->join_work);
 	pmuctx_unhash_all(s);
 	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->joining),
 				  exit_node)

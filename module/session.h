@@ -46,6 +46,15 @@
  *	the exec probe and at teardown.  Whoever removes an entry from
  *	the table (rhltable_remove() returns 0 once) owns its retirement.
  *
+ * Per-CPU caches of the running task's entries (hooks.c, pmuctx_cur):
+ *	written by their own CPU with IRQs off only, in sched_switch and in
+ *	the IPIs pmuctx_cpu_sync() (ENABLE, DISABLE, READ, the cgroup join
+ *	worker) and pmuctx_cpu_forget*(); no lock.  Neither caches an entry
+ *	of a session that is not live.  Release marks the session dead,
+ *	waits a grace period (IRQs-off sections that saw it live are over),
+ *	cancels the join work, and only then forgets the caches: no entry
+ *	of the session is cached after that, before its unhash and free.
+ *
  * The sched_switch probe runs with the rq lock held and IRQs off: it takes
  * no sleeping lock, allocates nothing (entries come from a per-CPU pool that
  * an irq_work refills), never wakes anything up (irq_work only), never

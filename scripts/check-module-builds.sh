@@ -12,7 +12,7 @@
 #
 # The release module must have no symbol matching selftest, ringbench,
 # ring_bench or probebench (nm) and no selftest_* parameter (modinfo); the
-# debug build must have the five test hook parameters, the SELFTEST
+# debug build must have the seven test hook parameters, the SELFTEST
 # backend's code, the probe timer and, on a kernel with debugfs,
 # ring_bench: so that the check can fail.
 # Environment: MAKE, KVER, KDIR (from the Makefile).
@@ -20,7 +20,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 MAKE=${MAKE:-make}
-HOOKS="selftest_inject selftest_inject_pid selftest_attach_delay_ms selftest_task_work_tail_ms selftest_revive_delay_ms"
+HOOKS="selftest_inject selftest_inject_pid selftest_attach_delay_ms selftest_task_work_tail_ms selftest_revive_delay_ms selftest_join_delay_ms selftest_dead_cached selftest_exec_delay_ms"
 TEST_SYMS='selftest|ringbench|ring_bench|probebench'
 
 if [ $# -eq 0 ]; then

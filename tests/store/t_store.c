@@ -1383,6 +1383,145 @@ static void test_cgmove(void)
 	check_store_empty("cgmove");
 }
 
+/*
+ * A cgroup session closed while its join worker runs (issue 29 item 2).
+ * Two children, one pinned to each CPU, move themselves into the cgroup
+ * (the attach probe queues the join worker) and burn.  The worker, held
+ * by the debug hook selftest_join_delay_ms, then hashes both entries and
+ * opens the slices of the joiners running now (pmuctx_sess_sync(): an
+ * IPI to every CPU); whichever CPU it does not run on has a joiner on it.  Meanwhile the parent closes the session:
+ * release must not let that IPI cache the dying session's entry after it
+ * forgot the caches, or the joiner's next switch-out, after release freed
+ * the entry, reads freed memory (KASAN on the debug kernel).  A
+ * per-switch session on the parent keeps the switch probe hooked (and
+ * the caches unflushed) meanwhile.  close() must have waited for the
+ * worker (else the round missed the window), no CPU may have cached an
+ * entry of the dying session (the debug build's counter
+ * selftest_dead_cached: this does not depend on when the joiner is
+ * switched out next, KASAN does: a switch-out between the IPI and the
+ * free reads the entry while it is still there), and the joiners must
+ * finish their burn.  Eight rounds (about one in two catches it).
+ */
+#define CGCLOSE_HOLD_MS		1000
+#define CGCLOSE_HOLD_MS_STR	"1000"
+#define CGCLOSE_BURN_MS		1500
+#define CGCLOSE_ROUNDS		8
+static const char *cgclose_dir = "/sys/fs/cgroup/pmuctx-t_store-cl";
+static int cgclose_ready[2];
+
+static void cgclose_fn(void *arg)
+{
+	set_cpu((int)(intptr_t)arg);
+	cg_move_self(cgclose_dir);
+	if (write(cgclose_ready[1], "y", 1) != 1)
+		_exit(4);
+	burn_ms(CGCLOSE_BURN_MS);
+}
+
+static long cgclose_dead_cached(void)
+{
+	char buf[32] = "";
+	FILE *f;
+
+	f = fopen("/sys/module/pmuctx/parameters/selftest_dead_cached", "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? atol(buf) : -1;
+}
+
+static void cgclose_round(int round)
+{
+	struct pmuctx_session_attr a = {
+		.size = sizeof(a), .target = PMUCTX_TARGET_CGROUP,
+		.nr_events = 1, .events = { PMUCTX_EV_TASK_CLOCK },
+		.flags = PMUCTX_SESSION_PER_SWITCH,
+	};
+	int fd, cfd, st, i, created, bad = 0;
+	long dead0 = cgclose_dead_cached(), dead;
+	struct gated g[2];
+	uint64_t t0, ms;
+	char c;
+
+	for (i = 0; i < 2; i++)
+		g[i] = gated_child(cgclose_fn, (void *)(intptr_t)i);
+	cfd = open(cgclose_dir, O_RDONLY | O_DIRECTORY);
+	a.cgroup_fd = cfd;
+	fd = dev_open();
+	created = !ioctl(fd, PMUCTX_IOC_SESSION_CREATE, &a) &&
+		  !ioctl(fd, PMUCTX_IOC_ENABLE, 0);
+	if (!created)
+		result(0, "cgclose %d: session on the cgroup fd: %s", round,
+		       strerror(errno));
+	for (i = 0; i < 2; i++)
+		gate_open(&g[i]);
+	for (i = 0; i < 2; i++)
+		if (read(cgclose_ready[0], &c, 1) != 1)
+			bad++;
+	if (created) {
+		/* the worker sleeps in the hook now */
+		usleep(100000);
+		t0 = ns_of(CLOCK_MONOTONIC);
+		close(fd);
+		ms = (ns_of(CLOCK_MONOTONIC) - t0) / 1000000;
+		result(ms >= CGCLOSE_HOLD_MS / 4,
+		       "cgclose %d: close() waited for the join worker (%llu ms, the worker holds %d ms)",
+		       round, (unsigned long long)ms, CGCLOSE_HOLD_MS);
+		dead = cgclose_dead_cached();
+		result(dead0 >= 0 && dead == dead0,
+		       "cgclose %d: no CPU cached an entry of the session being closed (selftest_dead_cached %ld -> %ld)",
+		       round, dead0, dead);
+	} else {
+		close(fd);
+	}
+	for (i = 0; i < 2; i++) {
+		st = 0;
+		waitpid(g[i].pid, &st, 0);
+		bad += !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	result(!bad, "cgclose %d: both joiners burned to their end (%d failed)",
+	       round, bad);
+	close(cfd);
+}
+
+static void test_cgclose(void)
+{
+	static const unsigned int ev1[] = { PMUCTX_EV_TASK_CLOCK };
+	int guard, i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		skip("needs 2 CPUs", "cgclose: close while the join worker runs");
+		return;
+	}
+	if (mkdir(cgclose_dir, 0755) && errno != EEXIST) {
+		result(0, "cgclose: mkdir %s: %s", cgclose_dir, strerror(errno));
+		return;
+	}
+	if (write_param("selftest_join_delay_ms", CGCLOSE_HOLD_MS_STR)) {
+		result(0, "cgclose: hook selftest_join_delay_ms: %s",
+		       strerror(errno));
+		rmdir(cgclose_dir);
+		return;
+	}
+	guard = session(PMUCTX_TARGET_PID, getpid(), PMUCTX_SESSION_PER_SWITCH,
+			ev1, 1, 0, 0);
+	result(guard >= 0, "cgclose: a per-switch session on the test (%d)",
+	       guard);
+	if (pipe(cgclose_ready))
+		exit(2);
+	for (i = 1; guard >= 0 && i <= CGCLOSE_ROUNDS; i++)
+		cgclose_round(i);
+	close(cgclose_ready[0]);
+	close(cgclose_ready[1]);
+	if (guard >= 0)
+		close(guard);
+	write_param("selftest_join_delay_ms", "0");
+	rmdir(cgclose_dir);
+	check_store_empty("cgclose");
+}
+
 /* ---- unprivileged ------------------------------------------------------- */
 
 static void idle_fn(void *arg)
@@ -2066,6 +2205,7 @@ int main(int argc, char **argv)
 		{ "cgmove", test_cgmove, false },
 		{ "hotplug", test_hotplug, false },
 		{ "hotplug-gap", test_hotplug_gap, true },
+		{ "cgclose", test_cgclose, true },
 	};
 	unsigned int i;
 	int a;

@@ -64,8 +64,8 @@ fi
 
 # --- release and debug builds (docs/BUILDING.md) --------------------------------
 # The module the harness loaded is the release build, what users install:
-# no test hook, no benchmark.  The debug build has the five hooks.
-HOOKS="selftest_inject selftest_inject_pid selftest_attach_delay_ms selftest_task_work_tail_ms selftest_revive_delay_ms"
+# no test hook, no benchmark.  The debug build has the eight hooks.
+HOOKS="selftest_inject selftest_inject_pid selftest_attach_delay_ms selftest_task_work_tail_ms selftest_revive_delay_ms selftest_join_delay_ms selftest_dead_cached selftest_exec_delay_ms"
 if mod_is_debug "$MODULE"; then
 	skip "the release module has no test hooks" "the harness loaded a debug build ($MODULE)"
 else

@@ -8,11 +8,14 @@
 # sessions on one workload, system-wide per-task attribution of a pinned
 # and a migrating task, the selftest save area (788 bytes) following
 # tasks over >= 10000 migrations, cgroup sessions (tasks that leave, join
-# and fork there), and counting across one offline/online cycle of cpu1.
+# and fork there), counting across one offline/online cycle of cpu1, and
+# a cgroup session closed while its join worker runs (cgclose).
 # Each test checks the store is empty afterwards.  The release module runs
-# all but two; the selftest save area (migrate) and the counters held off
-# after the cycle (hotplug-gap, the hook selftest_revive_delay_ms) need
-# the debug build (t_store --debug).
+# all but three; the selftest save area (migrate), the counters held off
+# after the cycle (hotplug-gap, the hook selftest_revive_delay_ms) and the
+# join worker held past release's start (cgclose, selftest_join_delay_ms
+# and the counter selftest_dead_cached) need the debug build
+# (t_store --debug).
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
