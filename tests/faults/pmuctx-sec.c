@@ -1453,7 +1453,9 @@ static void mode_execwindow(int n, const char *path, int rounds)
 			a.ring_mode = PMUCTX_RING_NORMAL;
 			a.sample_freq = 4000;
 			a.sample_flags = PMUCTX_SAMPLE_USER_STACK;
-			a.sample_event = i % 2 ? PMUCTX_EV_CPU_CLOCK : 0;
+			/* the overflow source needs CAP_PERFMON (item 3) */
+			a.sample_event = i % 2 && !geteuid() ?
+					 PMUCTX_EV_CPU_CLOCK : 0;
 			fds[i] = session_attr(&a, true);
 			if (fds[i] < 0) {
 				result(0, "execwindow: session %u of %d: %s", i + 1, n,
