@@ -116,7 +116,24 @@ rc=0
 # SCHED_OTHER burn into 2-6 ms slices and the 40 ms trigger never fires.
 fifo=
 command -v chrt >/dev/null 2>&1 && fifo="chrt -f 10"
-out=$($fifo "$EX/flight-recorder" -n 15 -t 40 -w 30 2>&1) || rc=$?
+# Even so a host that stalls or preempts the vCPU can split it (a 36 ms
+# slice on vm:6.1 with other VMs on the host's two cores): then the
+# trigger is right not to fire.  Up to 3 attempts look for a run where
+# the glitch was one slice; a run with a slice over 40 ms and no trigger
+# is a failure at once, and 3 split runs are a check that could not run.
+longest() {
+	printf '%s\n' "$1" | awk '/ SWITCH .*ran [0-9.]+ ms/ {
+		for (i = 1; i < NF; i++) if ($i == "ran" && $(i + 1) + 0 > m) m = $(i + 1) + 0
+	} END { print int(m) }'
+}
+for attempt in 1 2 3; do
+	rc=0
+	out=$($fifo "$EX/flight-recorder" -n 15 -t 40 -w 15 2>&1) || rc=$?
+	[ "$rc" = 0 ] || break
+	case $out in *"frozen by the trigger"*) break ;; esac
+	[ "$(longest "$out")" -lt 40 ] || break
+	diag "flight-recorder attempt $attempt: no slice reached 40 ms (longest $(longest "$out") ms): the glitch was split; again"
+done
 if [ "$rc" = 77 ]; then
 	if [ "$has_ring" = 1 ]; then
 		not_ok "flight-recorder finds the ring of a module that has one"
@@ -125,8 +142,17 @@ if [ "$rc" = 77 ]; then
 	fi
 elif [ "$rc" = 0 ]; then
 	ok "flight-recorder runs"
-	text_has "$out" "" '^flight-recorder: frozen by the trigger' \
-		"flight-recorder: the task-clock trigger froze the buffers (poll woke up)"
+	case $out in
+	*"frozen by the trigger"*)
+		ok "flight-recorder: the task-clock trigger froze the buffers (poll woke up)" ;;
+	*)	if [ "$(longest "$out")" -lt 40 ]; then
+			skip "flight-recorder: the task-clock trigger froze the buffers" \
+				"in 3 attempts the host split the 80 ms glitch into slices under 40 ms"
+		else
+			not_ok "flight-recorder: the task-clock trigger froze the buffers (poll woke up)"
+			diag_out "$out"
+		fi ;;
+	esac
 	n=$(printf '%s\n' "$out" | grep -cE '^ +[0-9]+\.[0-9]+ cpu[0-9]+ +[A-Z]+ +pid ' || true)
 	if [ "$n" -ge 1 ] && [ "$n" -le 15 ]; then
 		ok "flight-recorder prints the last records ($n of at most 15)"
@@ -137,13 +163,16 @@ elif [ "$rc" = 0 ]; then
 	text_has "$out" -E ' SWITCH .*ran [0-9.]+ ms' \
 		"flight-recorder: SWITCH records carry the slice's task-clock"
 	# The glitch (80 ms of CPU in one slice, threshold 40 ms) is recorded.
-	if printf '%s\n' "$out" | awk '/ SWITCH .*ran [0-9.]+ ms/ {
-		for (i = 1; i < NF; i++) if ($i == "ran" && $(i + 1) + 0 >= 40) f = 1
-	} END { exit !f }'; then
-		ok "flight-recorder: the slice that crossed the threshold is among the records"
-	else
-		not_ok "flight-recorder: the slice that crossed the threshold is among the records"
-	fi
+	case $out in
+	*"frozen by the trigger"*)
+		if [ "$(longest "$out")" -ge 40 ]; then
+			ok "flight-recorder: the slice that crossed the threshold is among the records"
+		else
+			not_ok "flight-recorder: the slice that crossed the threshold is among the records"
+		fi ;;
+	*)	skip "flight-recorder: the slice that crossed the threshold is among the records" \
+			"no trigger (above)" ;;
+	esac
 else
 	not_ok "flight-recorder runs (exit $rc)"
 	diag_out "$out"
