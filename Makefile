@@ -258,6 +258,7 @@ modules_install: module
 # counts, plus one for each other step).  It exits non-zero if any
 # step failed.
 check:
+	scripts/setup-deps.sh
 	+@MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" CHECK_KERNELS="$(CHECK_KERNELS)" scripts/check.sh
 
 style:
@@ -317,7 +318,7 @@ check-vm: lib tools progs examples
 # installed the kernel headers.
 
 demo:
-	scripts/setup-deps.sh
+	scripts/setup-deps.sh --demo
 	+@$(MAKE) --no-print-directory demo-run
 
 demo-run: all

@@ -7,7 +7,11 @@
 # Runs as root, or through sudo otherwise.  Recommends are not installed
 # (qemu-system-x86 would pull in a GUI): everything needed is listed here.
 #
-# Usage: scripts/setup-deps.sh [--dry-run]
+# Usage: scripts/setup-deps.sh [--demo] [--dry-run]
+#   --demo      only what `make demo` needs (build tools, one kernel with
+#               its headers, QEMU, the libraries the CLI links): no test
+#               tools, no packaging tools, no kernel matrix.  `make check`
+#               runs this script without it and installs the rest.
 #   --dry-run   print what would be installed, install nothing
 #               (exit 0 either way)
 # Environment: PMUCTX_EXTRA_PACKAGES  more packages to ensure (space separated)
@@ -48,16 +52,28 @@ packages=(
 	zlib1g-dev		# tools: gzip of the pprof profile
 	golang-go		# tests: go tool pprof reads our pprof output
 )
+# What `make demo` needs of the above: build, one kernel, the VM.
+demo_packages=(build-essential linux-headers-amd64 linux-image-amd64
+	qemu-system-x86 busybox-static kmod cpio file python3 pkg-config
+	libcap-dev libdw-dev libelf-dev libprotobuf-c-dev protobuf-c-compiler
+	zlib1g-dev)
+
+dry_run=0
+demo=0
+for arg in "$@"; do
+	case $arg in
+	--dry-run) dry_run=1 ;;
+	--demo) demo=1 ;;
+	*) echo "usage: $0 [--demo] [--dry-run]" >&2; exit 2 ;;
+	esac
+done
+if [ "$demo" = 1 ]; then
+	packages=("${demo_packages[@]}")
+	PMUCTX_KERNEL_MATRIX=0
+fi
 # shellcheck disable=SC2206
 extra=(${PMUCTX_EXTRA_PACKAGES:-})
 packages+=("${extra[@]}")
-
-dry_run=0
-case "${1:-}" in
---dry-run) dry_run=1 ;;
-"") ;;
-*) echo "usage: $0 [--dry-run]" >&2; exit 2 ;;
-esac
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	echo "setup-deps: this script needs Debian (dpkg, apt-get); install by hand:" >&2
