@@ -1116,6 +1116,8 @@ static void test_dump_records(void)
 	static unsigned char lastret[8];
 	int have_last = 0, lastret_ok = 0;
 	long recs = 0, bad = 0, paired = 0, ipok = 0, retok = 0, trunc = 0;
+	long judged = 0, nobp = 0, onef = 0, shown = 0;
+	uint64_t lastbp = 0;
 	uint64_t bytes = 0;
 	struct pmuctx_rec_user_stack last;
 	int fd, st;
@@ -1160,7 +1162,9 @@ static void test_dump_records(void)
 				have_last = 1;
 				sp = u->regs[PMUCTX_REGS_X86_64_SP];
 				bp = u->regs[6];
-				lastret_ok = bp >= sp && bp + 16 - sp <= u->dyn_size;
+				lastbp = bp;
+				lastret_ok = bp >= sp && !(bp & 7) &&
+					     bp + 16 - sp <= u->dyn_size;
 				if (lastret_ok)
 					memcpy(lastret, data + (bp + 8 - sp), 8);
 			} else if (h->type == PMUCTX_REC_USER_CALLCHAIN) {
@@ -1178,8 +1182,28 @@ static void test_dump_records(void)
 				    c->ips[0] == lastregs[PMUCTX_REGS_X86_64_IP])
 					ipok++;
 				memcpy(&ret, lastret, 8);
-				if (c->nr >= 2 && lastret_ok && c->ips[1] == ret)
-					retok++;
+				/*
+				 * Judged when the walk read bp + 8 (a second
+				 * frame) and the copy holds it: the ip in code
+				 * that uses rbp for data (ld.so at start-up,
+				 * libc), whose bp is not in the copy, cannot
+				 * be judged.
+				 */
+				if (!lastret_ok)
+					nobp++;
+				else if (c->nr < 2)
+					onef++;
+				else {
+					judged++;
+					if (c->ips[1] == ret)
+						retok++;
+					else if (shown++ < 5)
+						diag("dump: ip %#llx bp %#llx: callchain's second frame %#llx, copy at bp + 8 %#llx",
+						     (unsigned long long)c->ips[0],
+						     (unsigned long long)lastbp,
+						     (unsigned long long)c->ips[1],
+						     (unsigned long long)ret);
+				}
 			}
 		}
 	}
@@ -1196,9 +1220,19 @@ static void test_dump_records(void)
 	result(ipok == paired && paired,
 	       "dump: its ip is the callchain's first frame (%ld of %ld)",
 	       ipok, paired);
-	result(retok * 10 >= paired * 9,
-	       "dump: the copy holds the callchain's return address at bp + 8 (%ld of %ld)",
-	       retok, paired);
+	/*
+	 * The walk and the copy read the same stack in the same work: every
+	 * judged pair must agree.  Which pairs can be judged depends on where
+	 * the samples land (34 of 40 agreed in a make check-debug beside two
+	 * busy VMs, with 90 % asked of all of them: issue 32 item 6); chain
+	 * keeps frame pointers, so most can: fewer than half is a defect (the
+	 * registers, or the copy's offset, wrong).
+	 */
+	diag("dump: %ld pairs: %ld judged, %ld with bp outside the copy, %ld with a one-frame callchain",
+	     paired, judged, nobp, onef);
+	result(retok == judged && judged * 2 >= paired && judged,
+	       "dump: the copy holds the callchain's return address at bp + 8 (%ld of %ld judged, %ld pairs)",
+	       retok, judged, paired);
 }
 
 int main(int argc, char **argv)

@@ -158,6 +158,27 @@ PY
 # kernel's per-task counters, no sched_switch probe) and --per-switch
 # (counted at every context switch): both must match (issue 17 item 1,
 # "both ways give the same totals").
+#
+# The reference is not exact on a busy host (issue 32 item 6: make -j2
+# failed on 6.12-rt in a make check on a loaded machine).  wait4()'s
+# rusage of a child is taken when its parent reaps it, which can be before
+# the child ends its exit (do_exit() after exit_notify(): the rest of its
+# tail and its final switch-out), and pmuctx counts up to that final
+# switch-out: that makes pmuctx higher.  The command's own start before
+# pmuctx stat attaches to it is in its rusage and not in pmuctx's count:
+# that makes pmuctx lower.  Both are small on a quiet host and grow when
+# the host deschedules a vCPU there (the guest's clock runs on: the task is
+# charged).  A 6.12-rt run under two host CPU hogs had the fork/exit tree
+# at 0.991 of its rusage (--per-switch).  Hence:
+#  - an attempt more than 1 % off is repeated, up to 3 in all; one within
+#    1 % passes.  A count that is wrong by construction (the uncounted exit
+#    tails of issue 17: 2-7 % short) is off in every attempt;
+#  - above by more than the reap race can explain (task-clock over 1.5x,
+#    or context switches over the rusage's plus 3 per task: counted twice,
+#    say) is not ok at once;
+#  - 3 attempts all above within that: the rusage cannot judge on this
+#    host now (the children ran after their reap): a SKIP with the
+#    figures, not a pass; below (or both ways) in all 3: not ok.
 tc_pct=1
 complete() {
 	complete_as "$@"
@@ -171,26 +192,41 @@ complete_as() {
 	fi
 	name="$1${how:+ ($how)}"
 	shift
-	# shellcheck disable=SC2086 # $how: one word or none
-	"$CLI" stat --json $how -e task-clock,context-switches -o "$W/c.json" -- "$@" >/dev/null 2>&1
-	st=0
-	res=$(python3 - "$W/c.json" "$tc_pct" <<'PY'
+	desc="$name: task-clock within $tc_pct% and context-switches within 1% of the command's rusage"
+	codes=
+	for attempt in 1 2 3; do
+		# shellcheck disable=SC2086 # $how: one word or none
+		"$CLI" stat --json $how -e task-clock,context-switches -o "$W/c.json" -- "$@" >/dev/null 2>&1
+		st=0
+		res=$(python3 - "$W/c.json" "$tc_pct" <<'PY2'
 import json, sys
 d = json.load(open(sys.argv[1]))
 tc_pct = float(sys.argv[2])
 v = {e["event"]: e["value"] for e in d["events"]}
 ru = d["user_ns"] + d["sys_ns"]
 csw = d["nvcsw"] + d["nivcsw"]
+tc, cs, tasks = v["task-clock"], v["context-switches"], d["tasks_seen"]
 print("task-clock %d ns, rusage %d ns (%.4f); context-switches %d, rusage %d (%.4f); %d tasks, %d dropped"
-      % (v["task-clock"], ru, v["task-clock"] / ru, v["context-switches"], csw,
-         v["context-switches"] / csw, d["tasks_seen"], d["tasks_dropped"]))
-ok = abs(v["task-clock"] - ru) <= tc_pct / 100 * ru
-ok = abs(v["context-switches"] - csw) <= 0.01 * csw and ok
-sys.exit(0 if ok else 1)
-PY
+      % (tc, ru, tc / ru, cs, csw, cs / csw, tasks, d["tasks_dropped"]))
+lo = tc < ru - tc_pct / 100 * ru or cs < csw - 0.01 * csw
+hi = tc > ru + tc_pct / 100 * ru or cs > csw + 0.01 * csw
+if not lo and not hi:
+    sys.exit(0)
+if tc > 1.5 * ru or cs > csw + 3 * tasks:
+    print("above the rusage by more than the children's runs after their reap can explain")
+    sys.exit(3)
+sys.exit(1 if lo else 2)
+PY2
 ) || st=$?
-	diag "$name: $res"
-	check test "$st" = 0 -- "$name: task-clock within $tc_pct% and context-switches within 1% of the command's rusage"
+		diag "$name, attempt $attempt: $res"
+		codes="$codes$st"
+		case $st in 0|3) break ;; esac
+	done
+	case $st:$codes in
+	0:*) ok "$desc (attempt $attempt)" ;;
+	*:222) skip "$desc" "above the rusage in 3 attempts, by less than the reap race can explain: wait4() reaped children before their exit ended (a busy host); the rusage cannot judge now" ;;
+	*) not_ok "$desc" ;;
+	esac
 }
 complete "fork+exec loop" sh -c 'i=0; while [ $i -lt 150 ]; do /bin/true; i=$((i+1)); done'
 complete "fork/exit tree" "$BURN" --fork-tree 2,12 --ms 1
