@@ -138,8 +138,13 @@ static void check_store_empty(const char *after)
 	struct pmuctx_info i;
 	int tries;
 
-	/* Entries are freed after an RCU grace period; close() waits. */
-	for (tries = 0; tries < 50; tries++) {
+	/*
+	 * Entries are freed after an RCU grace period; close() waits.  A
+	 * task's last entries go with its free (RCU, the free work), which a
+	 * busy host can hold back by seconds: up to 15 s, ended as soon as
+	 * the store is empty (a leak still fails, issue 32 item 6).
+	 */
+	for (tries = 0; tries < 750; tries++) {
 		if (get_info(&i) == 0 && !i.tasks_tracked && !i.store_bytes &&
 		    !i.sessions)
 			break;
@@ -974,8 +979,12 @@ static void test_chain(void)
 		return;
 	result(read(chain_up[0], &c, 1) == 1,
 	       "chain: %d generations forked and exited", CHAIN_GEN);
-	/* a per-task READ waits for the frees of what was reaped */
-	for (tries = 0; tries < 50; tries++) {
+	/*
+	 * a per-task READ waits for the frees of what was reaped; up to
+	 * 20 s on a busy host (249 entries were left after 5 s with other
+	 * VMs on the host's two cores)
+	 */
+	for (tries = 0; tries < 200; tries++) {
 		sread(fd, &r, 1);
 		if (!get_info(&i) && i.tasks_tracked < 16)
 			break;
