@@ -400,17 +400,41 @@ else
 	not_ok "text: children/self table with chain's f3 and kernel functions"
 	diag_out "$(printf '%s\n' "$out" | head -n 30)"
 fi
-main_pct=$(printf '%s\n' "$out" | awk '$3 == "chain" && $NF == "main" { sub("%", "", $1); print int($1); exit }')
-if [ -n "$main_pct" ] && [ "$main_pct" -ge 50 ]; then
-	ok "text: main of chain has $main_pct% children"
-else
-	not_ok "text: main of chain has most samples as children ($main_pct)"
-fi
 # perf weighs samples by period: so does the default (issue 16 item 2)
 check "$CLI" report -i "$W/defer.pmu" --format folded -- \
 	"pmuctx report --format folded (default weight)"
 printf '%s\n' "$CHECK_OUT" > "$W/defer.ns"
 ns=$(weight "$W/defer.ns" '^chain;')
+# main's Children in the text report: its share of the whole weight (ns of
+# CPU time, every command), which must be the folded stacks' (the same
+# recording, the same weight) within a point.  How much of it main has
+# depends on the host (issue 32 item 6: under 50 % in a make check-debug
+# beside two busy VMs): a vCPU the host deschedules runs on in the guest's
+# clock, so a sample in the exit or exec path, which has no user stack by
+# design (NOUSER in lib.sh), or in ld.so can weigh many periods.  Of the
+# weight of chain's samples that can have a user stack, main must have
+# most: broken stitching or symbols leave it none.
+main_pct=$(printf '%s\n' "$out" | awk '$3 == "chain" && $NF == "main" { sub("%", "", $1); print $1; exit }')
+MAINRE='^chain;(.*;)?main(;| [0-9]+$)'
+main_ns=$(weight "$W/defer.ns" "$MAINRE")
+all_ns=$(awk '$0 !~ /^#/ { s += $NF } END { printf "%.0f\n", s }' "$W/defer.ns")
+main_user=$(weight_user "$W/defer.ns" "$MAINRE")
+user_ns=$(weight_user "$W/defer.ns" '^chain;')
+diag "main: text $main_pct% children; folded: $main_ns of $all_ns ns in all, $main_user of chain's $user_ns ns outside exec/exit and ld.so"
+if [ -n "$main_pct" ] && [ "$all_ns" -gt 0 ] &&
+   awk -v t="$main_pct" -v m="$main_ns" -v a="$all_ns" 'BEGIN {
+	d = t - 100 * m / a; if (d < 0) d = -d; exit !(d <= 1) }'; then
+	ok "text: main of chain has $main_pct% children, its share of the folded stacks' weight"
+else
+	not_ok "text: main of chain has its share of the folded stacks' weight as children ($main_pct%, $main_ns of $all_ns ns)"
+	diag_out "$(printf '%s\n' "$out" | head -n 30)"
+fi
+if [ "$user_ns" -gt 0 ] && [ $((main_user * 2)) -ge "$user_ns" ]; then
+	ok "folded: main of chain has most of chain's weight outside exec/exit and ld.so ($main_user of $user_ns ns)"
+else
+	not_ok "folded: main of chain has most of chain's weight outside exec/exit and ld.so ($main_user of $user_ns ns)"
+	diag_out "$(sort -t' ' -k2 -n -r "$W/defer.ns" | head -n 10)"
+fi
 if [ "$all" -gt 0 ] && [ "$ns" -gt $((all * 100000)) ] &&
    grep -q '^# pmuctx folded stacks, weight: period (ns of CPU time' "$W/defer.ns"; then
 	ok "default weight is the period: counts are ns ($ns ns for $all samples), the header says so"
