@@ -926,7 +926,9 @@ static pid_t spawn_worker(int *go, unsigned int busy, unsigned int sleep,
 				burn_ms(busy);
 			else
 				getppid();
-			sleep_ms(sleep);
+			/* no nanosleep(0): it schedules out (trigger-exit) */
+			if (sleep)
+				sleep_ms(sleep);
 		}
 		if (done_fd >= 0) {
 			if (write(done_fd, "d", 1) != 1)
@@ -1163,9 +1165,19 @@ static void test_trigger_exit(void)
 			break;
 		diag("trigger-exit: the burn was split into a slice over 20 ms before the exit; again");
 	}
-	result(fired && pollin && maxd <= o.threshold,
-	       "trigger-exit: a task that burns 60 ms without yielding and exits fires a 20 ms trigger (POLLIN %d, flags 0x%x, longest slice with a SWITCH record %.3f ms)",
-	       pollin, flags, maxd / 1e6);
+	/*
+	 * Each attempt whose burn ended in a switch-out before the exit (a
+	 * SWITCH record over the threshold, which fires the trigger by
+	 * itself) shows nothing of the exit slice: three of them are a check
+	 * that could not run, not a failure (issue 32).
+	 */
+	if (maxd > o.threshold)
+		skip("the burn ended in a switch-out before the exit in 3 attempts",
+		     "trigger-exit: a task that burns 60 ms without yielding and exits fires a 20 ms trigger");
+	else
+		result(fired && pollin,
+		       "trigger-exit: a task that burns 60 ms without yielding and exits fires a 20 ms trigger (POLLIN %d, flags 0x%x, longest slice with a SWITCH record %.3f ms)",
+		       pollin, flags, maxd / 1e6);
 	result(!late, "trigger-exit: no SWITCH record after the task's EXIT record (%d)",
 	       late);
 }
