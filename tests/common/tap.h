@@ -107,6 +107,25 @@ static inline void cpu1_cycle(const char *name, const char *note)
 }
 
 /* spin for @ms of this thread's CPU time */
+/*
+ * The text of a small file (/proc, /sys) in @buf, NUL-terminated: its
+ * length, or -1 when it cannot be opened or read, or is empty.
+ */
+static inline ssize_t read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
 static inline void burn_ms(unsigned int ms)
 {
 	uint64_t end = ns_of(CLOCK_THREAD_CPUTIME_ID) + ms * 1000000ULL;

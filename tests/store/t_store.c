@@ -1331,18 +1331,10 @@ static struct cgmove_log *cgmove_log;
 static uint64_t schedstat_ns(pid_t pid)
 {
 	char path[64], buf[128];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (read_text(path, buf, sizeof(buf)) < 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	return strtoull(buf, NULL, 10);
 }
 
