@@ -32,11 +32,11 @@ struct pmuctx_user {
 	struct list_head	node;
 	kuid_t			uid;
 	unsigned int		sessions;
-	unsigned int		counter_sessions; /* with CPU-wide counters */
+	unsigned int		counter_sessions; /* with CPU-wide counters, lock */
 	unsigned int		ref;
 	atomic_t		entries;
 	atomic_long_t		locked_pages;	/* ring pages, all its kuids */
-	atomic64_t		sync_next;	/* pmuctx_user_pace_sync() */
+	atomic64_t		sync_next;	/* pace_sync(): cmpxchg, process ctx */
 };
 
 int pmuctx_sysctl_init(void);
