@@ -1204,6 +1204,13 @@ static void test_trigger_exit(void)
  * must fire, and the SWITCH record must hold the whole slice.  Before,
  * each fold restarted the slice: the records showed the part after the
  * last READ (under a millisecond) and the trigger never fired.
+ *
+ * Two things split a slice: the defect (the records then miss what the
+ * READs folded: their sum falls short of the task's total by far more
+ * than one slice) and another task on the worker's CPU (the debug
+ * kernel's kthreads, RT irq threads: the records still add up to the
+ * total).  The first fails at once; the second is tried again, with
+ * the worker at SCHED_FIFO, and skipped after 3 attempts.
  */
 static void test_trigger_fold(void)
 {
@@ -1211,13 +1218,14 @@ static void test_trigger_fold(void)
 			   .records = PMUCTX_REC_MASK_SWITCH,
 			   .events = "task-clock", .trigger_event = 1,
 			   .threshold = 10000000 };
-	int cpus[CPU_SETSIZE], go, st, flags, reads = 0;
+	struct sched_param sp = { .sched_priority = 1 };
+	int cpus[CPU_SETSIZE], go = -1, st, flags = 0, reads, attempt, nsw;
 	struct pmuctx_record rec;
-	struct pmuctx_ring *r = NULL;
-	struct pmuctx *h = NULL;
+	struct pmuctx_ring *r;
+	struct pmuctx *h;
 	struct pollfd pfd;
-	bool fired = false;
-	__u64 maxd = 0;
+	bool fired = false, judged = false, covered = true;
+	__u64 maxd = 0, sumd, total;
 	uint64_t t0;
 	pid_t pid;
 
@@ -1225,51 +1233,85 @@ static void test_trigger_fold(void)
 		skip("one CPU", "trigger-fold: READs do not split slices");
 		return;
 	}
-	pin(cpus[1]);
-	pid = spawn_worker(&go, 40, 5, 6, -1);
-	pin(cpus[0]);
-	o.pid = pid;
-	h = session(&o);
-	r = h ? map(h) : NULL;
-	result(r != NULL, "trigger-fold: session on a task burning 40 ms slices, map");
-	if (!r)
-		goto out;
-	pfd = (struct pollfd){ .fd = pmuctx_fd(h), .events = POLLIN };
-	if (write(go, "g", 1) != 1)
-		diag("go: %s", strerror(errno));
-	t0 = ns_of(CLOCK_MONOTONIC);
-	while (!fired && ns_of(CLOCK_MONOTONIC) - t0 < 20000000000ULL &&
-	       waitpid(pid, &st, WNOHANG) == 0) {
+	for (attempt = 1; attempt <= 3 && !judged && covered; attempt++) {
 		struct pmuctx_read rd = { .size = sizeof(rd) };
 
-		if (ioctl(pmuctx_fd(h), PMUCTX_IOC_READ, &rd) == 0)
-			reads++;
-		fired = poll(&pfd, 1, 0) == 1;
-		usleep(500);
-	}
-	pmuctx_ring_snapshot(r);
-	flags = pmuctx_ring_flags(r);
-	while (pmuctx_ring_next(r, &rec) > 0) {
-		const struct pmuctx_rec_switch *sw = (const void *)rec.hdr;
+		pin(cpus[1]);
+		pid = spawn_worker(&go, 40, 5, 6, -1);
+		pin(cpus[0]);
+		if (sched_setscheduler(pid, SCHED_FIFO, &sp))
+			diag("trigger-fold: SCHED_FIFO: %s", strerror(errno));
+		o.pid = pid;
+		h = session(&o);
+		r = h ? map(h) : NULL;
+		if (!r) {
+			result(0, "trigger-fold: session on a task burning 40 ms slices, map");
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			close(go);
+			pmuctx_close(h);
+			unpin();
+			return;
+		}
+		pfd = (struct pollfd){ .fd = pmuctx_fd(h), .events = POLLIN };
+		if (write(go, "g", 1) != 1)
+			diag("go: %s", strerror(errno));
+		reads = 0;
+		fired = false;
+		t0 = ns_of(CLOCK_MONOTONIC);
+		while (!fired && ns_of(CLOCK_MONOTONIC) - t0 < 20000000000ULL &&
+		       waitpid(pid, &st, WNOHANG) == 0) {
+			if (ioctl(pmuctx_fd(h), PMUCTX_IOC_READ, &rd) == 0)
+				reads++;
+			fired = poll(&pfd, 1, 0) == 1;
+			usleep(500);
+		}
+		/* the task's whole count: stop it, then one more READ */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(go);
+		total = ioctl(pmuctx_fd(h), PMUCTX_IOC_READ, &rd) == 0 &&
+			rd.nr_events >= 1 ? rd.values[0] : 0;
+		pmuctx_ring_snapshot(r);
+		flags = pmuctx_ring_flags(r);
+		maxd = 0;
+		sumd = 0;
+		nsw = 0;
+		while (pmuctx_ring_next(r, &rec) > 0) {
+			const struct pmuctx_rec_switch *sw = (const void *)rec.hdr;
 
-		if (rec.type == PMUCTX_REC_SWITCH && sw->c.pid == pid &&
-		    sw->nr >= 1 && sw->delta[0] > maxd)
-			maxd = sw->delta[0];
+			if (rec.type != PMUCTX_REC_SWITCH || sw->c.pid != pid ||
+			    sw->nr < 1)
+				continue;
+			nsw++;
+			sumd += sw->delta[0];
+			if (sw->delta[0] > maxd)
+				maxd = sw->delta[0];
+		}
+		pmuctx_ring_resume(r);
+		pmuctx_close(h);
+		diag("trigger-fold: attempt %d: %d READs, POLLIN %d, flags 0x%x, %d SWITCH records, longest %.3f ms, their sum %.3f ms of %.3f ms counted",
+		     attempt, reads, fired, flags, nsw, maxd / 1e6, sumd / 1e6,
+		     total / 1e6);
+		/*
+		 * What no SWITCH record holds is the slice the kill ended
+		 * (up to one 40 ms burn); the defect loses every fold.
+		 */
+		covered = total <= sumd + 50000000ULL;
+		judged = maxd > o.threshold && reads >= 2;
+		if (covered && !judged)
+			diag("trigger-fold: no slice over 10 ms (another task shared the CPU) or too few READs; again");
 	}
-	/* the trigger ends the loop: under TCG that can be after a few */
-	result(reads >= 2, "trigger-fold: %d READs while the worker ran", reads);
-	result(fired && (flags & PMUCTX_RING_F_TRIGGERED),
-	       "trigger-fold: a 40 ms slice fires a 10 ms trigger although READs fold it every 0.5 ms (POLLIN %d, flags 0x%x)",
-	       fired, flags);
-	result(maxd > 10000000,
-	       "trigger-fold: the SWITCH record holds the whole slice (longest %.3f ms), not the part after the last fold",
-	       maxd / 1e6);
-	pmuctx_ring_resume(r);
-out:
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	close(go);
-	pmuctx_close(h);
+	result(covered,
+	       "trigger-fold: the SWITCH records hold the whole slices: their sum %.3f ms of %.3f ms counted, less than one burn apart, not the parts after the last fold",
+	       sumd / 1e6, total / 1e6);
+	if (!judged && covered)
+		skip("every burn was split by another task in 3 attempts",
+		     "trigger-fold: a 40 ms slice fires a 10 ms trigger although READs fold it every 0.5 ms");
+	else
+		result(fired && (flags & PMUCTX_RING_F_TRIGGERED),
+		       "trigger-fold: a 40 ms slice fires a 10 ms trigger although READs fold it every 0.5 ms (POLLIN %d, flags 0x%x, longest slice %.3f ms)",
+		       fired, flags, maxd / 1e6);
 	unpin();
 }
 
