@@ -156,6 +156,20 @@ static u64 pmuctx_task_runtime(struct task_struct *t)
 	return READ_ONCE(t->se.sum_exec_runtime);
 }
 
+/*
+ * Add @v to a task's total of event @i.  A plain read-modify-write: only
+ * the CPU the task runs on writes its totals (the switch path, READ's
+ * IPI; the fold once it is gone).  The debug build can widen the window
+ * (t_store reset-race).
+ */
+static __always_inline void pmuctx_total_add(u64 *tot, unsigned int i, u64 v)
+{
+	u64 t = READ_ONCE(tot[i]);
+
+	pmuctx_selftest_total_delay();
+	WRITE_ONCE(tot[i], t + v);
+}
+
 /* Add @v to the totals of the events in @mask (bit i: event i). */
 static __always_inline void pmuctx_add_events(u64 *tot, unsigned long mask,
 					      u64 v)
@@ -164,7 +178,7 @@ static __always_inline void pmuctx_add_events(u64 *tot, unsigned long mask,
 
 	while (mask) {
 		i = __ffs(mask);
-		WRITE_ONCE(tot[i], tot[i] + v);
+		pmuctx_total_add(tot, i, v);
 		mask &= mask - 1;
 	}
 }
@@ -300,7 +314,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 		for (k = 0; k < s->nr_snap; k++) {
 			i = s->snap_ev[k];
 			d = pmuctx_slice_count(sc, snap, i, k, slice, gen);
-			WRITE_ONCE(tot[i], tot[i] + d);
+			pmuctx_total_add(tot, i, d);
 		}
 		goto out;
 	}
@@ -314,7 +328,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 		else
 			d = pmuctx_slice_count(sc, snap, i, s->snap_slot[i],
 					       slice, gen);
-		WRITE_ONCE(tot[i], tot[i] + d);
+		pmuctx_total_add(tot, i, d);
 		/*
 		 * A fold keeps the slice going: its part waits in acc for
 		 * the SWITCH record and the trigger (sampling issue item 5).

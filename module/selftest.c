@@ -84,6 +84,11 @@ module_param_named(selftest_exec_delay_ms, pmuctx_selftest_exec_delay_ms,
 		   uint, 0600);
 MODULE_PARM_DESC(selftest_exec_delay_ms,
 		 "Test hook: the exec probe busy-waits this long (at most 500 ms, interrupts on) before it handles a privilege-raising exec, to widen the window between commit_creds() and the sched_process_exec tracepoint (0: off)");
+static unsigned int pmuctx_selftest_total_delay_us;
+module_param_named(selftest_total_delay_us, pmuctx_selftest_total_delay_us,
+		   uint, 0600);
+MODULE_PARM_DESC(selftest_total_delay_us,
+		 "Test hook: busy-wait this long (us, <= 2000) between reading and writing a task's or a CPU's totals (t_store reset-race)");
 static unsigned int pmuctx_selftest_join_delay_ms;
 module_param_named(selftest_join_delay_ms, pmuctx_selftest_join_delay_ms,
 		   uint, 0600);
@@ -148,6 +153,19 @@ void pmuctx_selftest_exec_delay(void)
 
 	if (ms)
 		mdelay(min(ms, 500U));
+}
+
+/*
+ * t_store reset-race: the switch path (IRQs off) and the fold (preemption
+ * off) wait here between the read and the write of the totals they add
+ * to, so that a RESET on another CPU lands inside.
+ */
+void pmuctx_selftest_total_delay(void)
+{
+	unsigned int us = READ_ONCE(pmuctx_selftest_total_delay_us);
+
+	if (us)
+		udelay(min(us, 2000U));
 }
 
 /* t_store cgclose: the join worker starts this much later */

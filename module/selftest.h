@@ -39,6 +39,7 @@ void pmuctx_selftest_attach_delay(void);
 void pmuctx_selftest_revive_delay(void);
 void pmuctx_selftest_exec_delay(void);
 void pmuctx_selftest_join_delay(void);
+void pmuctx_selftest_total_delay(void);
 void pmuctx_selftest_cache_check(struct pmuctx_entry *e);
 
 /* SESSION_CREATE, after the fields are checked: the backend exists */
@@ -85,6 +86,7 @@ static inline void pmuctx_selftest_attach_delay(void) { }
 static inline void pmuctx_selftest_revive_delay(void) { }
 static inline void pmuctx_selftest_exec_delay(void) { }
 static inline void pmuctx_selftest_join_delay(void) { }
+static inline void pmuctx_selftest_total_delay(void) { }
 static inline void pmuctx_selftest_cache_check(struct pmuctx_entry *e) { }
 static inline unsigned int pmuctx_selftest_tail_ms(void) { return 0; }
 

@@ -573,8 +573,12 @@ static void pmuctx_entry_fold(struct pmuctx_entry *e)
 	/* READ sees retiring before any total moves (pmuctx_read_walk()) */
 	smp_mb__after_atomic();
 	sc = get_cpu_ptr(s->cpu);
-	for (i = 0; i < s->nr_events; i++)
-		WRITE_ONCE(sc->folded[i], sc->folded[i] + READ_ONCE(tot[i]));
+	for (i = 0; i < s->nr_events; i++) {
+		u64 f = READ_ONCE(sc->folded[i]);
+
+		pmuctx_selftest_total_delay();	/* t_store reset-race */
+		WRITE_ONCE(sc->folded[i], f + READ_ONCE(tot[i]));
+	}
 	put_cpu_ptr(s->cpu);
 	for (i = 0; i < s->nr_events; i++)
 		sum[i] = READ_ONCE(tot[i]) + atomic64_read(&ch[i]);

@@ -1634,6 +1634,100 @@ static void test_cgclose(void)
 	check_store_empty("cgclose");
 }
 
+/* ---- RESET against the writers of the totals --------------------------- */
+
+/*
+ * RESET zeroes a session's counts while tasks run (issue 29 item 8).  The
+ * switch path adds a slice to its task's total with a read-modify-write,
+ * and a fold adds an exited task's total to its CPU's folded sum the same
+ * way: a RESET on another CPU that zeroes either in between is undone by
+ * the write, and the count after RESET keeps what it had before.  The
+ * debug hook selftest_total_delay_us widens both windows.  A worker on
+ * CPU 1 forks children that burn a little and exit (switches, and folds
+ * when they are freed); CPU 0 RESETs every 100 ms and READs at once: the
+ * task-clock counted since cannot exceed the wall time since RESET began
+ * (all of it runs on CPU 1) by more than RESET_SLACK_NS: the run time of
+ * a task running on another CPU is as of that CPU's last scheduler
+ * update (up to a tick), and the hook's own delay.  Before the fix the
+ * excess was 30-80 ms (what the worker ran in the 100 ms before).
+ */
+#define RESET_ROUNDS		50
+#define RESET_SLACK_NS		10000000ULL
+#define RESET_DELAY_US		"1000"
+
+static void reset_race_worker(void)
+{
+	pid_t c;
+
+	for (;;) {
+		c = fork();
+		if (c == 0) {
+			burn_ms(1);
+			_exit(0);
+		}
+		if (c > 0)
+			waitpid(c, NULL, 0);
+		burn_ms(1);
+	}
+}
+
+static void test_reset_race(void)
+{
+	static const unsigned int ev1[] = { PMUCTX_EV_TASK_CLOCK };
+	uint64_t t0, t1, worst = 0, pre = 0;
+	struct pmuctx_read r;
+	int fd, i, bad = 0, ok = 0;
+	pid_t w;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		skip("needs 2 CPUs", "reset-race: RESET while the tasks switch and fold");
+		return;
+	}
+	if (write_param("selftest_total_delay_us", RESET_DELAY_US)) {
+		result(0, "reset-race: hook selftest_total_delay_us: %s",
+		       strerror(errno));
+		return;
+	}
+	set_cpu(1);
+	w = fork();
+	if (w == 0)
+		reset_race_worker();
+	set_cpu(0);
+	fd = session(PMUCTX_TARGET_PID, w, PMUCTX_SESSION_INHERIT |
+		     PMUCTX_SESSION_PER_SWITCH, ev1, 1, 0, 0);
+	result(fd >= 0, "reset-race: a per-switch session on a forking worker (%d)",
+	       fd);
+	for (i = 0; fd >= 0 && i < RESET_ROUNDS; i++) {
+		usleep(100000);
+		t0 = ns_of(CLOCK_MONOTONIC);
+		if (ioctl(fd, PMUCTX_IOC_RESET, 0) || sread(fd, &r, 0)) {
+			result(0, "reset-race: RESET, READ: %s", strerror(errno));
+			break;
+		}
+		t1 = ns_of(CLOCK_MONOTONIC);
+		if (r.values[0] > t1 - t0 + RESET_SLACK_NS) {
+			bad++;
+			if (r.values[0] - (t1 - t0) > worst) {
+				worst = r.values[0] - (t1 - t0);
+				pre = r.values[0];
+			}
+		} else {
+			ok++;
+		}
+	}
+	write_param("selftest_total_delay_us", "0");
+	if (fd >= 0) {
+		result(!bad && ok == RESET_ROUNDS,
+		       "reset-race: the count after RESET is what ran since (%d of %d RESETs kept an older count, worst %.3f ms counted, %.3f ms more than the wall time since)",
+		       bad, RESET_ROUNDS, pre / 1e6, worst / 1e6);
+		close(fd);
+	}
+	kill(w, SIGKILL);
+	waitpid(w, NULL, 0);
+	set_cpu_any();
+	check_store_empty("reset-race");
+}
+
 /* ---- unprivileged ------------------------------------------------------- */
 
 static void idle_fn(void *arg)
@@ -2318,6 +2412,7 @@ int main(int argc, char **argv)
 		{ "hotplug", test_hotplug, false },
 		{ "hotplug-gap", test_hotplug_gap, true },
 		{ "cgclose", test_cgclose, true },
+		{ "reset-race", test_reset_race, true },
 	};
 	unsigned int i;
 	int a;
