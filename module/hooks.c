@@ -170,6 +170,42 @@ static __always_inline void pmuctx_total_add(u64 *tot, unsigned int i, u64 v)
 	WRITE_ONCE(tot[i], t + v);
 }
 
+/*
+ * @e's totals, to add to: zeroed first when they are of a RESET before
+ * the session's @rgen (pmuctx_session_reset() writes no count; READ and
+ * the fold take totals of an older generation as zero meanwhile).  This
+ * CPU's slice times the same way.
+ */
+static __always_inline u64 *pmuctx_total_now(struct pmuctx_entry *e, u32 rgen)
+{
+	u64 *tot = pmuctx_total(e);
+	unsigned int i;
+
+	if (unlikely(e->tot_gen != rgen)) {
+		for (i = 0; i < e->sess->nr_events; i++)
+			WRITE_ONCE(tot[i], 0);
+		/* pairs with pmuctx_total_get() */
+		smp_wmb();
+		WRITE_ONCE(e->tot_gen, rgen);
+	}
+	return tot;
+}
+
+static __always_inline void pmuctx_time_now(struct pmuctx_sess_cpu *sc,
+					    unsigned int nr_events, u32 rgen)
+{
+	unsigned int i;
+
+	if (unlikely(sc->time_gen != rgen)) {
+		WRITE_ONCE(sc->slice_ns, 0);
+		for (i = 0; i < nr_events; i++)
+			WRITE_ONCE(sc->lost_ns[i], 0);
+		/* pairs with pmuctx_sum_cpus() */
+		smp_wmb();
+		WRITE_ONCE(sc->time_gen, rgen);
+	}
+}
+
 /* Add @v to the totals of the events in @mask (bit i: event i). */
 static __always_inline void pmuctx_add_events(u64 *tot, unsigned long mask,
 					      u64 v)
@@ -212,7 +248,9 @@ static void pmuctx_entry_start(struct pmuctx_entry *e, int cpu, u64 gen)
 		pmuctx_exec_seen(e, e->task);
 	sc = per_cpu_ptr(s->cpu, cpu);
 	if (s->migr_mask && e->last_cpu >= 0 && e->last_cpu != cpu)
-		pmuctx_add_events(pmuctx_total(e), s->migr_mask, 1);
+		pmuctx_add_events(pmuctx_total_now(e,
+						   READ_ONCE(s->reset_gen)),
+				  s->migr_mask, 1);
 	snap = pmuctx_snap(e);
 	if (gen && sc->shr_gen == gen) {
 		for (k = 0; k < s->nr_snap; k++)
@@ -292,6 +330,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 	struct pmuctx_sess_cpu *sc;
 	u64 *snap, *tot, *acc, slice, d;
 	unsigned int i, k;
+	u32 rgen;
 	bool cs;
 
 	if (!e->in)
@@ -301,7 +340,9 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 		return false;
 	sc = per_cpu_ptr(s->cpu, cpu);
 	snap = pmuctx_snap(e);
-	tot = pmuctx_total(e);
+	rgen = READ_ONCE(s->reset_gen);
+	tot = pmuctx_total_now(e, rgen);
+	pmuctx_time_now(sc, s->nr_events, rgen);
 	acc = pmuctx_slice_acc(e);
 	slice = pmuctx_task_runtime(e->task);
 	slice = slice > e->in_ns ? slice - e->in_ns : 0;
@@ -887,6 +928,7 @@ static void pmuctx_drop_current(struct pmuctx_entry *e)
 static void pmuctx_exit_entry(struct pmuctx_entry *e)
 {
 	struct pmuctx_session *s = e->sess;
+	u64 tot[PMUCTX_MAX_EVENTS];
 	unsigned long flags;
 	int cpu;
 
@@ -901,7 +943,8 @@ static void pmuctx_exit_entry(struct pmuctx_entry *e)
 	if (pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL))
 		pmuctx_entry_start(e, cpu, 0);
 	local_irq_restore(flags);
-	pmuctx_rec_exit(s, current, pmuctx_total(e));
+	pmuctx_total_get(e, READ_ONCE(s->reset_gen), tot);
+	pmuctx_rec_exit(s, current, tot);
 }
 
 static void pmuctx_probe_exit(void *data, PMUCTX_EXIT_ARGS)

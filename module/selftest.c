@@ -183,10 +183,17 @@ static atomic64_t pmuctx_selftest_checks;
 static atomic64_t pmuctx_selftest_mismatches;
 static atomic64_t pmuctx_selftest_migrations;
 
-static u64 pmuctx_sig(const struct pmuctx_entry *e, u32 i)
+/* after the save area (pmuctx_selftest_entry_extra()) */
+static struct pmuctx_selftest_state *pmuctx_st(struct pmuctx_entry *e)
+{
+	return (void *)((u8 *)pmuctx_save(e) +
+			ALIGN(e->sess->data_size, sizeof(u64)));
+}
+
+static u64 pmuctx_sig(struct pmuctx_entry *e, u32 i)
 {
 	u64 v = (u64)(unsigned long)e->task ^
-		(e->save_seq * 0x9E3779B97F4A7C15ULL);
+		(pmuctx_st(e)->seq * 0x9E3779B97F4A7C15ULL);
 
 	return v + (u64)i * 0x100000001B3ULL;
 }
@@ -201,7 +208,7 @@ void pmuctx_selftest_save(struct pmuctx_entry *e, int cpu)
 	u64 *w = pmuctx_save(e);
 	u64 tail;
 
-	e->save_seq++;
+	pmuctx_st(e)->seq++;
 	for (i = 0; i < n; i++)
 		w[i] = pmuctx_sig(e, i);
 	if (size % sizeof(u64)) {
@@ -215,7 +222,7 @@ void pmuctx_selftest_save(struct pmuctx_entry *e, int cpu)
 		    atomic_dec_if_positive(&pmuctx_selftest_inject) >= 0)
 			((u8 *)w)[size - 1] ^= 0x5a;
 	}
-	e->save_cpu = cpu;
+	pmuctx_st(e)->cpu = cpu;
 	e->flags |= PMUCTX_EF_SAVE_VALID;
 }
 
@@ -227,7 +234,7 @@ void pmuctx_selftest_verify(struct pmuctx_entry *e, int cpu)
 	u64 tail;
 
 	atomic64_inc(&pmuctx_selftest_checks);
-	if (e->save_cpu != cpu)
+	if (pmuctx_st(e)->cpu != cpu)
 		atomic64_inc(&pmuctx_selftest_migrations);
 	for (i = 0; i < n && !bad; i++)
 		bad = w[i] != pmuctx_sig(e, i);

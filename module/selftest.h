@@ -12,6 +12,7 @@
 #ifndef _PMUCTX_SELFTEST_H
 #define _PMUCTX_SELFTEST_H
 
+#include <linux/align.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/types.h>
@@ -41,6 +42,24 @@ void pmuctx_selftest_exec_delay(void);
 void pmuctx_selftest_join_delay(void);
 void pmuctx_selftest_total_delay(void);
 void pmuctx_selftest_cache_check(struct pmuctx_entry *e);
+
+/*
+ * The SELFTEST backend's own state in each entry, after the save area:
+ * the bytes pmuctx_entry_size() adds to an entry of @size so far.
+ */
+struct pmuctx_selftest_state {
+	u32	seq;		/* switch-outs that wrote the save area */
+	s32	cpu;		/* the CPU of the last one */
+};
+
+static inline size_t pmuctx_selftest_entry_extra(const struct pmuctx_session *s,
+						 size_t size)
+{
+	if (s->backend != PMUCTX_BACKEND_SELFTEST)
+		return 0;
+	return ALIGN(size, sizeof(u64)) - size +
+	       sizeof(struct pmuctx_selftest_state);
+}
 
 /* SESSION_CREATE, after the fields are checked: the backend exists */
 static inline int pmuctx_selftest_backend_check(const struct pmuctx_session_attr *a)
@@ -77,6 +96,12 @@ static inline unsigned int pmuctx_selftest_tail_ms(void)
 static inline int pmuctx_selftest_backend_check(const struct pmuctx_session_attr *a)
 {
 	return a->backend == PMUCTX_BACKEND_SELFTEST ? -EOPNOTSUPP : 0;
+}
+
+static inline size_t pmuctx_selftest_entry_extra(const struct pmuctx_session *s,
+						 size_t size)
+{
+	return 0;
 }
 
 static inline void pmuctx_selftest_switch_in(struct pmuctx_entry *e, int cpu) { }

@@ -822,16 +822,13 @@ static void pmuctx_read_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
 	struct pmuctx_read_ctx *c = container_of(v, struct pmuctx_read_ctx, v);
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_task_values *tv;
-	u64 *tot = pmuctx_total(e), val[PMUCTX_MAX_EVENTS];
-	atomic64_t *ch = pmuctx_children(e);
+	u64 val[PMUCTX_MAX_EVENTS], chv[PMUCTX_MAX_EVENTS];
 	unsigned int i;
 
-	if (s->switchless) {
+	if (s->switchless)
 		pmuctx_tsrc_values(e, val);
-	} else {
-		for (i = 0; i < s->nr_events; i++)
-			val[i] = READ_ONCE(tot[i]);
-	}
+	else
+		pmuctx_total_get(e, READ_ONCE(s->reset_gen), val);
 	if (!(e->flags & PMUCTX_EF_FOLDED))
 		for (i = 0; i < s->nr_events; i++)
 			c->r->values[i] += val[i];
@@ -849,9 +846,10 @@ static void pmuctx_read_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
 			tv->flags |= PMUCTX_TASK_INHERITED;
 		memcpy(tv->comm, e->comm, sizeof(tv->comm));
 		tv->comm[sizeof(tv->comm) - 1] = '\0';
+		pmuctx_children_get(e, READ_ONCE(s->reset_gen), chv);
 		for (i = 0; i < s->nr_events; i++) {
 			tv->values[i] = val[i];
-			tv->children[i] = atomic64_read(&ch[i]);
+			tv->children[i] = chv[i];
 		}
 	}
 	c->count++;
@@ -865,12 +863,18 @@ static void pmuctx_sum_cpus(struct pmuctx_session *s, struct pmuctx_read *r)
 
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+		/* slice times of an earlier RESET are zero (pmuctx_time_now()) */
+		bool cur = READ_ONCE(sc->time_gen) == READ_ONCE(s->reset_gen);
 
+		/* the times after their generation: pmuctx_time_now() */
+		smp_rmb();
 		for (i = 0; i < s->nr_events; i++) {
-			r->values[i] += READ_ONCE(sc->folded[i]);
-			lost[i] += READ_ONCE(sc->lost_ns[i]);
+			r->values[i] += atomic64_read(&sc->folded[i]);
+			if (cur)
+				lost[i] += READ_ONCE(sc->lost_ns[i]);
 		}
-		r->time_slices += READ_ONCE(sc->slice_ns);
+		if (cur)
+			r->time_slices += READ_ONCE(sc->slice_ns);
 		r->tasks_dropped += READ_ONCE(sc->dropped);
 	}
 	/* a RESET racing a slice's end can leave more lost than slices */
@@ -1000,20 +1004,22 @@ int pmuctx_session_read(struct pmuctx_session *s, struct pmuctx_read *r,
 	return 0;
 }
 
+/*
+ * RESET of one entry: the children totals (the folds of its children
+ * add to them) zeroed; the task's own totals are zeroed by their writer
+ * (pmuctx_total_now()), or, in a switchless session, here under
+ * entries_lock.
+ */
 static void pmuctx_reset_visit(struct pmuctx_entry *e, struct pmuctx_visitor *v)
 {
 	struct pmuctx_session *s = e->sess;
-	u64 *tot = pmuctx_total(e);
 	atomic64_t *ch = pmuctx_children(e);
 	unsigned int i;
 
 	if (s->switchless)
-		pmuctx_tsrc_reset(e);
-	for (i = 0; i < s->nr_events; i++) {
-		if (!s->switchless)
-			WRITE_ONCE(tot[i], 0);
+		pmuctx_tsrc_reset(e, s->reset_gen);
+	for (i = 0; i < s->nr_events; i++)
 		atomic64_set(&ch[i], 0);
-	}
 }
 
 /*
@@ -1033,25 +1039,42 @@ static void pmuctx_tsrc_close_visit(struct pmuctx_entry *e,
 	pmuctx_tsrc_close(e);
 }
 
-/* PMUCTX_IOC_RESET, process context, s->lock held. */
+/*
+ * PMUCTX_IOC_RESET, process context, s->lock held.
+ *
+ * The switch path adds to a task's totals and a fold to its CPU's sum
+ * and its parent's children totals with plain or atomic adds, on other
+ * CPUs while RESET runs: a zero RESET wrote between a read and a write
+ * was undone (issue 29 item 8).  So RESET moves the session to the next
+ * generation (reset_gen) and writes none of the totals that the switch
+ * path adds to: those of an older generation read as zero and are
+ * zeroed by their writer.  The sums the folds add to (per CPU, the
+ * children's) are atomic and zeroed here, after a grace period: every
+ * fold that read the older generation (on the RCU read side) has added
+ * by then, and later ones add only counts of the new one: their task's
+ * own, and its children's only once ch_gen says the zeroing is done.
+ * What ran while RESET itself runs may be counted or not.
+ */
 void pmuctx_session_reset(struct pmuctx_session *s)
 {
 	struct pmuctx_visitor v = { .visit = pmuctx_reset_visit };
 	unsigned int i;
 	int cpu;
 
+	/* the running slices end in the old generation */
 	if (READ_ONCE(s->enabled))
 		pmuctx_sess_sync_paced(s);
+	WRITE_ONCE(s->reset_gen, s->reset_gen + 1);
+	synchronize_rcu();
 	pmuctx_visit_entries(s, &v);
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 
-		for (i = 0; i < PMUCTX_MAX_EVENTS; i++) {
-			WRITE_ONCE(sc->folded[i], 0);
-			WRITE_ONCE(sc->lost_ns[i], 0);
-		}
-		WRITE_ONCE(sc->slice_ns, 0);
+		for (i = 0; i < PMUCTX_MAX_EVENTS; i++)
+			atomic64_set(&sc->folded[i], 0);
 	}
+	/* every children total is zero: pmuctx_children_get() reads them */
+	smp_store_release(&s->ch_gen, s->reset_gen);
 	s->time_enabled = 0;
 	s->enabled_at = ktime_get_ns();
 }

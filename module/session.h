@@ -137,8 +137,18 @@ struct pmuctx_sess_cpu {
 	 */
 	u64			slice_ns;
 	u64			lost_ns[PMUCTX_MAX_EVENTS];
+	/*
+	 * The session's reset_gen that slice_ns and lost_ns are of: this
+	 * CPU zeroes them at its first slice after a RESET (READ takes
+	 * them as zero until then); RESET never writes them.
+	 */
+	u32			time_gen;
 	struct pmuctx_rb	ring;
-	u64			folded[PMUCTX_MAX_EVENTS]; /* exited tasks */
+	/*
+	 * Exited tasks' totals, added by the folds on this CPU; RESET
+	 * zeroes them from another: atomic, so neither undoes the other.
+	 */
+	atomic64_t		folded[PMUCTX_MAX_EVENTS];
 	unsigned int		pool_nr;
 	struct pmuctx_entry	*pool[PMUCTX_POOL_MAX];
 	struct irq_work		refill;
@@ -221,6 +231,14 @@ struct pmuctx_session {
 
 	u64			enabled_at;
 	u64			time_enabled;
+	/*
+	 * RESETs so far (pmuctx_session_reset(), s->lock held): counts of
+	 * an earlier generation read as zero (pmuctx_entry.tot_gen,
+	 * pmuctx_sess_cpu.time_gen), so RESET writes no count that the
+	 * switch path or a fold adds to.
+	 */
+	u32			reset_gen;
+	u32			ch_gen;		/* RESET's zeroing done */
 	atomic64_t		tasks_seen;
 	atomic64_t		tasks_exited;
 	atomic64_t		priv_exec;

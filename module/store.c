@@ -141,6 +141,7 @@ int pmuctx_entry_caches_init(void)
 	/* e->size is a u16 */
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) +
 		     3 * sizeof(u64) * PMUCTX_MAX_EVENTS + PMUCTX_MAX_DATA_SIZE +
+		     2 * sizeof(u64) +
 		     sizeof(struct pmuctx_defer) + sizeof(struct pmuctx_maps) +
 		     sizeof(u64) * PMUCTX_MAX_EVENTS + 2 * sizeof(u64) >
 		     U16_MAX);
@@ -210,6 +211,8 @@ void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 	}
 	size = sizeof(struct pmuctx_entry) +
 	       sizeof(u64) * (2 * s->nr_events + s->nr_snap) + s->data_size;
+	/* the debug build's SELFTEST backend keeps its state after it */
+	size += pmuctx_selftest_entry_extra(s, size);
 	s->defer_offset = 0;
 	s->maps_offset = 0;
 	s->slice_offset = 0;
@@ -411,6 +414,8 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 	get_task_struct(t);
 	e->task = t;
 	e->sess = s;
+	/* counts of this RESET on (pmuctx_session_reset()) */
+	e->tot_gen = READ_ONCE(s->reset_gen);
 	if (parent) {
 		refcount_inc(&parent->ref);
 		e->parent = parent;
@@ -557,31 +562,37 @@ static void pmuctx_entry_reparent(struct pmuctx_entry *e,
 static void pmuctx_entry_fold(struct pmuctx_entry *e)
 {
 	struct pmuctx_session *s = e->sess;
-	u64 *tot = pmuctx_total(e), sum[PMUCTX_MAX_EVENTS];
-	atomic64_t *ch = pmuctx_children(e);
+	u64 tot[PMUCTX_MAX_EVENTS], sum[PMUCTX_MAX_EVENTS];
 	struct pmuctx_entry *parent, *top;
 	struct pmuctx_sess_cpu *sc;
 	unsigned int i;
+	u32 gen;
 
 	lockdep_assert_irqs_enabled();
 	if (e->flags & PMUCTX_EF_FOLDED)
 		return;
+	/*
+	 * Only counts of the current RESET generation move: RESET waits a
+	 * grace period (we are on the RCU read side) after it moves to the
+	 * next one before it zeroes the sums we add to, so a fold that read
+	 * an older one has added before the zeroing.
+	 */
+	gen = READ_ONCE(s->reset_gen);
 	/* the task's counts to now are its final ones (tasksrc.c) */
 	if (s->switchless)
 		pmuctx_tsrc_close(e);
 	atomic_inc(&s->retiring);
 	/* READ sees retiring before any total moves (pmuctx_read_walk()) */
 	smp_mb__after_atomic();
+	pmuctx_total_get(e, gen, tot);
+	pmuctx_children_get(e, gen, sum);
 	sc = get_cpu_ptr(s->cpu);
 	for (i = 0; i < s->nr_events; i++) {
-		u64 f = READ_ONCE(sc->folded[i]);
-
 		pmuctx_selftest_total_delay();	/* t_store reset-race */
-		WRITE_ONCE(sc->folded[i], f + READ_ONCE(tot[i]));
+		atomic64_add(tot[i], &sc->folded[i]);
+		sum[i] += tot[i];
 	}
 	put_cpu_ptr(s->cpu);
-	for (i = 0; i < s->nr_events; i++)
-		sum[i] = READ_ONCE(tot[i]) + atomic64_read(&ch[i]);
 	/*
 	 * Into the parent's children totals, and on up past every ancestor
 	 * that has folded already: a task is freed a grace period after it

@@ -52,12 +52,12 @@ struct pmuctx_entry {
 	bool			listed;		/* on sess->entries */
 	bool			parked;		/* left the session's cgroup */
 	s16			last_cpu;	/* -1: not run while tracked */
-#ifdef PMUCTX_DEBUG
-	/* the SELFTEST backend (selftest.c): not in a release build */
-	s16			save_cpu;	/* CPU that wrote the save area */
-	u32			save_seq;
-#endif
 	pid_t			pid, tid, ppid;
+	/*
+	 * The session's reset_gen that total[] holds counts of: zeroed by
+	 * its own writer when behind (pmuctx_session_reset()).
+	 */
+	u32			tot_gen;
 	u64			in_ns;		/* run time at the slice's start */
 	char			comm[TASK_COMM_LEN];
 	/*
@@ -91,6 +91,43 @@ static inline u64 *pmuctx_total(struct pmuctx_entry *e)
 static inline atomic64_t *pmuctx_children(struct pmuctx_entry *e)
 {
 	return (atomic64_t *)(e->data + e->sess->nr_events);
+}
+
+/*
+ * @e's totals (@val[nr_events]) as of the session's RESET generation
+ * @gen: zero while they are of an earlier one (their writer zeroes them
+ * at its next write, pmuctx_total_now()).  Pairs with its smp_wmb().
+ */
+static inline void pmuctx_total_get(struct pmuctx_entry *e, u32 gen,
+				    u64 *val)
+{
+	const u64 *tot = pmuctx_total(e);
+	bool cur = READ_ONCE(e->tot_gen) == gen;
+	unsigned int i;
+
+	/* the totals after their generation: pmuctx_total_now() */
+	smp_rmb();
+	for (i = 0; i < e->sess->nr_events; i++)
+		val[i] = cur ? READ_ONCE(tot[i]) : 0;
+}
+
+/*
+ * The same for the children totals, which RESET zeroes itself: zero
+ * until its pass over every entry is done (a fold meanwhile carries
+ * only its task's own counts up, never what was there before RESET).
+ */
+static inline void pmuctx_children_get(struct pmuctx_entry *e, u32 gen,
+				       u64 *val)
+{
+	atomic64_t *ch = pmuctx_children(e);
+	unsigned int i;
+	bool cur;
+
+	/* the zeroing before ch_gen: pmuctx_session_reset() */
+	cur = smp_load_acquire(&e->sess->ch_gen) == gen;
+
+	for (i = 0; i < e->sess->nr_events; i++)
+		val[i] = cur ? atomic64_read(&ch[i]) : 0;
 }
 
 /* Indexed by e->sess->snap_slot[event]. */

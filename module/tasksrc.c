@@ -175,8 +175,11 @@ void pmuctx_tsrc_values(struct pmuctx_entry *e, u64 *val)
 	raw_spin_unlock(&s->entries_lock);
 }
 
-/* RESET: @e's totals are zero from now on.  Process context. */
-void pmuctx_tsrc_reset(struct pmuctx_entry *e)
+/*
+ * RESET: @e's totals are zero from now on, of generation @gen (READ and
+ * the fold take them as they are from here).  Process context.
+ */
+void pmuctx_tsrc_reset(struct pmuctx_entry *e, u32 gen)
 {
 	struct pmuctx_session *s = e->sess;
 	u64 *tot = pmuctx_total(e);
@@ -188,6 +191,9 @@ void pmuctx_tsrc_reset(struct pmuctx_entry *e)
 
 		WRITE_ONCE(tot[i], 0 - v);
 	}
+	/* pairs with pmuctx_total_get() */
+	smp_wmb();
+	WRITE_ONCE(e->tot_gen, gen);
 	raw_spin_unlock(&s->entries_lock);
 }
 

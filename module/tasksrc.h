@@ -19,7 +19,7 @@ void pmuctx_tsrc_close_locked(struct pmuctx_entry *e);
 void pmuctx_tsrc_open(struct pmuctx_entry *e);
 void pmuctx_tsrc_close(struct pmuctx_entry *e);
 void pmuctx_tsrc_values(struct pmuctx_entry *e, u64 *val);
-void pmuctx_tsrc_reset(struct pmuctx_entry *e);
+void pmuctx_tsrc_reset(struct pmuctx_entry *e, u32 gen);
 void pmuctx_tsrc_running(const struct pmuctx_session *s,
 			 struct pmuctx_read *r);
 
