@@ -137,11 +137,30 @@ static void poll_forever(int rfd)
 		poll(p, NFDS, -1);
 }
 
+/*
+ * Whether the module's pending_works lists @pid (issue 29 item 8: the
+ * administrator whose rmmod fails learns which task holds the module).
+ * The first line is the number of works queued; @n gets it.
+ */
+static bool pending_lists(pid_t pid, int *n)
+{
+	char buf[4096], want[32], *p;
+
+	*n = -1;
+	if (read_text("/sys/module/pmuctx/parameters/pending_works", buf,
+		      sizeof(buf)) < 0)
+		return false;
+	*n = atoi(buf);
+	snprintf(want, sizeof(want), "\n%d ", (int)pid);
+	p = strstr(buf, want);
+	return p != NULL;
+}
+
 static void test_blocked(void)
 {
-	int fd, pfd[2], st = 0;
+	int fd, pfd[2], st = 0, n;
 	pid_t child, closer;
-	bool done;
+	bool done, listed;
 
 	fd = sampling_session(0, PMUCTX_SESSION_INHERIT, 10000);
 	if (fd < 0) {
@@ -162,6 +181,9 @@ static void test_blocked(void)
 	}
 	close(pfd[0]);
 	sleep(8);	/* into poll(): samples during the scan, then asleep */
+	listed = pending_lists(child, &n);
+	result(listed, "blocked: pending_works names the sleeping child %d (%d works queued)",
+	       (int)child, n);
 	/* close() in a process of its own, so a hang can be bounded */
 	closer = fork();
 	if (closer == 0) {
@@ -172,6 +194,9 @@ static void test_blocked(void)
 	done = wait_bounded(closer, &st);
 	result(done, "blocked: close() of the session returns while a sampled child sleeps in poll() (%s)",
 	       done ? "returned" : "still in close() after 20 s");
+	listed = pending_lists(child, &n);
+	result(listed, "blocked: after close() pending_works still names the child (%d works queued): its work holds the module",
+	       n);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	if (!done) {
@@ -179,6 +204,11 @@ static void test_blocked(void)
 		diag("after SIGKILL of the child the close() %s",
 		     done ? "returned" : "still hangs");
 	}
+	/* its work ran in do_exit() (exit_task_work()) */
+	listed = pending_lists(child, &n);
+	result(!listed && n >= 0,
+	       "blocked: once the child is gone pending_works no longer names it (%d works queued)",
+	       n);
 	close(pfd[1]);
 }
 

@@ -7,7 +7,9 @@
 #  - blocked: a watched child sampled in the kernel (deferred user
 #    callchain pending) then asleep in that same system call; the
 #    recorder's close() returns (it used to wait in D state until the
-#    child returned to user space);
+#    child returned to user space); the module's pending_works names the
+#    child while its work holds the module, before and after the close(),
+#    and no longer once it is gone (issue 29 item 8);
 #  - lifo: the last session fd closed by a watched child in the system
 #    call in which it was sampled; the fput's task_work runs before the
 #    deferred unwind (LIFO), and release must not wait for it (it used to:
