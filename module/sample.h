@@ -87,7 +87,8 @@ static inline void pmuctx_sample_mark_work(struct pmuctx_entry *e, bool on)
  * The end of such a work, its last statement.  (A work sets its mark
  * before it calls any kernel function but ftrace's __fentry__: a tick
  * there sees an ip in the module.)  In order:
- *  - the module reference (pmuctx_task_work_done()), still marked: from
+ *  - the module reference and the listing (pmuctx_task_work_done()),
+ *    still marked: from
  *    here on only code that pmuctx_exit()'s RCU Tasks wait covers runs,
  *    and the free callback the entry's put may queue is queued before
  *    that wait ends, so the rcu_barrier() after it sees the callback;
@@ -106,7 +107,7 @@ static inline void pmuctx_sample_work_end(struct pmuctx_entry *e)
 {
 	unsigned long flags;
 
-	pmuctx_task_work_done();
+	pmuctx_task_work_done(e);
 	local_irq_save(flags);
 	pmuctx_sample_mark_work(e, false);
 	pmuctx_entry_put(e);

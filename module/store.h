@@ -197,7 +197,7 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		       struct task_struct *t, struct pmuctx_entry *parent);
 void pmuctx_entry_free_unused(struct pmuctx_entry *e);
 void pmuctx_entry_put(struct pmuctx_entry *e);
-void pmuctx_task_work_done(void);
+void pmuctx_task_work_done(struct pmuctx_entry *e);
 bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
 			    task_work_func_t fn, bool *pending);
 void pmuctx_entry_unparent(struct pmuctx_entry *e);

@@ -41,6 +41,7 @@ static const struct {
 	{ "max_ring_pages", "data pages per CPU, per session" },
 	{ "max_exited", "exited tasks kept, per session (default)" },
 	{ "pool_size", "pre-allocated entries per CPU and session" },
+	{ "pending_works", "works queued in tasks, each pins the module (names: the parameter)" },
 };
 
 /*
