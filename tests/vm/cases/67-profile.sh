@@ -453,6 +453,26 @@ fi
 
 short_case defer -g
 short_case fp -g --call-graph fp
+# ---- the launcher is never recorded (issue 30 item 4) -----------------------
+# pmuctx record forks a process that execs the command; recording starts at
+# the exec (enable_on_exec), so no sample has the launcher's name (pmuctx):
+# before, the fork's copy of the CLI and the first half of the exec (the old
+# mm torn down) were sampled as "pmuctx", 1-9 % of a profile.  Three runs of
+# /bin/true at 10 kHz.
+l_true=0
+l_launcher=0
+for i in 1 2 3; do
+	"$CLI" record -q -F 10000 -o "$W/launch.pmu" -- /bin/true >/dev/null 2>&1 || true
+	"$CLI" report -i "$W/launch.pmu" --format folded --weight samples > "$W/launch.folded" 2>/dev/null || true
+	l_true=$((l_true + $(weight "$W/launch.folded" '^true(;| )')))
+	l_launcher=$((l_launcher + $(weight "$W/launch.folded" '^pmuctx(;| )')))
+done
+if [ "$l_launcher" -eq 0 ] && [ "$l_true" -gt 0 ]; then
+	ok "launcher: pmuctx record -F 10000 -- /bin/true, 3 runs: $l_true samples of true, none of the launcher (pmuctx)"
+else
+	not_ok "launcher: pmuctx record -F 10000 -- /bin/true, 3 runs: no sample of the launcher (pmuctx) ($l_launcher of them, $l_true of true)"
+	diag_out "$(cat "$W/launch.folded")"
+fi
 # ... and the map that named them is the module's (reason "kernel"), with
 # the chain binary in it.
 "$CLI" report -i "$W/short-defer.pmu" --format json > "$W/short.json" 2>/dev/null || true
