@@ -92,13 +92,28 @@ int write_all(int fd, const void *buf, size_t len);
 int pidfd_open_compat(pid_t pid);
 
 /*
- * The command is forked at once but execs only at child_start(), once the
- * session is enabled, so that nothing it does is missed.
+ * The command is forked at once but execs only at child_start().  With
+ * @at_exec set before child_spawn(), the child is traced and stops at
+ * its exec: child_start() calls its at_exec callback there (the sessions
+ * start: counting begins at the exec, as perf's enable_on_exec, and the
+ * launcher's own work before is never counted), then lets it run.  When
+ * it cannot be traced (already traced, a set-user-ID or file-capabilities
+ * program, which would lose its privileges), @traced is false after
+ * child_spawn() and the caller starts the sessions before child_start().
  */
 struct child {
 	pid_t pid;
 	int go_fd;	/* a byte written here lets the child exec */
 	int err_fd;	/* exec's errno comes back here; EOF once it worked */
+	bool at_exec;	/* in: start at the exec (ptrace) if possible */
+	bool traced;	/* out of child_spawn(): it will stop at its exec */
+	int start_err;	/* out of child_start(): at_exec's error; killed */
+	/*
+	 * out of child_start(), traced: its run time (ns) and context
+	 * switches before the counts started (in its rusage, not in them)
+	 */
+	bool launched;
+	unsigned long long launch_ns, launch_csw;
 };
 
 /*
@@ -108,8 +123,13 @@ struct child {
  */
 int child_spawn(struct child *c, char **argv, const sigset_t *mask,
 		const char **what);
-/* let the child exec; returns exec's errno, or 0 once it worked */
-int child_start(const char *cmd, struct child *c);
+/*
+ * let the child exec; returns exec's errno, or 0 once it worked.  A traced
+ * child: @at_exec(@arg) is called at its exec stop (a non-zero return is
+ * left in c->start_err, and the child is killed before it runs).
+ */
+int child_start(const char *cmd, struct child *c,
+		int (*at_exec)(void *arg), void *arg);
 /* the set-up failed: the child exits without running; reap it */
 void child_abort(struct child *c);
 /* print why the command could not be run (exec's errno @err) */

@@ -47,8 +47,16 @@ static const char stat_help[] =
 "    adds no work to any context switch; other events are saved and\n"
 "    restored at every context switch of a counted task.\n"
 "\n"
-"    CMD starts only once counting is enabled, so nothing it does is\n"
-"    missed. While it runs, pmuctx stat ignores SIGINT and SIGQUIT (a\n"
+"    Counting starts at CMD's exec, as perf stat's (enable_on_exec): the\n"
+"    process pmuctx stat forks stops as the exec completes, before CMD's\n"
+"    first instruction, and is counted from there, so nothing CMD does is\n"
+"    missed and the launcher's own work (the fork, the exec, a PATH\n"
+"    search) is not counted; it is in CMD's rusage, and --json gives it\n"
+"    (launch_ns, launch_csw). Where the process cannot stop there (it is\n"
+"    traced already, or CMD is a setuid, setgid or file-capabilities\n"
+"    program, which a traced exec would run without its privileges),\n"
+"    counting starts before the exec instead; with -a or -G, at once.\n"
+"    While it runs, pmuctx stat ignores SIGINT and SIGQUIT (a\n"
 "    Ctrl-C reaches the command, which decides what to do) and forwards\n"
 "    SIGTERM and SIGHUP to it. When CMD exits, the counts are printed and\n"
 "    pmuctx stat exits with CMD's exit status.\n"
@@ -113,7 +121,10 @@ static const char stat_help[] =
 "             from an older module), \"tasks_seen\": N, \"tasks_exited\": N,\n"
 "             \"tasks_dropped\": N, \"priv_exec_stopped\": N,\n"
 "             \"tasks_unlisted\": N, \"user_ns\"/\"sys_ns\",\n"
-"             \"nvcsw\"/\"nivcsw\" (the command's rusage from wait4) and\n"
+"             \"nvcsw\"/\"nivcsw\" (the command's rusage from wait4),\n"
+"             \"launch_ns\"/\"launch_csw\" (its run time and context\n"
+"             switches before its exec, where counting starts: in the\n"
+"             rusage, not in the counts) and\n"
 "             \"exit_status\" (with a command), \"tasks\": [{\"pid\",\n"
 "             \"tid\", \"ppid\", \"comm\", \"flags\": [...], \"values\":\n"
 "             {EVENT: N},\n"
@@ -178,7 +189,7 @@ HELP_EXTRA_MARK
 "    rusage (wait4): a thread other than a process's main one adds its\n"
 "    switches to the process's rusage when it exits, before its final\n"
 "    switch-out; a note then gives the difference. Programs of processes\n"
-"    match their rusage within 1 %.\n"
+"    match their rusage less what ran before the exec within 1 %.\n"
 "\n"
 "    A hardware counter that lost its PMU slot, or the counter of a CPU\n"
 "    that just came back online, counts nothing for a while: the count\n"
@@ -434,6 +445,12 @@ static void forward_signal(int sig)
 		kill(forward_pid, sig);
 }
 
+/* child_start()'s callback: the command has exec'ed, count from here */
+static int stat_enable_at_exec(void *h)
+{
+	return pmuctx_enable(h);
+}
+
 static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 			const int *ids, int nr, FILE *out)
 {
@@ -443,7 +460,7 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	struct pmuctx_counts counts;
 	struct stat_report rep;
 	struct rusage ru;
-	struct child ch;
+	struct child ch = { 0 };
 	uint64_t t0, t1;
 	int status = 0, err, exec_err, ret;
 	const char *what;
@@ -455,6 +472,11 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 		fprintf(stderr, "pmuctx stat: out of memory\n");
 		return EXIT_RUNTIME;
 	}
+	/*
+	 * A command is counted from its exec: the launcher is not.
+	 * System-wide and cgroup counts start at once, as perf's.
+	 */
+	ch.at_exec = !o->t.system_wide && !o->t.cgroup;
 	if (child_spawn(&ch, o->t.argv, NULL, &what)) {
 		fprintf(stderr, "pmuctx stat: %s: %s\n", what, strerror(errno));
 		free(cmdline);
@@ -463,7 +485,7 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	child = ch.pid;
 
 	err = create_session(h, o, ids, nr, child);
-	if (!err)
+	if (!err && !ch.traced)
 		err = pmuctx_enable(h);
 	if (err) {
 		ret = lib_error(CMD, h, err);
@@ -479,7 +501,7 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	sigaction(SIGHUP, &fwd, &old_hup);
 
 	t0 = now_ns();
-	exec_err = child_start(CMD, &ch);
+	exec_err = child_start(CMD, &ch, stat_enable_at_exec, h);
 
 	memset(&ru, 0, sizeof(ru));
 	do
@@ -497,6 +519,11 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 		print_exec_error(CMD, o->t.argv[0], exec_err);
 		free(cmdline);
 		return exec_status(exec_err);
+	}
+	if (ch.start_err) {
+		/* the session did not start: the command was killed */
+		free(cmdline);
+		return lib_error(CMD, h, ch.start_err);
 	}
 
 	err = read_counts(h, o, &counts);
@@ -517,6 +544,9 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	rep.user_ns = tv_ns(&ru.ru_utime);
 	rep.sys_ns = tv_ns(&ru.ru_stime);
 	rep.nvcsw = ru.ru_nvcsw;
+	rep.have_launch = ch.launched && rep.have_rusage;
+	rep.launch_ns = ch.launch_ns;
+	rep.launch_csw = ch.launch_csw;
 	rep.nivcsw = ru.ru_nivcsw;
 	rep.per_task = o->per_task;
 	rep.have_exit_status = true;

@@ -348,6 +348,10 @@ static bool cs_note(const struct stat_report *r, char *out, size_t len)
 	const struct pmuctx_counts *c = r->counts;
 	__u64 ru = r->nvcsw + r->nivcsw;
 	char d[32], rb[32], tb[32];
+
+	/* the switches before the exec, where counting starts, are not in it */
+	if (r->have_launch)
+		ru = ru > r->launch_csw ? ru - r->launch_csw : 0;
 	double pct;
 	unsigned int i;
 
@@ -360,7 +364,7 @@ static bool cs_note(const struct stat_report *r, char *out, size_t len)
 	    c->values[i] <= ru)
 		return false;
 	snprintf(out, len, "note: context-switches is %s above the command's "
-		 "rusage (nvcsw + nivcsw = %s): it includes each exited "
+		 "rusage from its exec (nvcsw + nivcsw = %s): it includes each exited "
 		 "thread's final switch-out, which the kernel's rusage "
 		 "leaves out for every thread but a process's main one "
 		 "(%s task(s) exited)",
@@ -490,6 +494,10 @@ void stat_print_json(FILE *f, const struct stat_report *r)
 		json_kv_u64(&j, "sys_ns", r->sys_ns);
 		json_kv_u64(&j, "nvcsw", r->nvcsw);
 		json_kv_u64(&j, "nivcsw", r->nivcsw);
+	}
+	if (r->have_launch) {
+		json_kv_u64(&j, "launch_ns", r->launch_ns);
+		json_kv_u64(&j, "launch_csw", r->launch_csw);
 	}
 	if (r->have_exit_status)
 		json_kv_i64(&j, "exit_status", r->exit_status);

@@ -30,6 +30,9 @@ struct stat_report {
 	bool have_rusage;		/* user/sys of the command */
 	uint64_t user_ns, sys_ns;
 	uint64_t nvcsw, nivcsw;		/* its context switches */
+	/* counted from its exec: what the rusage holds from before */
+	bool have_launch;
+	uint64_t launch_ns, launch_csw;
 	bool per_task;
 	bool have_exit_status;
 	int exit_status;

@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include "builtin.h"
 #include "diagnose.h"
@@ -241,14 +245,64 @@ int pidfd_open_compat(pid_t pid)
 #endif
 }
 
+/*
+ * Whether @prog, as execvp() would find it, gains privileges at exec
+ * (set-user-ID, set-group-ID, file capabilities): traced, it would run
+ * without them (the kernel's LSM_UNSAFE_PTRACE), so the child does not
+ * ask to be traced then.  A program not found is not one.
+ */
+static bool gains_privileges(const char *prog)
+{
+	char path[4096];
+	const char *p, *dirs;
+	struct stat st;
+	size_t n;
+
+	if (strchr(prog, '/'))
+		return stat(prog, &st) == 0 &&
+		       ((st.st_mode & (S_ISUID | S_ISGID)) ||
+			getxattr(prog, "security.capability", NULL, 0) > 0);
+	dirs = getenv("PATH");
+	if (!dirs)
+		dirs = "/usr/local/bin:/bin:/usr/bin";
+	for (p = dirs; ; p += n + 1) {
+		n = strcspn(p, ":");
+		if (snprintf(path, sizeof(path), "%.*s/%s", (int)n,
+			     n ? p : ".", prog) < (int)sizeof(path) &&
+		    stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(path, X_OK) == 0)
+			return (st.st_mode & (S_ISUID | S_ISGID)) ||
+			       getxattr(path, "security.capability", NULL,
+					0) > 0;
+		if (!p[n])
+			return false;
+	}
+}
+
 static void __attribute__((noreturn)) child_main(char **argv,
 						 const sigset_t *mask,
-						 int go_fd, int err_fd)
+						 int go_fd, int err_fd,
+						 bool at_exec)
 {
-	char c;
+	int e, traced = -1;
 	ssize_t n;
-	int e;
+	char c;
 
+	/*
+	 * Counting starts at the exec (issue 30 item 4): traced, the
+	 * child stops with SIGTRAP once execve() has loaded the command
+	 * and before it runs an instruction of it; the parent enables
+	 * the sessions then and detaches.  The first int on err_fd says
+	 * whether it is traced (0) or why not (an errno; the parent then
+	 * enables before the exec, as without at_exec).
+	 */
+	if (at_exec) {
+		if (gains_privileges(argv[0]))
+			traced = EPERM;
+		else
+			traced = ptrace(PTRACE_TRACEME, 0, NULL, NULL) ? errno : 0;
+		write_all(err_fd, &traced, sizeof(traced));
+	}
 	if (mask)
 		sigprocmask(SIG_SETMASK, mask, NULL);
 	do
@@ -267,10 +321,14 @@ int child_spawn(struct child *c, char **argv, const sigset_t *mask,
 		const char **what)
 {
 	int go[2], ep[2], e;
+	ssize_t n;
 
 	c->pid = 0;
 	c->go_fd = -1;
 	c->err_fd = -1;
+	c->traced = false;
+	c->start_err = 0;
+	c->launched = false;
 	*what = "pipe";
 	if (pipe2(go, O_CLOEXEC))
 		return -1;
@@ -286,7 +344,7 @@ int child_spawn(struct child *c, char **argv, const sigset_t *mask,
 	if (c->pid == 0) {
 		close(go[1]);
 		close(ep[0]);
-		child_main(argv, mask, go[0], ep[1]);
+		child_main(argv, mask, go[0], ep[1], c->at_exec);
 	}
 	e = errno;
 	close(go[0]);
@@ -301,10 +359,51 @@ int child_spawn(struct child *c, char **argv, const sigset_t *mask,
 	}
 	c->go_fd = go[1];
 	c->err_fd = ep[0];
+	if (c->at_exec) {
+		do
+			n = read(c->err_fd, &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+		c->traced = n == sizeof(e) && e == 0;
+	}
 	return 0;
 }
 
-int child_start(const char *cmd, struct child *c)
+/*
+ * At the exec stop: what the child ran and its context switches so far
+ * (the fork, the launcher, the exec itself and this stop), in its rusage
+ * but not in the counts, which start now.
+ */
+static void child_read_launch(struct child *c)
+{
+	unsigned long long ns, v = 0, nv = 0;
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)c->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%llu", &ns) != 1) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "voluntary_ctxt_switches: %llu", &v);
+		sscanf(line, "nonvoluntary_ctxt_switches: %llu", &nv);
+	}
+	fclose(f);
+	c->launch_ns = ns;
+	c->launch_csw = v + nv;
+	c->launched = true;
+}
+
+int child_start(const char *cmd, struct child *c,
+		int (*at_exec)(void *arg), void *arg)
 {
 	int exec_err = 0;
 	ssize_t n;
@@ -323,7 +422,45 @@ int child_start(const char *cmd, struct child *c)
 		exec_err = 0;
 	close(c->err_fd);
 	c->err_fd = -1;
-	return exec_err;
+	if (!c->traced)
+		return exec_err;
+	c->traced = false;
+	if (exec_err)
+		return exec_err;	/* it exits; the caller reaps it */
+	/*
+	 * Traced, and exec worked: the child is in (or on its way to) its
+	 * exec SIGTRAP stop.  The sessions start there; the detach drops
+	 * the SIGTRAP.  A signal that reaches it before (a ^C to the
+	 * group) stops it too: passed on.  Nothing is reaped here (WNOWAIT):
+	 * a child killed meanwhile is the caller's to wait for.
+	 */
+	for (;;) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, c->pid, &si, WEXITED | WSTOPPED | WNOWAIT)) {
+			if (errno == EINTR)
+				continue;
+			return 0;
+		}
+		if (si.si_code != CLD_TRAPPED)
+			return 0;	/* gone */
+		if (si.si_status != SIGTRAP) {
+			ptrace(PTRACE_CONT, c->pid, NULL,
+			       (void *)(long)si.si_status);
+			continue;
+		}
+		break;
+	}
+	child_read_launch(c);
+	if (at_exec)
+		c->start_err = at_exec(arg);
+	if (c->start_err)
+		kill(c->pid, SIGKILL);	/* never runs uncounted */
+	if (ptrace(PTRACE_DETACH, c->pid, NULL, NULL))
+		fprintf(stderr, "pmuctx %s: cannot let the command run: %s\n",
+			cmd, strerror(errno));
+	return 0;
 }
 
 void child_abort(struct child *c)

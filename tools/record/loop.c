@@ -39,6 +39,11 @@ int record_spawn(struct recorder *R, const sigset_t *old)
 		fprintf(stderr, "pmuctx record: out of memory\n");
 		return EXIT_RUNTIME;
 	}
+	/*
+	 * A command's recording starts at its exec: the launcher is never
+	 * recorded.  System-wide and cgroup ones start at once, as perf's.
+	 */
+	R->ch.at_exec = !o->t.system_wide && !o->t.cgroup;
 	if (child_spawn(&R->ch, o->t.argv, old, &what)) {
 		if (!strcmp(what, "fork"))
 			fprintf(stderr, "pmuctx record: fork: %s\n",
@@ -52,6 +57,12 @@ int record_spawn(struct recorder *R, const sigset_t *old)
 	return 0;
 }
 
+/* child_start()'s callback: the command has exec'ed, record from here */
+static int record_enable_at_exec(void *h)
+{
+	return pmuctx_enable(h);
+}
+
 int record_start(struct recorder *R, const sigset_t *mask)
 {
 	const struct record_opts *o = R->o;
@@ -63,17 +74,24 @@ int record_start(struct recorder *R, const sigset_t *mask)
 			strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	err = pmuctx_enable(R->h);
-	if (err)
-		return lib_error(CMD, R->h, err);
+	if (!R->child || !R->ch.traced) {
+		err = pmuctx_enable(R->h);
+		if (err)
+			return lib_error(CMD, R->h, err);
+	}
 	if (o->t.pid)
 		R->pidfd = pidfd_open_compat(o->t.pid);
 	R->tty = isatty(2) && !o->quiet;
 
 	if (o->t.have_duration)
 		R->deadline = now_ns() + o->t.duration_ns;
-	if (R->child)
-		R->exec_err = child_start(CMD, &R->ch);
+	if (R->child) {
+		R->exec_err = child_start(CMD, &R->ch, record_enable_at_exec,
+					  R->h);
+		/* killed before it ran: record_cleanup() reaps it */
+		if (R->ch.start_err)
+			return lib_error(CMD, R->h, R->ch.start_err);
+	}
 	return 0;
 }
 
