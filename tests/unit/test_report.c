@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx report's profile options, the ones a perf user types (issue 30
+ * item 6): --sort, --comm/--pid/--tid/--dso/--time, --no-children,
+ * -g caller, --percent-limit, --stdio's call tree.  One recording
+ * (write_rich()) holds three processes, two of them named "burn", over
+ * three shared objects (the kernel, this program, libc), samples with
+ * kernel and user frames, a deferred user callchain, and the side-band a
+ * real one has (switches, fork, exec, exit, a user record, a throttle, a
+ * loss); the report of each option is compared with what perf report
+ * shows for the same samples.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <pmuctx.h>
+
+#include "../../tools/builtin.h"
+#include "../../tools/pmfile.h"
+#include "test.h"
+
+extern const struct cmd cmd_report;
+
+static char dir[64];
+static char path[128], ks[128];
+static char *cap_out, *cap_err;
+static char msg[4096];
+
+static int run(const struct cmd *cmd, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, cmd);
+	ret = t_run_cmd(cmd, dir, &cap_out, &cap_err, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* the user functions of the samples: this program's, and libc's qsort */
+static volatile int rep_sink;
+
+__attribute__((noinline)) void rep_leaf(void)
+{
+	rep_sink++;
+	rep_sink++;
+}
+
+__attribute__((noinline)) void rep_mid(void)
+{
+	rep_leaf();
+	rep_sink++;
+}
+
+__attribute__((noinline)) void rep_main(void)
+{
+	rep_mid();
+	rep_sink++;
+}
+
+#define LEAF	((__u64)(uintptr_t)rep_leaf + 4)
+#define MID	((__u64)(uintptr_t)rep_mid + 4)
+#define MAIN	((__u64)(uintptr_t)rep_main + 4)
+#define QSORT	((__u64)(uintptr_t)qsort + 4)
+
+#define K_CLEAR	0xffffffff81004010ULL	/* clear_user+0x10 */
+#define K_SYSC	0xffffffff81002030ULL	/* do_syscall_64+0x30 */
+#define K_OTHER	0xffffffff81005008ULL	/* other+0x8 */
+
+static const char ksyms[] =
+	"ffffffff81002000 T do_syscall_64\n"
+	"ffffffff81004000 T clear_user\n"
+	"ffffffff81005000 T other\n"
+	"ffffffff81006000 T other_end\n";
+
+/* /proc/self/maps' lines of this program and of libc */
+static char *rich_maps(void)
+{
+	char exe[512], line[1024];
+	size_t len = 0;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *out = calloc(1, 65536);
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (n <= 0 || !out || !f)
+		abort();
+	exe[n] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		char *e = line + strlen(line);
+
+		while (e > line && e[-1] == '\n')
+			*--e = '\0';
+		if (((size_t)(e - line) > strlen(exe) &&
+		     !strcmp(e - strlen(exe), exe)) || strstr(line, "/libc.") ||
+		    strstr(line, "/libc-")) {
+			if (len + strlen(line) + 2 < 65536)
+				len += (size_t)sprintf(out + len, "%s\n", line);
+		}
+	}
+	fclose(f);
+	return out;
+}
+
+static void put_comm(struct pmf_writer *w, __u64 t, __u32 cpu, __s32 pid,
+		     __s32 tid, const char *comm, bool recorder)
+{
+	struct pmuctx_rec_comm r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = PMUCTX_REC_COMM;
+	r.hdr.size = sizeof(r);
+	r.hdr.misc = recorder ? PMF_COMM_M_RECORDER : 0;
+	r.c.time = t;
+	r.c.cpu = cpu;
+	r.c.pid = pid;
+	r.c.tid = tid;
+	strncpy(r.comm, comm, sizeof(r.comm));
+	pmf_add_record(w, &r, sizeof(r));
+}
+
+static void put_switch(struct pmf_writer *w, __u64 t, __u32 cpu, __s32 pid,
+		       __s32 tid, __s32 next, bool preempt, __u64 tc)
+{
+	struct {
+		struct pmuctx_rec_switch s;
+		__u64 d[2];
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = PMUCTX_REC_SWITCH;
+	r.s.hdr.size = sizeof(r);
+	r.s.hdr.misc = preempt ? PMUCTX_SWITCH_PREEMPT : 0;
+	r.s.c.time = t;
+	r.s.c.cpu = cpu;
+	r.s.c.pid = pid;
+	r.s.c.tid = tid;
+	r.s.next_pid = next;
+	r.s.next_tid = next;
+	r.s.prev_state = preempt ? 0 : 1;
+	r.s.nr = 2;
+	r.d[0] = tc;
+	r.d[1] = 1;
+	pmf_add_record(w, &r, sizeof(r));
+}
+
+/*
+ * a sample: @nk kernel frames @k (innermost first) then @nu user frames
+ * @u; @cookie non-zero: the user part is deferred to a USER_CALLCHAIN
+ */
+static void put_sample(struct pmf_writer *w, __u64 t, __u32 cpu, __s32 pid,
+		       __s32 tid, __u64 period, const __u64 *k,
+		       unsigned int nk, const __u64 *u, unsigned int nu,
+		       __u64 cookie)
+{
+	struct {
+		struct pmuctx_rec_sample s;
+		__u64 ips[16];
+	} r;
+	unsigned int i;
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = PMUCTX_REC_SAMPLE;
+	r.s.hdr.size = (__u16)(sizeof(r.s) + (nk + nu) * sizeof(__u64));
+	r.s.hdr.misc = nk ? 0 : PMUCTX_SAMPLE_M_USER;
+	if (cookie)
+		r.s.hdr.misc |= PMUCTX_SAMPLE_M_USER_DEFERRED;
+	r.s.c.time = t;
+	r.s.c.cpu = cpu;
+	r.s.c.pid = pid;
+	r.s.c.tid = tid;
+	r.s.period = period;
+	r.s.cookie = cookie;
+	r.s.nr_kernel = (__u16)nk;
+	r.s.nr_user = (__u16)nu;
+	for (i = 0; i < nk; i++)
+		r.ips[i] = k[i];
+	for (i = 0; i < nu; i++)
+		r.ips[nk + i] = u[i];
+	r.s.ip = nk + nu ? r.ips[0] : 0;
+	pmf_add_record(w, &r, r.s.hdr.size);
+}
+
+static void put_user_callchain(struct pmf_writer *w, __u64 t, __u32 cpu,
+			       __s32 pid, __s32 tid, __u64 cookie,
+			       const __u64 *u, unsigned int nu)
+{
+	struct {
+		struct pmuctx_rec_user_callchain uc;
+		__u64 ips[16];
+	} r;
+	unsigned int i;
+
+	memset(&r, 0, sizeof(r));
+	r.uc.hdr.type = PMUCTX_REC_USER_CALLCHAIN;
+	r.uc.hdr.size = (__u16)(sizeof(r.uc) + nu * sizeof(__u64));
+	r.uc.c.time = t;
+	r.uc.c.cpu = cpu;
+	r.uc.c.pid = pid;
+	r.uc.c.tid = tid;
+	r.uc.cookie = cookie;
+	r.uc.nr = nu;
+	for (i = 0; i < nu; i++)
+		r.ips[i] = u[i];
+	pmf_add_record(w, &r, r.uc.hdr.size);
+}
+
+static void put_sideband(struct pmf_writer *w)
+{
+	struct pmuctx_rec_fork f;
+	struct {
+		struct pmuctx_rec_exec e;
+		char name[16];
+	} x;
+	struct {
+		struct pmuctx_rec_exit e;
+		__u64 v[2];
+	} ex;
+	struct {
+		struct pmuctx_rec_user u;
+		__u8 data[8];
+	} us;
+	struct pmuctx_rec_throttle th;
+	struct pmuctx_rec_lost lo;
+
+	memset(&f, 0, sizeof(f));
+	f.hdr.type = PMUCTX_REC_FORK;
+	f.hdr.size = sizeof(f);
+	f.c.time = 1200000000ULL;
+	f.c.pid = f.c.tid = 300;
+	f.child_pid = 300;
+	f.child_tid = 301;
+	pmf_add_record(w, &f, sizeof(f));
+
+	memset(&x, 0, sizeof(x));
+	x.e.hdr.type = PMUCTX_REC_EXEC;
+	x.e.hdr.size = sizeof(x);
+	x.e.c.time = 1150000000ULL;
+	x.e.c.cpu = 1;
+	x.e.c.pid = x.e.c.tid = 400;
+	strncpy(x.e.comm, "gzip", sizeof(x.e.comm));
+	strcpy(x.name, "/usr/bin/gzip");
+	pmf_add_record(w, &x, sizeof(x));
+
+	memset(&ex, 0, sizeof(ex));
+	ex.e.hdr.type = PMUCTX_REC_EXIT;
+	ex.e.hdr.size = sizeof(ex);
+	ex.e.c.time = 1550000000ULL;
+	ex.e.c.cpu = 1;
+	ex.e.c.pid = 300;
+	ex.e.c.tid = 301;
+	ex.e.nr = 2;
+	ex.v[0] = 1500000;
+	ex.v[1] = 3;
+	pmf_add_record(w, &ex, sizeof(ex));
+
+	memset(&us, 0, sizeof(us));
+	us.u.hdr.type = PMUCTX_REC_USER;
+	us.u.hdr.size = sizeof(us);
+	us.u.c.time = 1450000000ULL;
+	us.u.c.pid = us.u.c.tid = 300;
+	us.u.len = 5;
+	memcpy(us.data, "mark\n", 5);
+	pmf_add_record(w, &us, sizeof(us));
+
+	memset(&th, 0, sizeof(th));
+	th.hdr.type = PMUCTX_REC_THROTTLE;
+	th.hdr.size = sizeof(th);
+	th.hdr.misc = PMUCTX_THROTTLE_ON;
+	th.c.time = 1650000000ULL;
+	th.c.cpu = 1;
+	th.period_ns = 500000;
+	th.avg_ns = 150000;
+	pmf_add_record(w, &th, sizeof(th));
+
+	memset(&lo, 0, sizeof(lo));
+	lo.hdr.type = PMUCTX_REC_LOST;
+	lo.hdr.size = sizeof(lo);
+	lo.c.time = 1750000000ULL;
+	lo.c.cpu = 1;
+	lo.lost = 2;
+	pmf_add_record(w, &lo, sizeof(lo));
+}
+
+/*
+ * The samples (ms of period):
+ *   1.3 cpu0 burn 300/300  1.0  clear_user do_syscall_64 | leaf mid main
+ *   1.4 cpu0 burn 300/300  2.0  leaf mid main
+ *   1.5 cpu1 burn 300/301  1.5  qsort main
+ *   1.6 cpu0 gzip 400/400  4.0  main
+ *   1.7 cpu1 gzip 400/400  3.0  other | qsort mid main
+ *   1.8 cpu0 burn 500/500  2.5  mid main
+ *   1.9 cpu1 burn 500/500  1.0  clear_user do_syscall_64
+ *   2.0 cpu0 gzip 400/400  0.5  other | (deferred) leaf main
+ * 15.5 ms in all, 8 samples
+ */
+static int write_rich(const char *p)
+{
+	const __u64 k1[2] = { K_CLEAR, K_SYSC }, k2[1] = { K_OTHER };
+	const __u64 u1[3] = { LEAF, MID, MAIN }, u2[2] = { QSORT, MAIN };
+	const __u64 u3[1] = { MAIN }, u4[3] = { QSORT, MID, MAIN };
+	const __u64 u5[2] = { MID, MAIN }, u6[2] = { LEAF, MAIN };
+	struct pmf_cpu_stats st[2];
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	char *maps = rich_maps();
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	m.info.abi_version = PMUCTX_ABI_VERSION;
+	m.info.module_abi = 1;
+	m.info.nr_cpus = 2;
+	m.info.ring_mode = PMUCTX_RING_NORMAL;
+	m.info.ring_pages = 64;
+	m.info.page_size = 4096;
+	m.info.ring_records = PMUCTX_REC_MASK_ALL;
+	m.info.target = PMUCTX_TARGET_PID;
+	m.info.pid = 300;
+	m.info.nr_events = 2;
+	m.info.events[0] = PMUCTX_EV_TASK_CLOCK;
+	m.info.events[1] = PMUCTX_EV_CONTEXT_SWITCHES;
+	m.info.start_mono_ns = 1000000000ULL;
+	m.info.start_real_ns = 1700000000ULL * 1000000000ULL;
+	m.info.sample_freq = 1000;
+	m.info.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK |
+			      PMUCTX_SAMPLE_USER_STACK |
+			      PMUCTX_SAMPLE_DEFER_USER;
+	m.info.sample_max_stack = 127;
+	m.command = "sh run.sh";
+	m.hostname = "testhost";
+	m.release = "6.1.0-test";
+	m.tool_version = "pmuctx test";
+	m.module_version = "0.1.0-fake";
+	err = pmf_create(&w, p, &m, msg, sizeof(msg));
+	if (err) {
+		free(maps);
+		return err;
+	}
+	memset(st, 0, sizeof(st));
+	st[1].lost = st[1].lost_window = 2;
+	pmf_window_begin(w, PMF_WIN_STREAM, 1000000000ULL, 0);
+	put_comm(w, 1100000000ULL, 0, 300, 300, "burn", false);
+	put_comm(w, 1100000000ULL, 1, 400, 400, "sh", false);
+	put_comm(w, 1100000000ULL, 0, 500, 500, "burn", false);
+	put_sideband(w);
+	put_switch(w, 1250000000ULL, 0, 300, 300, 0, true, 250000);
+	put_switch(w, 1350000000ULL, 1, 300, 301, 400, false, 500000);
+	put_sample(w, 1300000000ULL, 0, 300, 300, 1000000, k1, 2, u1, 3, 0);
+	put_sample(w, 1400000000ULL, 0, 300, 300, 2000000, NULL, 0, u1, 3, 0);
+	put_sample(w, 1500000000ULL, 1, 300, 301, 1500000, NULL, 0, u2, 2, 0);
+	put_sample(w, 1600000000ULL, 0, 400, 400, 4000000, NULL, 0, u3, 1, 0);
+	put_sample(w, 1700000000ULL, 1, 400, 400, 3000000, k2, 1, u4, 3, 0);
+	put_sample(w, 1800000000ULL, 0, 500, 500, 2500000, NULL, 0, u5, 2, 0);
+	put_sample(w, 1900000000ULL, 1, 500, 500, 1000000, k1, 2, NULL, 0, 0);
+	put_sample(w, 2000000000ULL, 0, 400, 400, 500000, k2, 1, NULL, 0, 7);
+	put_user_callchain(w, 2010000000ULL, 0, 400, 400, 7, u6, 2);
+	put_switch(w, 2050000000ULL, 0, 400, 400, 0, false, 7500000);
+	pmf_window_end(w, st, 2, 2100000000ULL);
+	pmf_add_maps(w, 300, 1000000000ULL, PMF_MAPS_START, maps,
+		     strlen(maps));
+	pmf_add_maps(w, 400, 1150000000ULL, PMF_MAPS_EXEC, maps,
+		     strlen(maps));
+	pmf_add_maps(w, 500, 1000000000ULL, PMF_MAPS_START, maps,
+		     strlen(maps));
+	free(maps);
+	return pmf_close(w, 0, msg, sizeof(msg));
+}
+
+static void write_file(const char *p, const char *s)
+{
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		CHECK(0, "write %s", p);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* the recording and what report prints of it without any new option */
+static void test_rich_baseline(void)
+{
+	int ret;
+
+	t_section("pmuctx report: a recording of three processes");
+	CHECK_EQ(write_rich(path), 0, "write the recording: %s", msg);
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, NULL);
+	CHECK_EQ(ret, 0, "text exits 0");
+	CHECK_HAS(cap_out, "# Samples: 8 of event 'cpu-clock' (1000 Hz per "
+		  "CPU), 15.500 ms of CPU time\n", "text: 8 samples, 15.5 ms");
+	CHECK_HAS(cap_out, "[.] rep_main\n", "text: names this program's "
+		  "functions");
+	CHECK_HAS(cap_out, "[k] clear_user\n", "text: names kernel functions");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--format",
+		  "folded", NULL);
+	CHECK_EQ(ret, 0, "folded exits 0");
+	CHECK_HAS(cap_out, "\ngzip;rep_main;rep_leaf;other 500000\n",
+		  "folded: the deferred sample, stitched");
+}
+
+void test_report_opts(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/pmuctx-reporttest.XXXXXX");
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/rich.pmu", dir);
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	write_file(ks, ksyms);
+	test_rich_baseline();
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			t_diag("could not remove %s", dir);
+	}
+	free(cap_out);
+	free(cap_err);
+	cap_out = cap_err = NULL;
+}
