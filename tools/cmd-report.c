@@ -30,6 +30,10 @@ static const char report_help[] =
 "                  [--summary]\n"
 "    pmuctx report [-i FILE] --format folded|pprof|text [-o OUT]\n"
 "                  [--weight samples|period] [--kallsyms FILE]\n"
+"    pmuctx report [-i FILE] [-s KEYS] [--no-children] [--percent-limit PCT]\n"
+"                  [-g [TYPE,THRESHOLD,ORDER]] [--comms NAMES] [--pid PIDS]\n"
+"                  [--tid TIDS] [--dsos DSOS] [--symbols NAMES]\n"
+"                  [--time RANGES]\n"
 "    pmuctx report [-i FILE] --stitch-stats\n"
 "\n"
 "DESCRIPTION\n"
@@ -161,6 +165,51 @@ static const char report_help[] =
 "    -h, --help\n"
 "        Print this help.\n"
 "\n"
+"  The profile table (--format text; with another format a usage error),\n"
+"  as perf report --stdio:\n"
+"\n"
+"    -s, --sort KEYS\n"
+"        The entries and their columns, keys separated by commas: comm (the\n"
+"        thread's name), pid (the thread, TID:COMM), dso (the shared object)\n"
+"        and symbol (sym). Samples with the same values make one entry.\n"
+"        Default: comm,dso,symbol.\n"
+"\n"
+"    --children, --no-children\n"
+"        Children (the samples with the entry anywhere in the callchain)\n"
+"        and Self (at the top), sorted by Children (default); or one\n"
+"        Overhead column, the Self share, sorted by it, entries never at\n"
+"        the top left out.\n"
+"\n"
+"    --percent-limit PCT\n"
+"        Hide the entries under PCT percent (Children, or Overhead).\n"
+"\n"
+"    --percentage relative|absolute\n"
+"        100 % is the samples the filters keep (default) or every sample.\n"
+"\n"
+"    -g, --call-graph[=TYPE,THRESHOLD,ORDER]\n"
+"        Each entry's call graph under it. TYPE graph (default), fractal\n"
+"        (percentages of the parent), folded or none; THRESHOLD: branches\n"
+"        under it (%, default 0.5) are not drawn; ORDER caller (what the\n"
+"        entry called; the default with children) or callee (its callers;\n"
+"        the default with --no-children). The value may follow as a word:\n"
+"        -g caller. -G, --inverted: -g caller.\n"
+"\n"
+"    --stdio\n"
+"        Accepted: the text report is perf's stdio one.\n"
+"\n"
+"  Filters (text, folded, pprof, perf-script; the text header counts the\n"
+"  samples left out):\n"
+"\n"
+"    -c, --comms NAMES    only the samples of these thread names\n"
+"    --pid PIDS           only those of these processes\n"
+"    --tid TIDS           only those of these threads\n"
+"    --time RANGES        only those in START,STOP (seconds, as the report\n"
+"                         prints times; either may be left out), ranges\n"
+"                         separated by spaces: --time '5678.1,5678.2 5679,'\n"
+"    -d, --dsos DSOS      text: the entries of these shared objects only\n"
+"    -S, --symbols NAMES  text: the entries of these functions only\n"
+"  Lists are separated by commas.\n"
+"\n"
 "TIMES\n"
 "    Record times are CLOCK_MONOTONIC seconds (comparable with\n"
 "    clock_gettime(CLOCK_MONOTONIC) and with perf's default clock on\n"
@@ -175,6 +224,8 @@ static const char report_help[] =
 "    pmuctx report -i prof.pmu --format folded | flamegraph.pl > fg.svg\n"
 "    pmuctx report -i prof.pmu --format pprof -o prof.pb.gz\n"
 "    go tool pprof -top prof.pb.gz\n"
+"    pmuctx report -i prof.pmu --sort pid,sym --no-children\n"
+"    pmuctx report -i prof.pmu --comms gzip -g caller --percent-limit 1\n"
 "\n"
 "EXIT STATUS\n"
 "    0 on success, 1 when the file cannot be read or is not a valid\n"
@@ -249,8 +300,11 @@ static int report_run(int argc, char **argv)
 	int ret;
 
 	ret = report_parse_opts(argc, argv, &R, &a);
-	if (ret)
+	if (ret) {
+		report_args_free(&a);
 		return ret < 0 ? 0 : ret;	/* -1: --help */
+	}
+	R.filter = a.have_filter ? &a.filter : NULL;
 	ret = pmf_read(a.path, a.flags, &r, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuctx report: %s\n", err);
@@ -293,6 +347,7 @@ out:
 	free(all);
 	free(R.tasks);
 	pmf_free(r);
+	report_args_free(&a);
 	return ret;
 }
 

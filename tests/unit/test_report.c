@@ -10,6 +10,7 @@
  * loss); the report of each option is compared with what perf report
  * shows for the same samples.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -63,7 +64,44 @@ __attribute__((noinline)) void rep_main(void)
 #define LEAF	((__u64)(uintptr_t)rep_leaf + 4)
 #define MID	((__u64)(uintptr_t)rep_mid + 4)
 #define MAIN	((__u64)(uintptr_t)rep_main + 4)
-#define QSORT	((__u64)(uintptr_t)qsort + 4)
+#define QSORT	(libc_qsort() + 4)
+
+/* libc's own qsort (ASan's runtime has one of its own) */
+static __u64 libc_qsort(void)
+{
+	void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	void *f = h ? dlsym(h, "qsort") : NULL;
+
+	if (h)
+		dlclose(h);
+	return f ? (__u64)(uintptr_t)f : (__u64)(uintptr_t)qsort;
+}
+
+/*
+ * @s with this program's name where it says "ring-tests" in a 24-column
+ * field (the shared object column): ring-tests-san runs the same tests
+ */
+static const char *self(const char *s)
+{
+	static char buf[4][4096];
+	static unsigned int k;
+	const char *field = "ring-tests              ", *at;
+	char exe[512], name[600], *b = buf[k++ % 4];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *base;
+
+	exe[n > 0 ? n : 0] = '\0';
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	snprintf(name, sizeof(name), "%-24s", base);
+	*b = '\0';
+	while ((at = strstr(s, field))) {
+		strncat(b, s, (size_t)(at - s));
+		strcat(b, name);
+		s = at + strlen(field);
+	}
+	strcat(b, s);
+	return b;
+}
 
 #define K_CLEAR	0xffffffff81004010ULL	/* clear_user+0x10 */
 #define K_SYSC	0xffffffff81002030ULL	/* do_syscall_64+0x30 */
@@ -398,6 +436,266 @@ static void test_rich_baseline(void)
 		  "folded: the deferred sample, stitched");
 }
 
+/* a usage error: exit status 2 and @msg on standard error */
+#define CHECK_USAGE(ret, msg, ...) do {					\
+	CHECK_EQ(ret, 2, __VA_ARGS__);					\
+	CHECK_HAS(cap_err, msg, __VA_ARGS__);				\
+} while (0)
+
+/* --sort: perf report's keys, the columns in their order */
+static void test_sort(void)
+{
+	int ret;
+
+	t_section("pmuctx report --sort");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--sort",
+		  "pid,sym", NULL);
+	CHECK_EQ(ret, 0, "--sort pid,sym exits 0");
+	CHECK_HAS(cap_out, "\n# Children      Self  Pid:Command            "
+		  "   Symbol\n", "--sort pid,sym: the columns Pid:Command and "
+		  "Symbol");
+	CHECK_HAS(cap_out, "\n     48.39%    25.81%      400:gzip         "
+		  "     [.] rep_main\n", "--sort pid,sym: gzip's main");
+	CHECK_HAS(cap_out, "\n      9.68%     9.68%      301:burn         "
+		  "     [.] qsort\n", "--sort pid,sym: the thread 301 apart "
+		  "from its process");
+	CHECK_HAS(cap_out, "\n     16.13%    16.13%      500:burn         "
+		  "     [.] rep_mid\n", "--sort pid,sym: the other burn process "
+		  "apart");
+	CHECK_LACKS(cap_out, "Shared Object", "--sort pid,sym: no dso column");
+
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "-s", "comm",
+		  NULL);
+	CHECK_EQ(ret, 0, "-s comm exits 0");
+	CHECK_HAS(cap_out, "\n     51.61%    51.61%  burn\n     48.39%    "
+		  "48.39%  gzip\n", "-s comm: both burn processes in one "
+		  "entry (8 of 15.5 ms), then gzip");
+
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--sort", "sym",
+		  NULL);
+	CHECK_HAS(cap_out, "\n     93.55%    25.81%  [.] rep_main\n",
+		  "--sort sym: main over every command (14.5 of 15.5 ms)");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--sort",
+		  "dso,symbol", "--no-children", NULL);
+	CHECK_HAS(cap_out, self("\n    25.81%  ring-tests                [.] "
+		  "rep_main\n"), "--sort dso,symbol: the key's full name");
+
+	ret = run(&cmd_report, "--help", NULL);
+	CHECK(ret == 0 && cap_out && strstr(cap_out, "-s, --sort KEYS") &&
+	      strstr(cap_out, "--no-children") && strstr(cap_out,
+	      "--percent-limit PCT") && strstr(cap_out, "-g, --call-graph") &&
+	      strstr(cap_out, "--time RANGES"), "--help: the new options");
+	ret = run(&cmd_report, "-i", path, "--sort", "comm,cpu", NULL);
+	CHECK_USAGE(ret, "--sort: unknown key 'cpu' (the keys: comm, pid, "
+		    "dso, symbol)", "--sort with an unknown key: the keys");
+	ret = run(&cmd_report, "-i", path, "--sort", "sym,symbol", NULL);
+	CHECK_USAGE(ret, "given twice", "--sort with a key twice");
+	ret = run(&cmd_report, "-i", path, "--sort", "sym", "--format",
+		  "folded", NULL);
+	CHECK_USAGE(ret, "--sort shapes the profile table of --format text",
+		    "--sort with --format folded");
+}
+
+/* --no-children and --percent-limit */
+static void test_children_limit(void)
+{
+	int ret;
+
+	t_section("pmuctx report --no-children, --percent-limit");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--no-children",
+		  NULL);
+	CHECK_EQ(ret, 0, "--no-children exits 0");
+	CHECK_HAS(cap_out, "\n# Overhead  Command           Shared Object  "
+		  "           Symbol\n", "--no-children: one Overhead column");
+	CHECK_HAS(cap_out, self("#\n    25.81%  gzip              ring-tests"
+		  "                [.] rep_main\n    22.58%  gzip              "
+		  "[kernel.kallsyms]         [k] other\n"), "--no-children: by "
+		  "self, heaviest first");
+	CHECK_LACKS(cap_out, self("burn              ring-tests              "
+		    "  [.] rep_main"), "--no-children: no entry without self");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--no-children",
+		  "--children", NULL);
+	CHECK_HAS(cap_out, "# Children      Self", "--children after "
+		  "--no-children: the default back");
+
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks,
+		  "--percent-limit", "20", NULL);
+	CHECK_EQ(ret, 0, "--percent-limit 20 exits 0");
+	CHECK_HAS(cap_out, "[k] other\n", "--percent-limit 20: 22.58 %% shown");
+	CHECK_LACKS(cap_out, "19.35%", "--percent-limit 20: 19.35 %% hidden "
+		    "(children, as perf)");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks,
+		  "--percent-limit", "20", "--no-children", NULL);
+	CHECK(cap_out && strstr(cap_out, "25.81%") && strstr(cap_out,
+	      "22.58%") && !strstr(cap_out, "16.13%"),
+	      "--percent-limit 20 --no-children: by overhead (self)");
+	ret = run(&cmd_report, "-i", path, "--percent-limit", "much", NULL);
+	CHECK_USAGE(ret, "--percent-limit 'much': expected a percentage",
+		    "--percent-limit with a word");
+	ret = run(&cmd_report, "-i", path, "--percent-limit", "120", NULL);
+	CHECK_USAGE(ret, "from 0 to 100", "--percent-limit over 100");
+}
+
+/* --comms, --pid, --tid, --time: the samples kept, in every output */
+static void test_filters(void)
+{
+	int ret;
+
+	t_section("pmuctx report --comms, --pid, --tid, --time");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--comms", "gzip",
+		  NULL);
+	CHECK_EQ(ret, 0, "--comms gzip exits 0");
+	CHECK_HAS(cap_out, "# Samples: 3 of event 'cpu-clock' (1000 Hz per "
+		  "CPU), 7.500 ms of CPU time\n# Filtered out: 5 sample(s)",
+		  "--comms gzip: 3 samples, 5 left out, said so");
+	CHECK_HAS(cap_out, self("\n    100.00%    53.33%  gzip              "
+		  "ring-tests                [.] rep_main\n"), "--comms gzip: "
+		  "100 %% is gzip's samples (relative, as perf)");
+	CHECK_LACKS(cap_out, "%  burn", "--comms gzip: no burn entry");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "-c", "gzip",
+		  "--percentage", "absolute", NULL);
+	CHECK_HAS(cap_out, "\n     48.39%    25.81%  gzip ", "--percentage "
+		  "absolute: 100 %% is every sample");
+
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--pid", "500",
+		  "--format", "folded", NULL);
+	CHECK(ret == 0 && cap_out && !strcmp(strchr(cap_out, '\n') + 1,
+	      "burn;do_syscall_64;clear_user 1000000\n"
+	      "burn;rep_main;rep_mid 2500000\n"), "--pid 500 folded: the "
+	      "stacks of process 500 only");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--tid", "301",
+		  "--format", "perf-script", NULL);
+	CHECK(ret == 0 && cap_out && strstr(cap_out, "burn   300/301   [001]"
+	      "     1.500000:") && !strstr(cap_out, "300/300") &&
+	      !strstr(cap_out, "400/400"), "--tid 301 perf-script: the "
+	      "thread's sample only");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--pid",
+		  "300,400", "--tid", "300,400", "--format", "folded",
+		  "--weight", "samples", NULL);
+	CHECK(cap_out && !strstr(cap_out, "qsort 1\n") &&
+	      strstr(cap_out, "gzip;rep_main 1\n"), "--pid and --tid: both");
+
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--time",
+		  "1.45,1.75", "--format", "folded", NULL);
+	CHECK(ret == 0 && cap_out && !strcmp(strchr(cap_out, '\n') + 1,
+	      "burn;rep_main;qsort 1500000\n"
+	      "gzip;rep_main 4000000\n"
+	      "gzip;rep_main;rep_mid;qsort;other 3000000\n"),
+	      "--time 1.45,1.75: the samples at 1.5, 1.6, 1.7 s");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--time",
+		  ",1.3 2.0,", "--format", "folded", "--weight", "samples",
+		  NULL);
+	CHECK(ret == 0 && cap_out && !strcmp(strchr(cap_out, '\n') + 1,
+	      "burn;rep_main;rep_mid;rep_leaf;do_syscall_64;clear_user 1\n"
+	      "gzip;rep_main;rep_leaf;other 1\n"), "--time ',1.3 2.0,': "
+	      "open ranges, two of them");
+	ret = run(&cmd_report, "-i", path, "--time", "1.5", NULL);
+	CHECK_USAGE(ret, "--time '1.5': expected START,STOP in seconds",
+		    "--time without a comma");
+	ret = run(&cmd_report, "-i", path, "--time", "2,1", NULL);
+	CHECK_USAGE(ret, "--time '2,1'", "--time ending before it starts");
+	ret = run(&cmd_report, "-i", path, "--pid", "3o0", NULL);
+	CHECK_USAGE(ret, "--pid '3o0': expected ids separated by commas",
+		    "--pid not a number");
+	ret = run(&cmd_report, "-i", path, "--comms", "gzip,", NULL);
+	CHECK_USAGE(ret, "--comms 'gzip,': an empty name", "--comms with an "
+		    "empty name");
+	ret = run(&cmd_report, "-i", path, "--pid", "1", "--format", "json",
+		  NULL);
+	CHECK_USAGE(ret, "select samples: --format text, folded, pprof or "
+		    "perf-script", "--pid with --format json");
+}
+
+/* --dsos, --symbols: the table's entries, 100 % their samples */
+static void test_entry_filters(void)
+{
+	int ret;
+
+	t_section("pmuctx report --dsos, --symbols");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--dsos",
+		  "libc.so.6", NULL);
+	CHECK_EQ(ret, 0, "--dsos exits 0");
+	CHECK_HAS(cap_out, "#\n     66.67%     0.00%  gzip              "
+		  "libc.so.6                 [.] qsort\n     33.33%    33.33%  "
+		  "burn              libc.so.6                 [.] qsort\n\n",
+		  "--dsos libc.so.6: its entries alone, 100 %% the samples "
+		  "through it");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "-d", "libc.so.6",
+		  "--percentage", "absolute", NULL);
+	CHECK_HAS(cap_out, "\n     19.35%     0.00%  gzip              "
+		  "libc.so.6", "--dsos --percentage absolute: of every sample");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--symbols",
+		  "qsort,clear_user", "--no-children", NULL);
+	CHECK_HAS(cap_out, "#\n    57.14%  burn              "
+		  "[kernel.kallsyms]         [k] clear_user\n    42.86%  burn  "
+		  "            libc.so.6                 [.] qsort\n\n",
+		  "--symbols --no-children: the Overhead of those at the top");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "-d", "nothere",
+		  NULL);
+	CHECK_HAS(cap_out, "# (no entry: no sample in the --dsos or "
+		  "--symbols given)", "--dsos of no sample: said so");
+}
+
+/* -g: perf report --stdio's call graph under each entry */
+static void test_call_graph(void)
+{
+	int ret;
+
+	t_section("pmuctx report -g");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--comms", "gzip",
+		  "-g", "caller", NULL);
+	CHECK_EQ(ret, 0, "-g caller exits 0 (its value a word of its own)");
+	CHECK_HAS(cap_out, "[.] rep_main\n"
+		  "            |\n"
+		  "            ---rep_main\n"
+		  "               |\n"
+		  "               |--40.00%--rep_mid\n"
+		  "               |          qsort\n"
+		  "               |          other\n"
+		  "               |\n"
+		  "                --6.67%--rep_leaf\n"
+		  "                         other\n\n",
+		  "-g caller: main, then what it called");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--comms", "gzip",
+		  "-G", NULL);
+	CHECK_HAS(cap_out, "            ---rep_main\n               |\n"
+		  "               |--40.00%--rep_mid\n", "-G: the same");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--no-children",
+		  "-g", NULL);
+	CHECK_HAS(cap_out, "[k] other\n"
+		  "            |\n"
+		  "            ---other\n"
+		  "               |\n"
+		  "               |--19.35%--qsort\n"
+		  "               |          rep_mid\n"
+		  "               |          rep_main\n"
+		  "               |\n"
+		  "                --3.23%--rep_leaf\n"
+		  "                         rep_main\n\n",
+		  "-g with --no-children: callee order, from the top down to "
+		  "its callers (perf's default without --children)");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--sort", "sym",
+		  "--call-graph=folded,callee", NULL);
+	CHECK_HAS(cap_out, "[k] other\n"
+		  "            19.35% other;qsort;rep_mid;rep_main\n"
+		  "            3.23% other;rep_leaf;rep_main\n",
+		  "--call-graph=folded,callee: a line per chain");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--sort", "sym",
+		  "-g", "graph,10,caller", NULL);
+	CHECK_HAS(cap_out, "---rep_main\n               |\n"
+		  "                --54.84%--rep_mid\n", "-g graph,10,caller: "
+		  "one branch over 10 %%, the last");
+	CHECK_LACKS(cap_out, "--3.23%--", "-g graph,10: branches under 10 %% "
+		    "hidden");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "-g", "none",
+		  "--stdio", NULL);
+	CHECK(ret == 0 && cap_out && !strstr(cap_out, "            |\n"),
+	      "-g none (and --stdio, accepted): no graph");
+	ret = run(&cmd_report, "-i", path, "-g", "caller,upside-down", NULL);
+	CHECK_USAGE(ret, "--call-graph 'caller,upside-down': expected graph, "
+		    "fractal, folded or none", "-g with an unknown word");
+}
+
 void test_report_opts(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/pmuctx-reporttest.XXXXXX");
@@ -409,6 +707,11 @@ void test_report_opts(void)
 	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
 	write_file(ks, ksyms);
 	test_rich_baseline();
+	test_sort();
+	test_children_limit();
+	test_filters();
+	test_entry_filters();
+	test_call_graph();
 	{
 		char cmd[128];
 

@@ -10,5 +10,7 @@
 /* 0, or the exit status (-1 after --help) */
 int report_parse_opts(int argc, char **argv, struct report *R,
 		      struct report_args *a);
+/* the lists report_parse_opts() allocated */
+void report_args_free(struct report_args *a);
 
 #endif

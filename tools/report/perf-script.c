@@ -41,6 +41,11 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 	const struct pmuctx_rec_common *c = &sm->c;
 	char cb[32];
 
+	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
+			     sm->ip);
+	if (!x && R->filter)
+		return;		/* --comms ... --time left it out */
+
 	/*
 	 * perf script's header of a sample with a callchain: the comm not
 	 * padded, pid/tid, [cpu], time, the period and the event, ':' after
@@ -57,8 +62,6 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 		(uint64_t)(c->time / 1000000000ULL),
 		(uint64_t)(c->time % 1000000000ULL / 1000ULL),
 		(unsigned long long)sm->period, ev ? ev : "cpu-clock");
-	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
-			     sm->ip);
 	if (x) {
 		for (i = 0; i < x->nr; i++)
 			perf_frame(f, &R->prof->frames[R->prof->sample_frames[
@@ -72,13 +75,53 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 	fputc('\n', f);
 }
 
+static bool has_id(const __s32 *v, size_t n, __s32 id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == id)
+			return true;
+	return false;
+}
+
+/* --comms, --pid, --tid, --time: does the line of @h stay? */
+static bool line_passes(struct report *R, const struct pmuctx_rec_header *h)
+{
+	const struct prof_filter *F = R->filter;
+	const struct pmuctx_rec_common *c = rec_common(h);
+	char cb[32];
+	const char *comm;
+	size_t i;
+
+	if (!F)
+		return true;
+	if ((F->nr_pids && !has_id(F->pids, F->nr_pids, c->pid)) ||
+	    (F->nr_tids && !has_id(F->tids, F->nr_tids, c->tid)))
+		return false;
+	for (i = 0; i < F->nr_times; i++)
+		if (c->time >= F->times[i].start &&
+		    (!F->times[i].end || c->time <= F->times[i].end))
+			break;
+	if (F->nr_times && i == F->nr_times)
+		return false;
+	if (!F->nr_comms)
+		return true;
+	comm = report_comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb));
+	for (i = 0; i < F->nr_comms; i++)
+		if (!strcmp(F->comms[i], comm))
+			return true;
+	return false;
+}
+
 static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 {
 	const struct pmuctx_rec_common *c = rec_common(h);
 	FILE *f = R->out;
 	char cb[32], cb2[32], st[8];
 	const char *comm = !c->tid && !c->pid ? "swapper" :
-			   report_comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb));
+			   report_comm_of(R, c->pid, c->tid, c->cpu, cb,
+					  sizeof(cb));
 
 	switch (h->type) {
 	case PMUCTX_REC_FORK:
@@ -101,6 +144,8 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 	default:
 		return;
 	}
+	if (!line_passes(R, h))
+		return;
 	/* perf script's header of a tracepoint: the comm right-aligned */
 	fprintf(f, "%16s %6d [%03u] %5" PRIu64 ".%06" PRIu64 ": ", comm,
 		(int)c->tid, c->cpu, (uint64_t)(c->time / 1000000000ULL),
@@ -114,7 +159,8 @@ static void perf_line(struct report *R, const struct pmuctx_rec_header *h)
 				 sizeof(st));
 		fprintf(f, "pmuctx:sched_switch: prev_comm=%s prev_pid=%d "
 			"prev_state=%s ==> next_comm=%s next_pid=%d\n",
-			report_comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb)),
+			report_comm_of(R, c->pid, c->tid, c->cpu, cb,
+				       sizeof(cb)),
 			(int)c->tid, st,
 			report_comm_of(R, s->next_pid, s->next_tid, c->cpu, cb2,
 				       sizeof(cb2)), (int)s->next_tid);

@@ -57,6 +57,7 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 	in.kallsyms = po->kallsyms;
 	in.lines = lines;
 	in.keep_samples = keep_samples;
+	in.filter = R->filter;
 	e = prof_build(&in, out, err, sizeof(err));
 	free(maps);
 	if (e)

@@ -57,6 +57,7 @@ struct report {
 	__u64 lost_records;	/* LOST records' counts, deduplicated */
 	const struct prof *prof;	/* perf-script: the samples' frames */
 	bool samples;		/* the file has samples */
+	const struct prof_filter *filter;	/* --comms ... --time */
 };
 
 struct prof_opts {
@@ -66,12 +67,24 @@ struct prof_opts {
 	const char *output;
 };
 
+/* --comms, --pid, --tid, --time, --dsos, --symbols: malloc'd lists */
+struct report_lists {
+	char **comms, **dsos, **syms;	/* NULL-terminated */
+	__s32 *pids, *tids;
+	struct prof_range *times;
+};
+
 struct report_args {
 	const char *path;	/* -i */
 	bool have_fmt;		/* --format was given */
 	unsigned int flags;	/* PMF_READ_* */
 	bool summary;
 	struct prof_opts po;
+	struct prof_text_opts table;	/* --sort ... -g: the text table */
+	const char *table_opt;	/* the last table option given, or NULL */
+	struct prof_filter filter;	/* the samples kept */
+	bool have_filter;
+	struct report_lists lists;
 };
 
 #endif

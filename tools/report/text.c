@@ -143,7 +143,8 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 	fprintf(f, "  %6" PRIu64 ".%09" PRIu64 " [%03u] %7d/%-7d %-16s %-6s",
 		(uint64_t)(c->time / 1000000000ULL),
 		(uint64_t)(c->time % 1000000000ULL), c->cpu, (int)c->pid,
-		(int)c->tid, report_comm_of(R, c->pid, c->tid, c->cpu, cb, sizeof(cb)),
+		(int)c->tid, report_comm_of(R, c->pid, c->tid, c->cpu, cb,
+					    sizeof(cb)),
 		tn ? tn : "?");
 	switch (h->type) {
 	case PMUCTX_REC_LOST:
@@ -158,11 +159,13 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 				 h->misc & PMUCTX_SWITCH_PREEMPT, st,
 				 sizeof(st));
 		fprintf(f, " state=%s => %d/%d %s:", st, (int)s->next_pid,
-			(int)s->next_tid, report_comm_of(R, s->next_pid, s->next_tid,
-						  c->cpu, cb2, sizeof(cb2)));
+			(int)s->next_tid,
+			report_comm_of(R, s->next_pid, s->next_tid, c->cpu,
+				       cb2, sizeof(cb2)));
 		nr = s->nr < PMUCTX_MAX_EVENTS ? s->nr : PMUCTX_MAX_EVENTS;
 		for (i = 0; i < nr; i++) {
-			fprintf(f, " %s=", report_event_label(in, i, lb, sizeof(lb)));
+			fprintf(f, " %s=",
+				report_event_label(in, i, lb, sizeof(lb)));
 			report_print_value(f, in, i, s->delta[i]);
 		}
 		break;
@@ -179,7 +182,8 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 
 		fprintf(f, " comm=%.16s filename=", e->comm);
 		if (h->size > sizeof(*e))
-			report_print_escaped(f, (const unsigned char *)e->filename,
+			report_print_escaped(f,
+					     (const unsigned char *)e->filename,
 					     strlen(e->filename));
 		break;
 	}
@@ -189,7 +193,8 @@ static void text_record(struct report *R, const struct pmuctx_rec_header *h)
 		fprintf(f, " totals:");
 		nr = e->nr < PMUCTX_MAX_EVENTS ? e->nr : PMUCTX_MAX_EVENTS;
 		for (i = 0; i < nr; i++) {
-			fprintf(f, " %s=", report_event_label(in, i, lb, sizeof(lb)));
+			fprintf(f, " %s=",
+				report_event_label(in, i, lb, sizeof(lb)));
 			report_print_value(f, in, i, e->values[i]);
 		}
 		break;
@@ -416,7 +421,8 @@ static void text_tasks(struct report *R)
 			(int)t->tid, t->have_comm ? t->comm : t->have_first ?
 			t->first : "?", (unsigned long long)t->slices);
 		for (i = 0; i < in->nr_events && t->slices; i++) {
-			fprintf(f, " %s=", report_event_label(in, i, lb, sizeof(lb)));
+			fprintf(f, " %s=",
+				report_event_label(in, i, lb, sizeof(lb)));
 			report_print_value(f, in, i, t->sum[i]);
 		}
 		if (t->exited) {
@@ -470,7 +476,7 @@ void report_text(struct report *R, const struct report_args *a,
 		text_window(R, &r->wins[w], a->summary || samples);
 	if (samples) {
 		fputc('\n', R->out);
-		prof_write_text(prof, a->po.weight, R->out);
+		prof_write_text_opts(prof, &a->table, R->out);
 	}
 	if (!r->nr_wins)
 		fprintf(R->out, "\n# no windows: nothing was written (an "
