@@ -5,7 +5,8 @@
  * sort keys tell apart (command, pid, shared object, symbol; perf's
  * default comm,dso,sym), entries of other shared objects or symbols left
  * out (--dsos, --symbols), those under a percentage hidden
- * (--percent-limit), and with -g each entry's call graph under it.
+ * (--percent-limit), and with -g each entry's call graph under it
+ * (graph.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,12 +15,7 @@
 #include <string.h>
 
 #include "hidx.h"
-#include "profile.h"
-
-static __u64 weight_of(const struct prof_stack *s, enum prof_weight w)
-{
-	return w == PROF_WEIGHT_PERIOD ? s->period : s->count;
-}
+#include "table.h"
 
 static const char *const key_names[] = {
 	[PROF_KEY_COMM] = "comm",
@@ -87,25 +83,6 @@ void prof_text_defaults(struct prof_text_opts *o)
 }
 
 /* ---- entries ------------------------------------------------------------- */
-
-struct tentry {
-	const char *comm;		/* comm (and pid: the first seen) */
-	__s32 tid;			/* pid */
-	const char *module;		/* dso */
-	const struct prof_frame *fr;	/* symbol: label, kernel, module */
-	__u64 self, children;
-	size_t stamp;			/* last stack counted in children */
-};
-
-struct table {
-	const struct prof *p;
-	const struct prof_text_opts *o;
-	bool has[PROF_NR_KEYS];
-	struct tentry *v;
-	size_t n, cap;
-	struct hidx idx;
-	__u64 base;			/* 100 % */
-};
 
 /* the key of frame @fr of stack @s: only the fields of the sort keys */
 static void entry_key(const struct table *T, const struct prof_stack *s,
@@ -274,280 +251,6 @@ static int cmp_tentry(const void *a, const void *b)
 	return 0;
 }
 
-/* ---- the call graph (-g) ------------------------------------------- */
-
-struct gnode {
-	__u32 frame;			/* frame id; 0 for the root */
-	__u64 val;
-	struct gnode *kids, *next;
-};
-
-static struct gnode *gnode_child(struct gnode *n, __u32 frame)
-{
-	struct gnode *k;
-
-	for (k = n->kids; k; k = k->next)
-		if (k->frame == frame)
-			return k;
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return NULL;
-	k->frame = frame;
-	k->next = n->kids;
-	n->kids = k;
-	return k;
-}
-
-static void gnode_free(struct gnode *n)
-{
-	struct gnode *k, *next;
-
-	for (k = n->kids; k; k = next) {
-		next = k->next;
-		gnode_free(k);
-		free(k);
-	}
-}
-
-static const char *gname(const struct prof *p, __u32 id)
-{
-	return p->frames[id - 1].label;
-}
-
-/* two frames are the same function for the call graph */
-static bool same_func(const struct prof *p, __u32 a, __u32 b)
-{
-	const struct prof_frame *x = &p->frames[a - 1], *y = &p->frames[b - 1];
-
-	return x->label == y->label && x->module == y->module &&
-	       x->kernel == y->kernel;
-}
-
-/*
- * The chain of stack @s for entry @e, into the tree @root: with a symbol
- * key and --children, from the entry (its outermost call) to what it
- * called (caller order) or to its callers (callee); else the whole stack,
- * from the root (caller) or from the top (callee).  Frames are by
- * function: a node's id is the first frame met of it.
- */
-static int graph_add(struct table *T, struct gnode *root,
-		     const struct prof_stack *s, const struct tentry *e)
-{
-	const struct prof *p = T->p;
-	const bool caller = T->o->caller;
-	struct gnode *n = root;
-	long j = -1, i, from, to, step;
-
-	if (T->has[PROF_KEY_SYM]) {
-		/* the outermost frame of the entry's symbol */
-		for (i = (long)s->nr - 1; i >= 0; i--) {
-			const struct prof_frame *fr =
-				&p->frames[s->frames[i] - 1];
-
-			if (fr->label == e->fr->label &&
-			    fr->module == e->fr->module &&
-			    fr->kernel == e->fr->kernel)
-				break;
-		}
-		j = i;
-		if (j < 0)
-			return 0;
-		if (!T->o->children && j)
-			return 0;	/* self only: the entry on top */
-	}
-	if (j >= 0 && T->o->children) {
-		from = j;
-		to = caller ? -1 : (long)s->nr;
-		step = caller ? -1 : 1;
-	} else {
-		from = caller ? (long)s->nr - 1 : 0;
-		to = caller ? -1 : (long)s->nr;
-		step = caller ? -1 : 1;
-	}
-	n->val += weight_of(s, T->o->weight);
-	for (i = from; i != to; i += step) {
-		__u32 id = s->frames[i];
-		struct gnode *k;
-
-		for (k = n->kids; k; k = k->next)
-			if (same_func(p, k->frame, id))
-				break;
-		if (!k)
-			k = gnode_child(n, id);
-		if (!k)
-			return -ENOMEM;
-		k->val += weight_of(s, T->o->weight);
-		n = k;
-	}
-	return 0;
-}
-
-static int cmp_gnode(const void *a, const void *b)
-{
-	const struct gnode *x = *(struct gnode *const *)a;
-	const struct gnode *y = *(struct gnode *const *)b;
-
-	if (x->val != y->val)
-		return x->val > y->val ? -1 : 1;
-	return x->frame < y->frame ? -1 : x->frame > y->frame;
-}
-
-/* the children of @n worth showing, heaviest first (malloc'd) */
-static struct gnode **gkids(const struct table *T, const struct gnode *n,
-			    __u64 parent, size_t *nr)
-{
-	struct gnode **v, *k;
-	size_t c = 0;
-
-	*nr = 0;
-	for (k = n->kids; k; k = k->next)
-		c++;
-	v = calloc(c ? c : 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	for (k = n->kids; k; k = k->next) {
-		double base = T->o->graph == PROF_GRAPH_FRACTAL ?
-			      (double)parent : (double)T->base;
-
-		if (base && 100.0 * (double)k->val / base <
-		    T->o->graph_threshold)
-			continue;
-		v[(*nr)++] = k;
-	}
-	qsort(v, *nr, sizeof(*v), cmp_gnode);
-	return v;
-}
-
-static double gpct(const struct table *T, __u64 val, __u64 parent)
-{
-	double base = T->o->graph == PROF_GRAPH_FRACTAL ? (double)parent :
-		      (double)T->base;
-
-	return base ? 100.0 * (double)val / base : 0.0;
-}
-
-/*
- * perf report --stdio's graph: a branch "|--PCT--name" ("--" for the
- * last), its straight continuation aligned under the name, sub-branches
- * indented under it
- */
-static void graph_print(const struct table *T, const struct gnode *n,
-			const char *prefix, FILE *f)
-{
-	struct gnode **v;
-	size_t nr, i;
-
-	v = gkids(T, n, n->val, &nr);
-	if (!v)
-		return;
-	for (i = 0; i < nr; i++) {
-		const struct gnode *k = v[i];
-		bool last = i + 1 == nr;
-		char head[48], np[512];
-		int hl;
-
-		hl = snprintf(head, sizeof(head), "%s--%.2f%%--",
-			      last ? " " : "|", gpct(T, k->val, n->val));
-		fprintf(f, "%s|\n", prefix);
-		fprintf(f, "%s%s%s\n", prefix, head, gname(T->p, k->frame));
-		snprintf(np, sizeof(np), "%s%s%*s", prefix, last ? " " : "|",
-			 hl - 1, "");
-		while (k->kids && !k->kids->next && k->kids->val == k->val) {
-			k = k->kids;
-			fprintf(f, "%s%s\n", np, gname(T->p, k->frame));
-		}
-		if (strlen(np) < sizeof(np) - 48)
-			graph_print(T, k, np, f);
-	}
-	free(v);
-}
-
-/*
- * one function at the root (the entry's own, with a symbol key): perf's
- * "---name", its straight continuation under it, then the branches
- */
-static void graph_root(const struct table *T, const struct gnode *k,
-		       FILE *f)
-{
-	static const char prefix[] = "            ";
-
-	fprintf(f, "%s|\n%s---%s\n", prefix, prefix, gname(T->p, k->frame));
-	while (k->kids && !k->kids->next && k->kids->val == k->val) {
-		k = k->kids;
-		fprintf(f, "%s   %s\n", prefix, gname(T->p, k->frame));
-	}
-	graph_print(T, k, "               ", f);
-}
-
-/* -g folded: one line per chain, "PCT a;b;c" */
-static void graph_folded(const struct table *T, const struct gnode *n,
-			 char *buf, size_t pos, size_t len, FILE *f)
-{
-	struct gnode **v;
-	size_t nr, i;
-
-	if (!n->kids) {
-		fprintf(f, "            %.2f%% %s\n", gpct(T, n->val, n->val),
-			buf);
-		return;
-	}
-	v = gkids(T, n, n->val, &nr);
-	if (!v)
-		return;
-	for (i = 0; i < nr; i++) {
-		int w = snprintf(buf + pos, len - pos, "%s%s", pos ? ";" : "",
-				 gname(T->p, v[i]->frame));
-
-		if (w < 0 || (size_t)w >= len - pos)
-			continue;
-		graph_folded(T, v[i], buf, pos + (size_t)w, len, f);
-		buf[pos] = '\0';
-	}
-	free(v);
-}
-
-static int entry_graph(struct table *T, const struct tentry *e, FILE *f)
-{
-	const struct prof *p = T->p;
-	struct gnode root = { 0 };
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < p->nr_stacks && !err; i++) {
-		const struct prof_stack *s = &p->stacks[i];
-
-		/* the stacks of this entry: its comm, pid, dso as keyed */
-		if ((T->has[PROF_KEY_COMM] && s->comm != e->comm) ||
-		    (T->has[PROF_KEY_PID] && s->tid != e->tid))
-			continue;
-		if (T->has[PROF_KEY_DSO] && !T->has[PROF_KEY_SYM]) {
-			__u32 j;
-
-			for (j = 0; j < s->nr; j++)
-				if (p->frames[s->frames[j] - 1].module ==
-				    e->module)
-					break;
-			if (j == s->nr || (!T->o->children && j))
-				continue;
-		}
-		err = graph_add(T, &root, s, e);
-	}
-	if (!err && root.kids) {
-		if (T->o->graph == PROF_GRAPH_FOLDED) {
-			char buf[4096] = "";
-
-			graph_folded(T, &root, buf, 0, sizeof(buf), f);
-		} else if (!root.kids->next) {
-			graph_root(T, root.kids, f);
-		} else {
-			graph_print(T, &root, "            ", f);
-		}
-		fputc('\n', f);
-	}
-	gnode_free(&root);
-	return err;
-}
-
 /* ---- the table ------------------------------------------------------ */
 
 static void print_header(const struct table *T, FILE *f)
@@ -695,7 +398,7 @@ int prof_write_text_opts(const struct prof *p, const struct prof_text_opts *o,
 			continue;
 		print_row(&T, e, f);
 		if (o->graph != PROF_GRAPH_NONE) {
-			err = entry_graph(&T, e, f);
+			err = table_entry_graph(&T, e, f);
 			if (err)
 				goto out;
 		}
