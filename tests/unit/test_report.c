@@ -429,6 +429,12 @@ static void test_rich_baseline(void)
 	CHECK_HAS(cap_out, "[.] rep_main\n", "text: names this program's "
 		  "functions");
 	CHECK_HAS(cap_out, "[k] clear_user\n", "text: names kernel functions");
+	CHECK_HAS(cap_out, "\n      300/301     burn             slices 1 ",
+		  "text: the per-task summary names a forked thread as its "
+		  "parent (was '?' in a profile, whose records are not "
+		  "walked)");
+	CHECK_HAS(cap_out, "\n      400/400     gzip             slices 1 ",
+		  "text: and a task by its last name, as with the records");
 	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--format",
 		  "folded", NULL);
 	CHECK_EQ(ret, 0, "folded exits 0");

@@ -465,15 +465,28 @@ void report_text(struct report *R, const struct report_args *a,
 	const struct pmf_reader *r = R->r;
 	size_t w, i;
 
+	bool walk = !a->summary && !samples, *named;
+
 	text_header(R, a->path);
 	if (R->info->sample_freq)
 		text_sampling(R);
-	/* the walk restarts for the windows' names */
-	for (i = 0; i < R->cap; i++)
+	/*
+	 * the walk restarts for the windows' names; without their records
+	 * (--summary, a profile) the per-task summary keeps the names of
+	 * the whole file's walk (a forked thread's is its parent's)
+	 */
+	named = walk ? NULL : calloc(R->cap ? R->cap : 1, sizeof(*named));
+	for (i = 0; i < R->cap; i++) {
+		if (named)
+			named[i] = R->tasks[i].have_comm;
 		R->tasks[i].have_comm = false;
+	}
 	/* a profile: the samples in a table, not one per line */
 	for (w = 0; w < r->nr_wins; w++)
-		text_window(R, &r->wins[w], a->summary || samples);
+		text_window(R, &r->wins[w], !walk);
+	for (i = 0; named && i < R->cap; i++)
+		R->tasks[i].have_comm = named[i];
+	free(named);
 	if (samples) {
 		fputc('\n', R->out);
 		prof_write_text_opts(prof, &a->table, R->out);
