@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -33,7 +34,7 @@ static const char stat_help[] =
 "    pmuctx stat [OPTIONS] -a [--duration SEC] [-- CMD [ARGS...]]\n"
 "    pmuctx stat [OPTIONS] -G CGROUP_PATH [--duration SEC] [-- CMD ARGS...]\n"
 "\n"
-"    OPTIONS: [-e EV,...] [--per-task] [--no-inherit] [--per-switch]\n"
+"    OPTIONS: [-e EV,...] [--per-task] [-r N] [--no-inherit] [--per-switch]\n"
 "             [-x SEP | --json] [-o FILE] [--selftest-data-size N]\n"
 "\n"
 "DESCRIPTION\n"
@@ -78,6 +79,15 @@ static const char stat_help[] =
 "        the task's own counts. Exited tasks are kept for this (up to the\n"
 "        module's max_exited, 4096 by default; more are only in the\n"
 "        totals and a note says how many).\n"
+"\n"
+"    -r, --repeat N\n"
+"        Run CMD N times, each in a session of its own, and print each\n"
+"        event's mean over the runs with the standard deviation of that\n"
+"        mean, in % of it, as perf stat -r does: '( +- 0.42% )' after the\n"
+"        line; a fourth field with -x, \"stddev_pct\" with --json (and\n"
+"        \"runs\", \"elapsed_stddev_ns\"). No user and sys times (one\n"
+"        run's). The exit status is the last run's; a run killed by\n"
+"        SIGINT ends the series. Needs a command; not with --per-task.\n"
 "\n"
 "    --no-inherit\n"
 "        Count only CMD (or PID) itself, not the processes and threads it\n"
@@ -194,6 +204,7 @@ HELP_EXTRA_MARK
 "    pmuctx stat -e task-clock,cs,faults -x, -- ./a.out input.txt\n"
 "    pmuctx stat --json -o counts.json -- sh -c 'sort big.txt >/dev/null'\n"
 "    pmuctx stat --per-task -- ./server --once\n"
+"    pmuctx stat -r 10 -- ./bench\n"
 "    pmuctx stat -p \"$(pidof nginx | cut -d' ' -f1)\" --duration 10\n"
 "    sudo pmuctx stat -a --duration 5\n"
 "    sudo pmuctx stat -G /sys/fs/cgroup/user.slice -- sleep 2\n"
@@ -251,6 +262,7 @@ struct stat_opts {
 	bool json;
 	const char *output;
 	unsigned int selftest_size;
+	unsigned int repeat;		/* -r: runs of the command (0: one) */
 };
 
 enum {
@@ -296,6 +308,12 @@ static int stat_opt(struct stat_opts *o, int c, const char *arg)
 	case 'o':
 		o->output = arg;
 		return 0;
+	case 'r':
+		if (!parse_uint(arg, 100000, &v) || !v)
+			return usage_error(CMD, "-r '%s': expected a number of "
+					   "runs from 1 to 100000", arg);
+		o->repeat = (unsigned int)v;
+		return 0;
 	case OPT_SELFTEST:
 		if (!parse_uint(arg, PMUCTX_MAX_DATA_SIZE, &v) || v < 8)
 			return usage_error(CMD, "--selftest-data-size '%s': "
@@ -323,6 +341,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "selftest-data-size", required_argument, NULL, OPT_SELFTEST },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -330,7 +349,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:x:o:ap:G:h", longopts,
+	while ((c = getopt_long(argc, argv, "+:e:x:o:ap:G:r:h", longopts,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_cmd_help(&cmd_stat, stdout);
@@ -348,7 +367,16 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	if (o->sep && o->json)
 		return usage_error(CMD, "-x and --json cannot be combined");
-	return target_check(&stat_target, &o->t);
+	ret = target_check(&stat_target, &o->t);
+	if (ret)
+		return ret;
+	if (o->repeat > 1 && !o->t.argc)
+		return usage_error(CMD, "-r repeats a command: give one "
+				   "(pmuctx stat -r 5 -- CMD ARGS)");
+	if (o->repeat > 1 && o->per_task)
+		return usage_error(CMD, "--per-task lists the tasks of one "
+				   "run: not with -r");
+	return 0;
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -434,30 +462,34 @@ static void forward_signal(int sig)
 		kill(forward_pid, sig);
 }
 
-static int stat_command(struct pmuctx *h, const struct stat_opts *o,
-			const int *ids, int nr, FILE *out)
+/* one run of the command */
+struct run_result {
+	struct pmuctx_counts counts;
+	uint64_t elapsed_ns;
+	bool have_rusage;
+	struct rusage ru;
+	int exit_status;
+};
+
+/*
+ * Run the command once in a session of @h: 0 and *@res, or the exit
+ * status of a failure (printed)
+ */
+static int run_command(struct pmuctx *h, const struct stat_opts *o,
+		       const int *ids, int nr, struct run_result *res)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	struct sigaction fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	struct pmuctx_counts counts;
-	struct stat_report rep;
 	struct rusage ru;
 	struct child ch;
 	uint64_t t0, t1;
-	int status = 0, err, exec_err, ret;
+	int status = 0, err, exec_err;
 	const char *what;
-	char *cmdline;
 	pid_t child, w;
 
-	cmdline = join_args(o->t.argc, o->t.argv);
-	if (!cmdline) {
-		fprintf(stderr, "pmuctx stat: out of memory\n");
-		return EXIT_RUNTIME;
-	}
 	if (child_spawn(&ch, o->t.argv, NULL, &what)) {
 		fprintf(stderr, "pmuctx stat: %s: %s\n", what, strerror(errno));
-		free(cmdline);
 		return EXIT_RUNTIME;
 	}
 	child = ch.pid;
@@ -466,10 +498,8 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	if (!err)
 		err = pmuctx_enable(h);
 	if (err) {
-		ret = lib_error(CMD, h, err);
 		child_abort(&ch);	/* it exits without running */
-		free(cmdline);
-		return ret;
+		return lib_error(CMD, h, err);
 	}
 
 	sigaction(SIGINT, &ign, &old_int);
@@ -495,36 +525,178 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 
 	if (exec_err) {
 		print_exec_error(CMD, o->t.argv[0], exec_err);
-		free(cmdline);
 		return exec_status(exec_err);
 	}
 
-	err = read_counts(h, o, &counts);
+	err = read_counts(h, o, &res->counts);
 	pmuctx_disable(h);
-	if (err) {
-		free(cmdline);
+	if (err)
 		return lib_error(CMD, h, err);
-	}
+	res->elapsed_ns = t1 - t0;
+	res->have_rusage = w == child;
+	res->ru = ru;
+	res->exit_status = wait_status(w == child, status);
+	return 0;
+}
 
-	memset(&rep, 0, sizeof(rep));
-	rep.kind = o->t.system_wide ? STAT_TARGET_SYSTEM :
-		   o->t.cgroup ? STAT_TARGET_CGROUP : STAT_TARGET_COMMAND;
-	rep.command = cmdline;
-	rep.cgroup = o->t.cgroup;
-	rep.counts = &counts;
-	rep.elapsed_ns = t1 - t0;
-	rep.have_rusage = w == child;
-	rep.user_ns = tv_ns(&ru.ru_utime);
-	rep.sys_ns = tv_ns(&ru.ru_stime);
-	rep.nvcsw = ru.ru_nvcsw;
-	rep.nivcsw = ru.ru_nivcsw;
-	rep.per_task = o->per_task;
-	rep.have_exit_status = true;
-	rep.exit_status = wait_status(w == child, status);
+static void command_report(struct stat_report *rep,
+			   const struct stat_opts *o, const char *cmdline)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->kind = o->t.system_wide ? STAT_TARGET_SYSTEM :
+		    o->t.cgroup ? STAT_TARGET_CGROUP : STAT_TARGET_COMMAND;
+	rep->command = cmdline;
+	rep->cgroup = o->t.cgroup;
+	rep->per_task = o->per_task;
+	rep->have_exit_status = true;
+}
+
+static int stat_command(struct pmuctx *h, const struct stat_opts *o,
+			const int *ids, int nr, FILE *out)
+{
+	struct run_result res;
+	struct stat_report rep;
+	char *cmdline;
+	int ret;
+
+	cmdline = join_args(o->t.argc, o->t.argv);
+	if (!cmdline) {
+		fprintf(stderr, "pmuctx stat: out of memory\n");
+		return EXIT_RUNTIME;
+	}
+	memset(&res, 0, sizeof(res));
+	ret = run_command(h, o, ids, nr, &res);
+	if (ret) {
+		free(cmdline);
+		return ret;
+	}
+	command_report(&rep, o, cmdline);
+	rep.counts = &res.counts;
+	rep.elapsed_ns = res.elapsed_ns;
+	rep.have_rusage = res.have_rusage;
+	rep.user_ns = tv_ns(&res.ru.ru_utime);
+	rep.sys_ns = tv_ns(&res.ru.ru_stime);
+	rep.nvcsw = res.ru.ru_nvcsw;
+	rep.nivcsw = res.ru.ru_nivcsw;
+	rep.exit_status = res.exit_status;
 
 	ret = print_report(out, o, &rep);
 	free(cmdline);
 	return ret ? ret : rep.exit_status;
+}
+
+/* ---- stat -r N -- CMD ------------------------------------------------------ */
+
+/* the mean of @n values, and its standard deviation (perf's stddev_stats) */
+static double mean_sd(const double *v, unsigned int n, double *sd)
+{
+	double m = 0, s = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		m += v[i];
+	m /= n;
+	for (i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	*sd = n > 1 ? sqrt(s / (n - 1) / n) : 0.0;
+	return m;
+}
+
+static __u64 round_u64(double v)
+{
+	return v <= 0 ? 0 : (__u64)(v + 0.5);
+}
+
+/*
+ * the runs' counts into @mean: each event's mean (its deviation in
+ * @rep), the task totals summed (a note on one run is a note on all)
+ */
+static void mean_counts(const struct run_result *res, unsigned int n,
+			struct pmuctx_counts *mean, struct stat_report *rep,
+			double *v)
+{
+	unsigned int e, k;
+	double sd;
+
+	*mean = res[n - 1].counts;
+	mean->nr_tasks = 0;
+	mean->tasks = NULL;
+	for (e = 0; e < mean->nr_events; e++) {
+		for (k = 0; k < n; k++)
+			v[k] = (double)res[k].counts.values[e];
+		mean->values[e] = round_u64(mean_sd(v, n, &sd));
+		rep->stddev_pct[e] = mean->values[e] ?
+				     100.0 * sd / (double)mean->values[e] : 0;
+		for (k = 0; k < n; k++)
+			v[k] = (double)res[k].counts.time_running[e];
+		mean->time_running[e] = round_u64(mean_sd(v, n, &sd));
+	}
+	for (k = 0; k < n; k++)
+		v[k] = (double)res[k].counts.time_enabled;
+	mean->time_enabled = round_u64(mean_sd(v, n, &sd));
+	for (k = 0; k < n; k++)
+		v[k] = (double)res[k].counts.time_slices;
+	mean->time_slices = round_u64(mean_sd(v, n, &sd));
+	mean->tasks_dropped = mean->priv_exec_stopped = 0;
+	mean->tasks_unlisted = 0;
+	for (k = 0; k < n; k++) {
+		mean->tasks_dropped += res[k].counts.tasks_dropped;
+		mean->priv_exec_stopped += res[k].counts.priv_exec_stopped;
+		mean->tasks_unlisted += res[k].counts.tasks_unlisted;
+	}
+	for (k = 0; k < n; k++)
+		v[k] = (double)res[k].elapsed_ns;
+	rep->elapsed_ns = round_u64(mean_sd(v, n, &rep->elapsed_stddev_ns));
+}
+
+/*
+ * perf stat -r: the command @o->repeat times, each in a session of its
+ * own; the counts' means with their deviation, the last run's exit
+ * status.  A run killed by SIGINT (Ctrl-C) ends the series.
+ */
+static int stat_repeat(const struct stat_opts *o, const int *ids, int nr,
+		       FILE *out)
+{
+	struct pmuctx_counts mean;
+	struct run_result *res;
+	struct stat_report rep;
+	struct pmuctx *h;
+	unsigned int n = 0;
+	double *v;
+	char *cmdline;
+	int ret = 0;
+
+	cmdline = join_args(o->t.argc, o->t.argv);
+	res = calloc(o->repeat, sizeof(*res));
+	v = calloc(o->repeat, sizeof(*v));
+	if (!cmdline || !res || !v) {
+		fprintf(stderr, "pmuctx stat: out of memory\n");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	while (n < o->repeat) {
+		ret = open_device(CMD, &h);
+		if (!ret)
+			ret = run_command(h, o, ids, nr, &res[n]);
+		pmuctx_close(h);
+		if (ret)
+			goto out;
+		if (res[n++].exit_status == 128 + SIGINT)
+			break;
+	}
+	command_report(&rep, o, cmdline);
+	mean_counts(res, n, &mean, &rep, v);
+	rep.counts = &mean;
+	rep.runs = n;
+	rep.exit_status = res[n - 1].exit_status;
+	ret = print_report(out, o, &rep);
+	if (!ret)
+		ret = rep.exit_status;
+out:
+	free(v);
+	free(res);
+	free(cmdline);
+	return ret;
 }
 
 /* ---- stat -p / -a / -G ---------------------------------------------------- */
@@ -653,6 +825,10 @@ static int stat_run(int argc, char **argv)
 			return EXIT_RUNTIME;
 		}
 	}
+	if (o.repeat > 1) {
+		ret = stat_repeat(&o, ids, nr, out);
+		goto close_out;
+	}
 	ret = open_device(CMD, &h);
 	if (!ret) {
 		if (o.t.argc)
@@ -661,6 +837,7 @@ static int stat_run(int argc, char **argv)
 			ret = stat_attach(h, &o, ids, nr, out);
 	}
 	pmuctx_close(h);
+close_out:
 	if (out != stderr && fclose(out) && !ret) {
 		fprintf(stderr, "pmuctx stat: writing %s: %s\n", o.output,
 			strerror(errno));

@@ -286,6 +286,58 @@ static void test_stat_attach(void)
 	waitpid(pid, &st, 0);
 }
 
+/*
+ * Issue 30 item 6: stat -r N runs the command N times, each in a session
+ * of its own, and prints the means with the deviation of the mean, as
+ * perf stat -r does (the fake counts 10 more at every read: 42, 52, 62)
+ */
+static void test_stat_repeat(void)
+{
+	int creates = fake.nr_creates, ret;
+
+	fake.nr_reads = 0;
+	fake.values_step = 10;
+	ret = run(&cmd_stat, "-r", "3", "-x", ",", "--", "sh", "-c", "exit 4",
+		  NULL);
+	CHECK_EQ(ret, 4, "stat -r 3: the command's exit status");
+	CHECK_EQ(fake.nr_creates - creates, 3, "stat -r 3: three sessions");
+	/* mean 52, deviation of the mean sqrt(100 / 3) = 5.77: 11.10 % */
+	CHECK_HAS(cap_err, "\n52,,context-switches,11.10%\n",
+		  "stat -r 3 -x,: the mean and its deviation, perf's "
+		  "variance field");
+	CHECK_HAS(cap_err, "1234567900,ns,task-clock,0.00%\n",
+		  "stat -r 3 -x,: task-clock's mean");
+	fake.nr_reads = 0;
+	ret = run(&cmd_stat, "--repeat", "3", "--", "true", NULL);
+	CHECK_EQ(ret, 0, "stat --repeat 3 exits 0");
+	CHECK_HAS(cap_err, " Performance counter stats for 'true' (3 runs):",
+		  "stat -r: the header says how many runs");
+	CHECK_HAS(cap_err, "      context-switches          #",
+		  "stat -r: the events");
+	CHECK_HAS(cap_err, "( +- 11.10% )\n", "stat -r: perf's noise column");
+	CHECK_HAS(cap_err, " seconds time elapsed  ( +-",
+		  "stat -r: the elapsed time's mean and deviation");
+	CHECK_LACKS(cap_err, "seconds user", "stat -r: no user and sys (one "
+		    "run's, as perf)");
+	fake.nr_reads = 0;
+	ret = run(&cmd_stat, "-r", "2", "--json", "--", "true", NULL);
+	CHECK_HAS(cap_err, "\"runs\":2,", "stat -r --json: runs");
+	CHECK_HAS(cap_err, "\"stddev_pct\":", "stat -r --json: the deviation");
+	fake.values_step = 0;
+	ret = run(&cmd_stat, "-r", "1", "--", "true", NULL);
+	CHECK(ret == 0 && !strstr(cap_err, "runs") && !strstr(cap_err, "+-"),
+	      "stat -r 1: one run, the usual output");
+	CHECK_EQ(run(&cmd_stat, "-r", "0", "--", "true", NULL), 2,
+		 "-r 0 -> 2");
+	CHECK_HAS(cap_err, "-r '0': expected a number of runs from 1 to "
+		  "100000", "... says what is expected");
+	CHECK_EQ(run(&cmd_stat, "-r", "3", "-a", "--duration", "1", NULL), 2,
+		 "-r without a command -> 2");
+	CHECK_HAS(cap_err, "-r repeats a command", "... says why");
+	CHECK_EQ(run(&cmd_stat, "-r", "3", "--per-task", "--", "true", NULL),
+		 2, "-r with --per-task -> 2");
+}
+
 static void test_stat_usage(void)
 {
 	CHECK_EQ(run(&cmd_stat, NULL), 2, "stat without target -> 2");
@@ -447,6 +499,7 @@ void test_cli(void)
 	fake_install();
 	test_stat_command();
 	test_stat_attach();
+	test_stat_repeat();
 	test_stat_usage();
 	test_info_cmd();
 	test_info_old_library();
