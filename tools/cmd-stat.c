@@ -20,6 +20,7 @@
 #include "builtin.h"
 #include "opts.h"
 #include "stat-format.h"
+#include "stat-interval.h"
 
 #define CMD "stat"
 
@@ -34,7 +35,8 @@ static const char stat_help[] =
 "    pmuctx stat [OPTIONS] -a [--duration SEC] [-- CMD [ARGS...]]\n"
 "    pmuctx stat [OPTIONS] -G CGROUP_PATH [--duration SEC] [-- CMD ARGS...]\n"
 "\n"
-"    OPTIONS: [-e EV,...] [--per-task] [-r N] [--no-inherit] [--per-switch]\n"
+"    OPTIONS: [-e EV,...] [--per-task] [-r N | -I MSEC] [--no-inherit]\n"
+"             [--per-switch]\n"
 "             [-x SEP | --json] [-o FILE] [--selftest-data-size N]\n"
 "\n"
 "DESCRIPTION\n"
@@ -88,6 +90,17 @@ static const char stat_help[] =
 "        \"runs\", \"elapsed_stddev_ns\"). No user and sys times (one\n"
 "        run's). The exit status is the last run's; a run killed by\n"
 "        SIGINT ends the series. Needs a command; not with --per-task.\n"
+"\n"
+"    -I, --interval-print MSEC\n"
+"        Every MSEC ms (10 or more) while counting, print what each event\n"
+"        counted in that interval, one line per event, as perf stat -I:\n"
+"            #           time                 counts unit events\n"
+"                 0.100123456                 100.12 msec task-clock\n"
+"                 0.100123456                     12      context-switches\n"
+"        (-x: TIME SEP VALUE SEP UNIT SEP EVENT; --json: one object a\n"
+"        line, {\"interval\": SECONDS, \"events\": [{\"event\", \"value\",\n"
+"        \"unit\"}]}). The last interval ends with the counting; no summary\n"
+"        follows, as perf prints none. Not with -r or --per-task.\n"
 "\n"
 "    --no-inherit\n"
 "        Count only CMD (or PID) itself, not the processes and threads it\n"
@@ -205,6 +218,7 @@ HELP_EXTRA_MARK
 "    pmuctx stat --json -o counts.json -- sh -c 'sort big.txt >/dev/null'\n"
 "    pmuctx stat --per-task -- ./server --once\n"
 "    pmuctx stat -r 10 -- ./bench\n"
+"    pmuctx stat -I 1000 -p \"$(pidof mysqld)\"\n"
 "    pmuctx stat -p \"$(pidof nginx | cut -d' ' -f1)\" --duration 10\n"
 "    sudo pmuctx stat -a --duration 5\n"
 "    sudo pmuctx stat -G /sys/fs/cgroup/user.slice -- sleep 2\n"
@@ -263,6 +277,7 @@ struct stat_opts {
 	const char *output;
 	unsigned int selftest_size;
 	unsigned int repeat;		/* -r: runs of the command (0: one) */
+	unsigned int interval_ms;	/* -I: 0 without */
 };
 
 enum {
@@ -308,6 +323,13 @@ static int stat_opt(struct stat_opts *o, int c, const char *arg)
 	case 'o':
 		o->output = arg;
 		return 0;
+	case 'I':
+		if (!parse_uint(arg, 86400000, &v) || v < 10)
+			return usage_error(CMD, "-I '%s': expected an interval "
+					   "in ms from 10 to 86400000, e.g. "
+					   "1000", arg);
+		o->interval_ms = (unsigned int)v;
+		return 0;
 	case 'r':
 		if (!parse_uint(arg, 100000, &v) || !v)
 			return usage_error(CMD, "-r '%s': expected a number of "
@@ -342,6 +364,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "selftest-data-size", required_argument, NULL, OPT_SELFTEST },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "interval-print", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -349,7 +372,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:x:o:ap:G:r:h", longopts,
+	while ((c = getopt_long(argc, argv, "+:e:x:o:ap:G:r:I:h", longopts,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_cmd_help(&cmd_stat, stdout);
@@ -376,6 +399,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	if (o->repeat > 1 && o->per_task)
 		return usage_error(CMD, "--per-task lists the tasks of one "
 				   "run: not with -r");
+	if (o->interval_ms && (o->repeat > 1 || o->per_task))
+		return usage_error(CMD, "-I prints the counts of each "
+				   "interval: not with %s", o->per_task ?
+				   "--per-task" : "-r");
 	return 0;
 }
 
@@ -462,6 +489,52 @@ static void forward_signal(int sig)
 		kill(forward_pid, sig);
 }
 
+static void interval_init(struct stat_interval *iv,
+			  const struct stat_opts *o, FILE *out)
+{
+	memset(iv, 0, sizeof(*iv));
+	iv->every_ns = (uint64_t)o->interval_ms * 1000000ULL;
+	iv->sep = o->sep;
+	iv->json = o->json;
+	iv->out = out;
+}
+
+/*
+ * -I: wait for the command, the counts of every interval printed
+ * meanwhile (to @o's output): wait4()'s result
+ */
+static pid_t wait_intervals(struct pmuctx *h, const struct stat_opts *o,
+			    pid_t child, int *status, struct rusage *ru,
+			    uint64_t t0, FILE *out)
+{
+	struct stat_interval iv;
+	int pidfd = pidfd_open_compat(child), timeout;
+	pid_t w;
+
+	interval_init(&iv, o, out);
+	stat_interval_start(&iv, t0);
+	for (;;) {
+		w = wait4(child, status, WNOHANG, ru);
+		if (w == child || (w < 0 && errno != EINTR))
+			break;
+		timeout = stat_interval_timeout(&iv, now_ns());
+		if (pidfd >= 0) {
+			struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+			poll(&p, 1, timeout);
+		} else {
+			/* no pidfd: look at the child every 10 ms */
+			usleep(1000U * (unsigned int)(timeout < 10 ?
+						      timeout : 10));
+		}
+		stat_interval_tick(&iv, h, now_ns());
+	}
+	stat_interval_end(&iv, h, now_ns());
+	if (pidfd >= 0)
+		close(pidfd);
+	return w;
+}
+
 /* one run of the command */
 struct run_result {
 	struct pmuctx_counts counts;
@@ -476,7 +549,8 @@ struct run_result {
  * status of a failure (printed)
  */
 static int run_command(struct pmuctx *h, const struct stat_opts *o,
-		       const int *ids, int nr, struct run_result *res)
+		       const int *ids, int nr, struct run_result *res,
+		       FILE *out)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	struct sigaction fwd = { .sa_handler = forward_signal };
@@ -512,9 +586,13 @@ static int run_command(struct pmuctx *h, const struct stat_opts *o,
 	exec_err = child_start(CMD, &ch);
 
 	memset(&ru, 0, sizeof(ru));
-	do
-		w = wait4(child, &status, 0, &ru);
-	while (w < 0 && errno == EINTR);
+	if (o->interval_ms && !exec_err) {
+		w = wait_intervals(h, o, child, &status, &ru, t0, out);
+	} else {
+		do
+			w = wait4(child, &status, 0, &ru);
+		while (w < 0 && errno == EINTR);
+	}
 	t1 = now_ns();
 
 	forward_pid = 0;
@@ -565,7 +643,7 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 		return EXIT_RUNTIME;
 	}
 	memset(&res, 0, sizeof(res));
-	ret = run_command(h, o, ids, nr, &res);
+	ret = run_command(h, o, ids, nr, &res, out);
 	if (ret) {
 		free(cmdline);
 		return ret;
@@ -580,7 +658,11 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	rep.nivcsw = res.ru.ru_nivcsw;
 	rep.exit_status = res.exit_status;
 
-	ret = print_report(out, o, &rep);
+	/* -I: the intervals were the report (perf prints no summary) */
+	if (o->interval_ms)
+		stat_print_notes(stderr, &rep, "pmuctx stat: ");
+	else
+		ret = print_report(out, o, &rep);
 	free(cmdline);
 	return ret ? ret : rep.exit_status;
 }
@@ -637,7 +719,8 @@ static void mean_counts(const struct run_result *res, unsigned int n,
 	for (k = 0; k < n; k++)
 		v[k] = (double)res[k].counts.time_slices;
 	mean->time_slices = round_u64(mean_sd(v, n, &sd));
-	mean->tasks_dropped = mean->priv_exec_stopped = 0;
+	mean->tasks_dropped = 0;
+	mean->priv_exec_stopped = 0;
 	mean->tasks_unlisted = 0;
 	for (k = 0; k < n; k++) {
 		mean->tasks_dropped += res[k].counts.tasks_dropped;
@@ -677,7 +760,7 @@ static int stat_repeat(const struct stat_opts *o, const int *ids, int nr,
 	while (n < o->repeat) {
 		ret = open_device(CMD, &h);
 		if (!ret)
-			ret = run_command(h, o, ids, nr, &res[n]);
+			ret = run_command(h, o, ids, nr, &res[n], out);
 		pmuctx_close(h);
 		if (ret)
 			goto out;
@@ -705,6 +788,7 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 		       const int *ids, int nr, FILE *out)
 {
 	struct pmuctx_counts counts;
+	struct stat_interval iv;
 	struct stat_report rep;
 	sigset_t mask, old;
 	uint64_t t0, t1, deadline = 0;
@@ -735,9 +819,11 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 	t0 = now_ns();
 	if (o->t.have_duration)
 		deadline = t0 + o->t.duration_ns;
+	interval_init(&iv, o, out);
+	stat_interval_start(&iv, t0);
 	for (;;) {
 		struct pollfd pfd[2];
-		int nfds = 0, timeout = -1, r;
+		int nfds = 0, timeout = -1, r, ti;
 
 		if (sfd >= 0) {
 			pfd[nfds].fd = sfd;
@@ -757,16 +843,22 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 		/* no pidfd: poll the process now and then */
 		if (o->t.pid && pidfd < 0 && (timeout < 0 || timeout > 200))
 			timeout = 200;
+		/* -I: the end of the interval */
+		ti = stat_interval_timeout(&iv, now_ns());
+		if (ti >= 0 && (timeout < 0 || ti < timeout))
+			timeout = ti;
 		r = poll(pfd, (nfds_t)nfds, timeout);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (r > 0)
 			break;	/* a signal, or the process exited */
+		stat_interval_tick(&iv, h, now_ns());
 		if (o->t.pid && pidfd < 0 && kill(o->t.pid, 0) &&
 		    errno == ESRCH)
 			break;
 	}
 	t1 = now_ns();
+	stat_interval_end(&iv, h, t1);
 
 	err = read_counts(h, o, &counts);
 	pmuctx_disable(h);
@@ -782,7 +874,13 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 	rep.counts = &counts;
 	rep.elapsed_ns = t1 - t0;
 	rep.per_task = o->per_task;
-	ret = print_report(out, o, &rep);
+	/* -I: the intervals were the report (perf prints no summary) */
+	if (o->interval_ms) {
+		stat_print_notes(stderr, &rep, "pmuctx stat: ");
+		ret = 0;
+	} else {
+		ret = print_report(out, o, &rep);
+	}
 out:
 	if (pidfd >= 0)
 		close(pidfd);
