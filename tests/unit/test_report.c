@@ -491,9 +491,27 @@ static void test_sort(void)
 	      strstr(cap_out, "--no-children") && strstr(cap_out,
 	      "--percent-limit PCT") && strstr(cap_out, "-g, --call-graph") &&
 	      strstr(cap_out, "--time RANGES"), "--help: the new options");
+	/* srcline: perf's, a line of source per entry (a list-like view) */
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--sort",
+		  "sym,srcline", "--no-children", NULL);
+	CHECK_EQ(ret, 0, "--sort sym,srcline exits 0");
+	CHECK_HAS(cap_out, "\n# Overhead  Symbol                    "
+		  "Source:Line\n", "--sort sym,srcline: the columns");
+	CHECK_HAS(cap_out, "\n    25.81%  [.] rep_main              "
+		  "test_report.c:", "--sort sym,srcline: main's line in this "
+		  "file");
+	CHECK_HAS(cap_out, "\n    12.90%  [k] clear_user            "
+		  "clear_user\n", "--sort sym,srcline: a function without "
+		  "lines is one entry, named");
+	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "-s", "srcline",
+		  "-g", "callee", NULL);
+	CHECK(ret == 0 && cap_out && strstr(cap_out, "test_report.c:") &&
+	      strstr(cap_out, "---rep_main\n"), "-s srcline -g: the graph "
+	      "from the line's function");
 	ret = run(&cmd_report, "-i", path, "--sort", "comm,cpu", NULL);
 	CHECK_USAGE(ret, "--sort: unknown key 'cpu' (the keys: comm, pid, "
-		    "dso, symbol)", "--sort with an unknown key: the keys");
+		    "dso, symbol, srcline)", "--sort with an unknown key: the "
+		    "keys");
 	ret = run(&cmd_report, "-i", path, "--sort", "sym,symbol", NULL);
 	CHECK_USAGE(ret, "given twice", "--sort with a key twice");
 	ret = run(&cmd_report, "-i", path, "--sort", "sym", "--format",

@@ -59,46 +59,26 @@ static bool same_func(const struct prof *p, __u32 a, __u32 b)
 }
 
 /*
- * The chain of stack @s for entry @e, into the tree @root: with a symbol
- * key and --children, from the entry (its outermost call) to what it
- * called (caller order) or to its callers (callee); else the whole stack,
- * from the root (caller) or from the top (callee).  Frames are by
- * function: a node's id is the first frame met of it.
+ * The chain of stack @s into the tree @root: with a frame key (dso,
+ * symbol, srcline) and --children, from the entry's outermost frame @j
+ * to what it called (caller order) or to its callers (callee); else the
+ * whole stack, from the root (caller) or from the top (callee).  Frames
+ * are by function: a node's id is the first frame met of it.
  */
 static int graph_add(struct table *T, struct gnode *root,
-		     const struct prof_stack *s, const struct tentry *e)
+		     const struct prof_stack *s, long j)
 {
 	const struct prof *p = T->p;
 	const bool caller = T->o->caller;
 	struct gnode *n = root;
-	long j = -1, i, from, to, step;
+	long i, from, to, step;
 
-	if (T->has[PROF_KEY_SYM]) {
-		/* the outermost frame of the entry's symbol */
-		for (i = (long)s->nr - 1; i >= 0; i--) {
-			const struct prof_frame *fr =
-				&p->frames[s->frames[i] - 1];
-
-			if (fr->label == e->fr->label &&
-			    fr->module == e->fr->module &&
-			    fr->kernel == e->fr->kernel)
-				break;
-		}
-		j = i;
-		if (j < 0)
-			return 0;
-		if (!T->o->children && j)
-			return 0;	/* self only: the entry on top */
-	}
-	if (j >= 0 && T->o->children) {
+	step = caller ? -1 : 1;
+	to = caller ? -1 : (long)s->nr;
+	if (j >= 0 && T->o->children)
 		from = j;
-		to = caller ? -1 : (long)s->nr;
-		step = caller ? -1 : 1;
-	} else {
+	else
 		from = caller ? (long)s->nr - 1 : 0;
-		to = caller ? -1 : (long)s->nr;
-		step = caller ? -1 : 1;
-	}
 	n->val += weight_of(s, T->o->weight);
 	for (i = from; i != to; i += step) {
 		__u32 id = s->frames[i];
@@ -251,21 +231,22 @@ int table_entry_graph(struct table *T, const struct tentry *e, FILE *f)
 	for (i = 0; i < p->nr_stacks && !err; i++) {
 		const struct prof_stack *s = &p->stacks[i];
 
-		/* the stacks of this entry: its comm, pid, dso as keyed */
+		long j = -1;
+
+		/* the stacks of this entry: its comm and pid as keyed */
 		if ((T->has[PROF_KEY_COMM] && s->comm != e->comm) ||
 		    (T->has[PROF_KEY_PID] && s->tid != e->tid))
 			continue;
-		if (T->has[PROF_KEY_DSO] && !T->has[PROF_KEY_SYM]) {
-			__u32 j;
-
-			for (j = 0; j < s->nr; j++)
-				if (p->frames[s->frames[j] - 1].module ==
-				    e->module)
+		/* and its outermost frame; on top without --children */
+		if (table_frame_keyed(T)) {
+			for (j = (long)s->nr - 1; j >= 0; j--)
+				if (table_frame_is(T, e, &p->frames[
+						s->frames[j] - 1]))
 					break;
-			if (j == s->nr || (!T->o->children && j))
+			if (j < 0 || (!T->o->children && j))
 				continue;
 		}
-		err = graph_add(T, &root, s, e);
+		err = graph_add(T, &root, s, j);
 	}
 	if (!err && root.kids) {
 		if (T->o->graph == PROF_GRAPH_FOLDED) {

@@ -214,7 +214,7 @@ int prof_write_text(const struct prof *p, enum prof_weight w, FILE *f);
 
 /* the table's sort keys (perf report --sort), its call graph (-g) */
 enum prof_key { PROF_KEY_COMM, PROF_KEY_PID, PROF_KEY_DSO, PROF_KEY_SYM,
-		PROF_NR_KEYS };
+		PROF_KEY_SRCLINE, PROF_NR_KEYS };
 enum prof_graph { PROF_GRAPH_NONE, PROF_GRAPH_GRAPH, PROF_GRAPH_FRACTAL,
 		  PROF_GRAPH_FOLDED };
 
@@ -237,6 +237,8 @@ struct prof_text_opts {
 
 /* perf report's defaults: comm,dso,sym, children, no graph */
 void prof_text_defaults(struct prof_text_opts *o);
+/* the keys need source lines (prof_input.lines) */
+bool prof_text_lines(const struct prof_text_opts *o);
 /* --sort KEYS into @o: 0, or -EINVAL with a message in @err */
 int prof_parse_sort(const char *s, struct prof_text_opts *o, char *err,
 		    size_t len);

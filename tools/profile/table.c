@@ -22,7 +22,18 @@ static const char *const key_names[] = {
 	[PROF_KEY_PID] = "pid",
 	[PROF_KEY_DSO] = "dso",
 	[PROF_KEY_SYM] = "symbol",
+	[PROF_KEY_SRCLINE] = "srcline",
 };
+
+bool prof_text_lines(const struct prof_text_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == PROF_KEY_SRCLINE)
+			return true;
+	return false;
+}
 
 int prof_parse_sort(const char *s, struct prof_text_opts *o, char *err,
 		    size_t len)
@@ -32,7 +43,7 @@ int prof_parse_sort(const char *s, struct prof_text_opts *o, char *err,
 
 	if (strlen(s) >= sizeof(buf) || !*s) {
 		snprintf(err, len, "--sort '%s': expected keys from comm, "
-			 "pid, dso, symbol (sym), separated by commas", s);
+			 "pid, dso, symbol (sym), srcline, separated by commas", s);
 		return -EINVAL;
 	}
 	strcpy(buf, s);
@@ -46,7 +57,7 @@ int prof_parse_sort(const char *s, struct prof_text_opts *o, char *err,
 				break;
 		if (k == PROF_NR_KEYS) {
 			snprintf(err, len, "--sort: unknown key '%s' (the "
-				 "keys: comm, pid, dso, symbol)", tok);
+				 "keys: comm, pid, dso, symbol, srcline)", tok);
 			return -EINVAL;
 		}
 		for (i = 0; i < n; i++)
@@ -61,7 +72,7 @@ int prof_parse_sort(const char *s, struct prof_text_opts *o, char *err,
 	}
 	if (!n) {
 		snprintf(err, len, "--sort '%s': no key (the keys: comm, "
-			 "pid, dso, symbol)", s);
+			 "pid, dso, symbol, srcline)", s);
 		return -EINVAL;
 	}
 	o->nr_keys = n;
@@ -99,6 +110,11 @@ static void entry_key(const struct table *T, const struct prof_stack *s,
 		k->module = fr->module;
 	if (T->has[PROF_KEY_SYM])
 		k->fr = fr;
+	if (T->has[PROF_KEY_SRCLINE]) {
+		/* without a line: the function's one entry, as perf's */
+		k->src = fr->file ? fr->file : fr->label;
+		k->line = fr->file ? fr->line : -1;
+	}
 }
 
 static bool tentry_eq(const void *ctx, __u32 idx, const void *key)
@@ -112,6 +128,9 @@ static bool tentry_eq(const void *ctx, __u32 idx, const void *key)
 		return false;
 	if (T->has[PROF_KEY_DSO] && e->module != k->module)
 		return false;
+	if (T->has[PROF_KEY_SRCLINE] && (e->src != k->src ||
+					 e->line != k->line))
+		return false;
 	/* a symbol is its name in its shared object, kernel or user */
 	return !T->has[PROF_KEY_SYM] ||
 	       (e->fr->label == k->fr->label && e->fr->module ==
@@ -121,7 +140,8 @@ static bool tentry_eq(const void *ctx, __u32 idx, const void *key)
 static __u64 tentry_hash(const struct table *T, const struct tentry *k)
 {
 	__u64 h = mix64((__u64)(uintptr_t)k->comm ^ (__u64)(__u32)k->tid ^
-			((__u64)(uintptr_t)k->module << 1));
+			((__u64)(uintptr_t)k->module << 1) ^
+			mix64((__u64)(uintptr_t)k->src ^ (__u64)k->line));
 
 	if (T->has[PROF_KEY_SYM])
 		h ^= mix64((__u64)(uintptr_t)k->fr->label) ^
@@ -223,6 +243,31 @@ static int table_fill(struct table *T)
 	return 0;
 }
 
+bool table_frame_keyed(const struct table *T)
+{
+	return T->has[PROF_KEY_DSO] || T->has[PROF_KEY_SYM] ||
+	       T->has[PROF_KEY_SRCLINE];
+}
+
+bool table_frame_is(const struct table *T, const struct tentry *e,
+		    const struct prof_frame *fr)
+{
+	struct tentry k;
+
+	if (T->has[PROF_KEY_DSO] && fr->module != e->module)
+		return false;
+	if (T->has[PROF_KEY_SYM] && (fr->label != e->fr->label ||
+				     fr->module != e->fr->module ||
+				     fr->kernel != e->fr->kernel))
+		return false;
+	if (!T->has[PROF_KEY_SRCLINE])
+		return true;
+	memset(&k, 0, sizeof(k));
+	k.src = fr->file ? fr->file : fr->label;
+	k.line = fr->file ? fr->line : -1;
+	return k.src == e->src && k.line == e->line;
+}
+
 static const struct prof_text_opts *cmp_opts;
 
 static int cmp_tentry(const void *a, const void *b)
@@ -246,6 +291,13 @@ static int cmp_tentry(const void *a, const void *b)
 	}
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (x->src && y->src) {
+		c = strcmp(x->src, y->src);
+		if (c)
+			return c;
+		if (x->line != y->line)
+			return x->line < y->line ? -1 : 1;
+	}
 	if (x->module && y->module)
 		return strcmp(x->module, y->module);
 	return 0;
@@ -265,7 +317,7 @@ static void print_header(const struct table *T, FILE *f)
 		fprintf(f, "%8s", "Overhead");
 	for (i = 0; i < o->nr_keys; i++) {
 		int w = i + 1 == o->nr_keys ? 0 : o->keys[i] == PROF_KEY_COMM ?
-			16 : 24;
+			16 : o->keys[i] == PROF_KEY_SRCLINE ? 32 : 24;
 
 		switch (o->keys[i]) {
 		case PROF_KEY_COMM:
@@ -278,7 +330,10 @@ static void print_header(const struct table *T, FILE *f)
 			fprintf(f, "  %-*s", w, "Shared Object");
 			break;
 		case PROF_KEY_SYM:
-			fprintf(f, "  %s", "Symbol");
+			fprintf(f, "  %-*s", w, "Symbol");
+			break;
+		case PROF_KEY_SRCLINE:
+			fprintf(f, "  %-*s", w, "Source:Line");
 			break;
 		default:
 			break;
@@ -289,7 +344,8 @@ static void print_header(const struct table *T, FILE *f)
 	for (i = 0; i < o->nr_keys; i++)
 		fprintf(f, "  %s", o->keys[i] == PROF_KEY_COMM ?
 			"................" : o->keys[i] == PROF_KEY_SYM ?
-			"......................" :
+			"......................" : o->keys[i] ==
+			PROF_KEY_SRCLINE ? "................................" :
 			"........................");
 	fprintf(f, "\n#\n");
 }
@@ -325,8 +381,16 @@ static void print_row(const struct table *T, const struct tentry *e,
 				short_module(e->module));
 			break;
 		case PROF_KEY_SYM:
-			fprintf(f, "  [%c] %s", e->fr->kernel ? 'k' : '.',
-				e->fr->label);
+			fprintf(f, "  [%c] %-*s", e->fr->kernel ? 'k' : '.',
+				lastk ? 0 : 20, e->fr->label);
+			break;
+		case PROF_KEY_SRCLINE:
+			if (e->line >= 0)
+				snprintf(pc, sizeof(pc), "%s:%d",
+					 short_module(e->src), e->line);
+			else
+				snprintf(pc, sizeof(pc), "%s", e->src);
+			fprintf(f, "  %-*s", lastk ? 0 : 32, pc);
 			break;
 		default:
 			break;

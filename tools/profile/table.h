@@ -19,6 +19,8 @@ struct tentry {
 	__s32 tid;			/* pid */
 	const char *module;		/* dso */
 	const struct prof_frame *fr;	/* symbol: label, kernel, module */
+	const char *src;		/* srcline: file, or the label */
+	int line;			/* its line (-1: no file) */
 	__u64 self, children;
 	size_t stamp;			/* last stack counted in children */
 };
@@ -33,6 +35,11 @@ struct table {
 	__u64 base;			/* 100 % */
 };
 
+/* frame @fr is one of entry @e (its dso, symbol, srcline as keyed) */
+bool table_frame_is(const struct table *T, const struct tentry *e,
+		    const struct prof_frame *fr);
+/* the entry has a frame key (dso, symbol, srcline) */
+bool table_frame_keyed(const struct table *T);
 /* -g: the call graph of entry @e, under its row */
 int table_entry_graph(struct table *T, const struct tentry *e, FILE *f);
 

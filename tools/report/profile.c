@@ -102,8 +102,10 @@ int report_profile(struct report *R, const struct report_args *a,
 	if (!(f == FMT_FOLDED || f == FMT_PPROF || a->po.stitch_stats ||
 	      ((f == FMT_TEXT || f == FMT_PERF) && samples)))
 		return 0;
-	if (build_profile(R, all, n, &a->po, f == FMT_PPROF, f == FMT_PERF,
-			  prof))
+	/* source lines: pprof's, and the table's srcline key */
+	if (build_profile(R, all, n, &a->po, f == FMT_PPROF ||
+			  (f == FMT_TEXT && prof_text_lines(&a->table)),
+			  f == FMT_PERF, prof))
 		return EXIT_RUNTIME;
 	if (f == FMT_FOLDED || f == FMT_PPROF || f == FMT_TEXT ||
 	    f == FMT_PERF)
