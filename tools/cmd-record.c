@@ -309,6 +309,7 @@ static void record_cleanup(struct recorder *R)
 	}
 	maps_cap_free(R->mc);
 	record_free_names(R);
+	record_free_tasks(R);
 	pmuctx_ring_unmap(R->ring);
 	pmuctx_close(R->h);
 	free(R->prev_lost);

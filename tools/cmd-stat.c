@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include "builtin.h"
 #include "opts.h"
 #include "stat-format.h"
+#include "stat-interval.h"
 
 #define CMD "stat"
 
@@ -33,7 +35,8 @@ static const char stat_help[] =
 "    pmuctx stat [OPTIONS] -a [--duration SEC] [-- CMD [ARGS...]]\n"
 "    pmuctx stat [OPTIONS] -G CGROUP_PATH [--duration SEC] [-- CMD ARGS...]\n"
 "\n"
-"    OPTIONS: [-e EV,...] [--per-task] [--no-inherit] [--per-switch]\n"
+"    OPTIONS: [-e EV,...] [--per-task] [-r N | -I MSEC] [--no-inherit]\n"
+"             [--per-switch]\n"
 "             [-x SEP | --json] [-o FILE] [--selftest-data-size N]\n"
 "\n"
 "DESCRIPTION\n"
@@ -86,6 +89,26 @@ static const char stat_help[] =
 "        the task's own counts. Exited tasks are kept for this (up to the\n"
 "        module's max_exited, 4096 by default; more are only in the\n"
 "        totals and a note says how many).\n"
+"\n"
+"    -r, --repeat N\n"
+"        Run CMD N times, each in a session of its own, and print each\n"
+"        event's mean over the runs with the standard deviation of that\n"
+"        mean, in % of it, as perf stat -r does: '( +- 0.42% )' after the\n"
+"        line; a fourth field with -x, \"stddev_pct\" with --json (and\n"
+"        \"runs\", \"elapsed_stddev_ns\"). No user and sys times (one\n"
+"        run's). The exit status is the last run's; a run killed by\n"
+"        SIGINT ends the series. Needs a command; not with --per-task.\n"
+"\n"
+"    -I, --interval-print MSEC\n"
+"        Every MSEC ms (10 or more) while counting, print what each event\n"
+"        counted in that interval, one line per event, as perf stat -I:\n"
+"            #           time                 counts unit events\n"
+"                 0.100123456                 100.12 msec task-clock\n"
+"                 0.100123456                     12      context-switches\n"
+"        (-x: TIME SEP VALUE SEP UNIT SEP EVENT; --json: one object a\n"
+"        line, {\"interval\": SECONDS, \"events\": [{\"event\", \"value\",\n"
+"        \"unit\"}]}). The last interval ends with the counting; no summary\n"
+"        follows, as perf prints none. Not with -r or --per-task.\n"
 "\n"
 "    --no-inherit\n"
 "        Count only CMD (or PID) itself, not the processes and threads it\n"
@@ -205,6 +228,8 @@ HELP_EXTRA_MARK
 "    pmuctx stat -e task-clock,cs,faults -x, -- ./a.out input.txt\n"
 "    pmuctx stat --json -o counts.json -- sh -c 'sort big.txt >/dev/null'\n"
 "    pmuctx stat --per-task -- ./server --once\n"
+"    pmuctx stat -r 10 -- ./bench\n"
+"    pmuctx stat -I 1000 -p \"$(pidof mysqld)\"\n"
 "    pmuctx stat -p \"$(pidof nginx | cut -d' ' -f1)\" --duration 10\n"
 "    sudo pmuctx stat -a --duration 5\n"
 "    sudo pmuctx stat -G /sys/fs/cgroup/user.slice -- sleep 2\n"
@@ -262,6 +287,8 @@ struct stat_opts {
 	bool json;
 	const char *output;
 	unsigned int selftest_size;
+	unsigned int repeat;		/* -r: runs of the command (0: one) */
+	unsigned int interval_ms;	/* -I: 0 without */
 };
 
 enum {
@@ -307,6 +334,19 @@ static int stat_opt(struct stat_opts *o, int c, const char *arg)
 	case 'o':
 		o->output = arg;
 		return 0;
+	case 'I':
+		if (!parse_uint(arg, 86400000, &v) || v < 10)
+			return usage_error(CMD, "-I '%s': expected an interval "
+					   "in ms from 10 to 86400000, e.g. "
+					   "1000", arg);
+		o->interval_ms = (unsigned int)v;
+		return 0;
+	case 'r':
+		if (!parse_uint(arg, 100000, &v) || !v)
+			return usage_error(CMD, "-r '%s': expected a number of "
+					   "runs from 1 to 100000", arg);
+		o->repeat = (unsigned int)v;
+		return 0;
 	case OPT_SELFTEST:
 		if (!parse_uint(arg, PMUCTX_MAX_DATA_SIZE, &v) || v < 8)
 			return usage_error(CMD, "--selftest-data-size '%s': "
@@ -334,6 +374,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "selftest-data-size", required_argument, NULL, OPT_SELFTEST },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "interval-print", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -341,7 +383,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:x:o:ap:G:h", longopts,
+	while ((c = getopt_long(argc, argv, "+:e:x:o:ap:G:r:I:h", longopts,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_cmd_help(&cmd_stat, stdout);
@@ -359,7 +401,20 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	if (o->sep && o->json)
 		return usage_error(CMD, "-x and --json cannot be combined");
-	return target_check(&stat_target, &o->t);
+	ret = target_check(&stat_target, &o->t);
+	if (ret)
+		return ret;
+	if (o->repeat > 1 && !o->t.argc)
+		return usage_error(CMD, "-r repeats a command: give one "
+				   "(pmuctx stat -r 5 -- CMD ARGS)");
+	if (o->repeat > 1 && o->per_task)
+		return usage_error(CMD, "--per-task lists the tasks of one "
+				   "run: not with -r");
+	if (o->interval_ms && (o->repeat > 1 || o->per_task))
+		return usage_error(CMD, "-I prints the counts of each "
+				   "interval: not with %s", o->per_task ?
+				   "--per-task" : "-r");
+	return 0;
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -451,27 +506,82 @@ static int stat_enable_at_exec(void *h)
 	return pmuctx_enable(h);
 }
 
-static int stat_command(struct pmuctx *h, const struct stat_opts *o,
-			const int *ids, int nr, FILE *out)
+static void interval_init(struct stat_interval *iv,
+			  const struct stat_opts *o, FILE *out)
+{
+	memset(iv, 0, sizeof(*iv));
+	iv->every_ns = (uint64_t)o->interval_ms * 1000000ULL;
+	iv->sep = o->sep;
+	iv->json = o->json;
+	iv->out = out;
+}
+
+/*
+ * -I: wait for the command, the counts of every interval printed
+ * meanwhile (to @o's output): wait4()'s result
+ */
+static pid_t wait_intervals(struct pmuctx *h, const struct stat_opts *o,
+			    pid_t child, int *status, struct rusage *ru,
+			    uint64_t t0, FILE *out)
+{
+	struct stat_interval iv;
+	int pidfd = pidfd_open_compat(child), timeout;
+	pid_t w;
+
+	interval_init(&iv, o, out);
+	stat_interval_start(&iv, t0);
+	for (;;) {
+		w = wait4(child, status, WNOHANG, ru);
+		if (w == child || (w < 0 && errno != EINTR))
+			break;
+		timeout = stat_interval_timeout(&iv, now_ns());
+		if (pidfd >= 0) {
+			struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+			poll(&p, 1, timeout);
+		} else {
+			/* no pidfd: look at the child every 10 ms */
+			usleep(1000U * (unsigned int)(timeout < 10 ?
+						      timeout : 10));
+		}
+		stat_interval_tick(&iv, h, now_ns());
+	}
+	stat_interval_end(&iv, h, now_ns());
+	if (pidfd >= 0)
+		close(pidfd);
+	return w;
+}
+
+/* one run of the command */
+struct run_result {
+	struct pmuctx_counts counts;
+	uint64_t elapsed_ns;
+	bool have_rusage;
+	struct rusage ru;
+	int exit_status;
+	/* counted from the exec: what its rusage holds from before */
+	bool have_launch;
+	uint64_t launch_ns, launch_csw;
+};
+
+/*
+ * Run the command once in a session of @h: 0 and *@res, or the exit
+ * status of a failure (printed)
+ */
+static int run_command(struct pmuctx *h, const struct stat_opts *o,
+		       const int *ids, int nr, struct run_result *res,
+		       FILE *out)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	struct sigaction fwd = { .sa_handler = forward_signal };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	struct pmuctx_counts counts;
-	struct stat_report rep;
 	struct rusage ru;
 	struct child ch = { 0 };
 	uint64_t t0, t1;
-	int status = 0, err, exec_err, ret;
+	int status = 0, err, exec_err;
 	const char *what;
-	char *cmdline;
 	pid_t child, w;
 
-	cmdline = join_args(o->t.argc, o->t.argv);
-	if (!cmdline) {
-		fprintf(stderr, "pmuctx stat: out of memory\n");
-		return EXIT_RUNTIME;
-	}
 	/*
 	 * A command is counted from its exec: the launcher is not.
 	 * System-wide and cgroup counts start at once, as perf's.
@@ -479,7 +589,6 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	ch.at_exec = !o->t.system_wide && !o->t.cgroup;
 	if (child_spawn(&ch, o->t.argv, NULL, &what)) {
 		fprintf(stderr, "pmuctx stat: %s: %s\n", what, strerror(errno));
-		free(cmdline);
 		return EXIT_RUNTIME;
 	}
 	child = ch.pid;
@@ -488,10 +597,8 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	if (!err && !ch.traced)
 		err = pmuctx_enable(h);
 	if (err) {
-		ret = lib_error(CMD, h, err);
 		child_abort(&ch);	/* it exits without running */
-		free(cmdline);
-		return ret;
+		return lib_error(CMD, h, err);
 	}
 
 	sigaction(SIGINT, &ign, &old_int);
@@ -504,9 +611,13 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 	exec_err = child_start(CMD, &ch, stat_enable_at_exec, h);
 
 	memset(&ru, 0, sizeof(ru));
-	do
-		w = wait4(child, &status, 0, &ru);
-	while (w < 0 && errno == EINTR);
+	if (o->interval_ms && !exec_err) {
+		w = wait_intervals(h, o, child, &status, &ru, t0, out);
+	} else {
+		do
+			w = wait4(child, &status, 0, &ru);
+		while (w < 0 && errno == EINTR);
+	}
 	t1 = now_ns();
 
 	forward_pid = 0;
@@ -517,44 +628,192 @@ static int stat_command(struct pmuctx *h, const struct stat_opts *o,
 
 	if (exec_err) {
 		print_exec_error(CMD, o->t.argv[0], exec_err);
-		free(cmdline);
 		return exec_status(exec_err);
 	}
-	if (ch.start_err) {
-		/* the session did not start: the command was killed */
-		free(cmdline);
+	/* the session did not start: the command was killed */
+	if (ch.start_err)
 		return lib_error(CMD, h, ch.start_err);
-	}
 
-	err = read_counts(h, o, &counts);
+	err = read_counts(h, o, &res->counts);
 	pmuctx_disable(h);
-	if (err) {
-		free(cmdline);
+	if (err)
 		return lib_error(CMD, h, err);
+	res->elapsed_ns = t1 - t0;
+	res->have_rusage = w == child;
+	res->ru = ru;
+	res->exit_status = wait_status(w == child, status);
+	res->have_launch = ch.launched && res->have_rusage;
+	res->launch_ns = ch.launch_ns;
+	res->launch_csw = ch.launch_csw;
+	return 0;
+}
+
+static void command_report(struct stat_report *rep,
+			   const struct stat_opts *o, const char *cmdline)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->kind = o->t.system_wide ? STAT_TARGET_SYSTEM :
+		    o->t.cgroup ? STAT_TARGET_CGROUP : STAT_TARGET_COMMAND;
+	rep->command = cmdline;
+	rep->cgroup = o->t.cgroup;
+	rep->per_task = o->per_task;
+	rep->have_exit_status = true;
+}
+
+static int stat_command(struct pmuctx *h, const struct stat_opts *o,
+			const int *ids, int nr, FILE *out)
+{
+	struct run_result res;
+	struct stat_report rep;
+	char *cmdline;
+	int ret;
+
+	cmdline = join_args(o->t.argc, o->t.argv);
+	if (!cmdline) {
+		fprintf(stderr, "pmuctx stat: out of memory\n");
+		return EXIT_RUNTIME;
 	}
+	memset(&res, 0, sizeof(res));
+	ret = run_command(h, o, ids, nr, &res, out);
+	if (ret) {
+		free(cmdline);
+		return ret;
+	}
+	command_report(&rep, o, cmdline);
+	rep.counts = &res.counts;
+	rep.elapsed_ns = res.elapsed_ns;
+	rep.have_rusage = res.have_rusage;
+	rep.user_ns = tv_ns(&res.ru.ru_utime);
+	rep.sys_ns = tv_ns(&res.ru.ru_stime);
+	rep.nvcsw = res.ru.ru_nvcsw;
+	rep.nivcsw = res.ru.ru_nivcsw;
+	rep.have_launch = res.have_launch;
+	rep.launch_ns = res.launch_ns;
+	rep.launch_csw = res.launch_csw;
+	rep.exit_status = res.exit_status;
 
-	memset(&rep, 0, sizeof(rep));
-	rep.kind = o->t.system_wide ? STAT_TARGET_SYSTEM :
-		   o->t.cgroup ? STAT_TARGET_CGROUP : STAT_TARGET_COMMAND;
-	rep.command = cmdline;
-	rep.cgroup = o->t.cgroup;
-	rep.counts = &counts;
-	rep.elapsed_ns = t1 - t0;
-	rep.have_rusage = w == child;
-	rep.user_ns = tv_ns(&ru.ru_utime);
-	rep.sys_ns = tv_ns(&ru.ru_stime);
-	rep.nvcsw = ru.ru_nvcsw;
-	rep.have_launch = ch.launched && rep.have_rusage;
-	rep.launch_ns = ch.launch_ns;
-	rep.launch_csw = ch.launch_csw;
-	rep.nivcsw = ru.ru_nivcsw;
-	rep.per_task = o->per_task;
-	rep.have_exit_status = true;
-	rep.exit_status = wait_status(w == child, status);
-
-	ret = print_report(out, o, &rep);
+	/* -I: the intervals were the report (perf prints no summary) */
+	if (o->interval_ms)
+		stat_print_notes(stderr, &rep, "pmuctx stat: ");
+	else
+		ret = print_report(out, o, &rep);
 	free(cmdline);
 	return ret ? ret : rep.exit_status;
+}
+
+/* ---- stat -r N -- CMD ------------------------------------------------------ */
+
+/* the mean of @n values, and its standard deviation (perf's stddev_stats) */
+static double mean_sd(const double *v, unsigned int n, double *sd)
+{
+	double m = 0, s = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		m += v[i];
+	m /= n;
+	for (i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	*sd = n > 1 ? sqrt(s / (n - 1) / n) : 0.0;
+	return m;
+}
+
+static __u64 round_u64(double v)
+{
+	return v <= 0 ? 0 : (__u64)(v + 0.5);
+}
+
+/*
+ * the runs' counts into @mean: each event's mean (its deviation in
+ * @rep), the task totals summed (a note on one run is a note on all)
+ */
+static void mean_counts(const struct run_result *res, unsigned int n,
+			struct pmuctx_counts *mean, struct stat_report *rep,
+			double *v)
+{
+	unsigned int e, k;
+	double sd;
+
+	*mean = res[n - 1].counts;
+	mean->nr_tasks = 0;
+	mean->tasks = NULL;
+	for (e = 0; e < mean->nr_events; e++) {
+		for (k = 0; k < n; k++)
+			v[k] = (double)res[k].counts.values[e];
+		mean->values[e] = round_u64(mean_sd(v, n, &sd));
+		rep->stddev_pct[e] = mean->values[e] ?
+				     100.0 * sd / (double)mean->values[e] : 0;
+		for (k = 0; k < n; k++)
+			v[k] = (double)res[k].counts.time_running[e];
+		mean->time_running[e] = round_u64(mean_sd(v, n, &sd));
+	}
+	for (k = 0; k < n; k++)
+		v[k] = (double)res[k].counts.time_enabled;
+	mean->time_enabled = round_u64(mean_sd(v, n, &sd));
+	for (k = 0; k < n; k++)
+		v[k] = (double)res[k].counts.time_slices;
+	mean->time_slices = round_u64(mean_sd(v, n, &sd));
+	mean->tasks_dropped = 0;
+	mean->priv_exec_stopped = 0;
+	mean->tasks_unlisted = 0;
+	for (k = 0; k < n; k++) {
+		mean->tasks_dropped += res[k].counts.tasks_dropped;
+		mean->priv_exec_stopped += res[k].counts.priv_exec_stopped;
+		mean->tasks_unlisted += res[k].counts.tasks_unlisted;
+	}
+	for (k = 0; k < n; k++)
+		v[k] = (double)res[k].elapsed_ns;
+	rep->elapsed_ns = round_u64(mean_sd(v, n, &rep->elapsed_stddev_ns));
+}
+
+/*
+ * perf stat -r: the command @o->repeat times, each in a session of its
+ * own; the counts' means with their deviation, the last run's exit
+ * status.  A run killed by SIGINT (Ctrl-C) ends the series.
+ */
+static int stat_repeat(const struct stat_opts *o, const int *ids, int nr,
+		       FILE *out)
+{
+	struct pmuctx_counts mean;
+	struct run_result *res;
+	struct stat_report rep;
+	struct pmuctx *h;
+	unsigned int n = 0;
+	double *v;
+	char *cmdline;
+	int ret = 0;
+
+	cmdline = join_args(o->t.argc, o->t.argv);
+	res = calloc(o->repeat, sizeof(*res));
+	v = calloc(o->repeat, sizeof(*v));
+	if (!cmdline || !res || !v) {
+		fprintf(stderr, "pmuctx stat: out of memory\n");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	while (n < o->repeat) {
+		ret = open_device(CMD, &h);
+		if (!ret)
+			ret = run_command(h, o, ids, nr, &res[n], out);
+		pmuctx_close(h);
+		if (ret)
+			goto out;
+		if (res[n++].exit_status == 128 + SIGINT)
+			break;
+	}
+	command_report(&rep, o, cmdline);
+	mean_counts(res, n, &mean, &rep, v);
+	rep.counts = &mean;
+	rep.runs = n;
+	rep.exit_status = res[n - 1].exit_status;
+	ret = print_report(out, o, &rep);
+	if (!ret)
+		ret = rep.exit_status;
+out:
+	free(v);
+	free(res);
+	free(cmdline);
+	return ret;
 }
 
 /* ---- stat -p / -a / -G ---------------------------------------------------- */
@@ -563,6 +822,7 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 		       const int *ids, int nr, FILE *out)
 {
 	struct pmuctx_counts counts;
+	struct stat_interval iv;
 	struct stat_report rep;
 	sigset_t mask, old;
 	uint64_t t0, t1, deadline = 0;
@@ -593,9 +853,11 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 	t0 = now_ns();
 	if (o->t.have_duration)
 		deadline = t0 + o->t.duration_ns;
+	interval_init(&iv, o, out);
+	stat_interval_start(&iv, t0);
 	for (;;) {
 		struct pollfd pfd[2];
-		int nfds = 0, timeout = -1, r;
+		int nfds = 0, timeout = -1, r, ti;
 
 		if (sfd >= 0) {
 			pfd[nfds].fd = sfd;
@@ -615,16 +877,22 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 		/* no pidfd: poll the process now and then */
 		if (o->t.pid && pidfd < 0 && (timeout < 0 || timeout > 200))
 			timeout = 200;
+		/* -I: the end of the interval */
+		ti = stat_interval_timeout(&iv, now_ns());
+		if (ti >= 0 && (timeout < 0 || ti < timeout))
+			timeout = ti;
 		r = poll(pfd, (nfds_t)nfds, timeout);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (r > 0)
 			break;	/* a signal, or the process exited */
+		stat_interval_tick(&iv, h, now_ns());
 		if (o->t.pid && pidfd < 0 && kill(o->t.pid, 0) &&
 		    errno == ESRCH)
 			break;
 	}
 	t1 = now_ns();
+	stat_interval_end(&iv, h, t1);
 
 	err = read_counts(h, o, &counts);
 	pmuctx_disable(h);
@@ -640,7 +908,13 @@ static int stat_attach(struct pmuctx *h, const struct stat_opts *o,
 	rep.counts = &counts;
 	rep.elapsed_ns = t1 - t0;
 	rep.per_task = o->per_task;
-	ret = print_report(out, o, &rep);
+	/* -I: the intervals were the report (perf prints no summary) */
+	if (o->interval_ms) {
+		stat_print_notes(stderr, &rep, "pmuctx stat: ");
+		ret = 0;
+	} else {
+		ret = print_report(out, o, &rep);
+	}
 out:
 	if (pidfd >= 0)
 		close(pidfd);
@@ -683,6 +957,10 @@ static int stat_run(int argc, char **argv)
 			return EXIT_RUNTIME;
 		}
 	}
+	if (o.repeat > 1) {
+		ret = stat_repeat(&o, ids, nr, out);
+		goto close_out;
+	}
 	ret = open_device(CMD, &h);
 	if (!ret) {
 		if (o.t.argc)
@@ -691,6 +969,7 @@ static int stat_run(int argc, char **argv)
 			ret = stat_attach(h, &o, ids, nr, out);
 	}
 	pmuctx_close(h);
+close_out:
 	if (out != stderr && fclose(out) && !ret) {
 		fprintf(stderr, "pmuctx stat: writing %s: %s\n", o.output,
 			strerror(errno));

@@ -256,7 +256,7 @@ const char *pmf_maps_reason_name(__u32 reason);
 #define RECORD_NONCE_MASK	0x7fff
 #define RECORD_REPLY_FAILED	0x8000
 
-/* tools/cmd-report.c: "S", "D", "R+", ... as perf prints prev_state */
+/* tools/report/records.c: "S", "D", "R+", ... as perf prints prev_state */
 void report_state_str(__u32 state, bool preempt, char *buf, size_t len);
 
 #ifndef PMUCTX_TOOLS_BUILTIN_H

@@ -93,6 +93,8 @@ static void print_header(FILE *f, const struct stat_report *r)
 		fprintf(f, "cgroup '%s'", r->cgroup ? r->cgroup : "");
 		break;
 	}
+	if (r->runs > 1)
+		fprintf(f, " (%u runs)", r->runs);
 	fprintf(f, ":\n\n");
 }
 
@@ -274,6 +276,13 @@ void stat_print_human(FILE *f, const struct stat_report *r)
 		case COUNTED_ALL:
 			break;
 		}
+		/* -r: perf's noise column, the mean's deviation */
+		if (r->runs > 1) {
+			o = strlen(rb);
+			snprintf(rb + o, sizeof(rb) - o, "%*s( +-%6.2f%% )",
+				 o < 32 ? (int)(32 - o) : 2, "",
+				 r->stddev_pct[i]);
+		}
 		if (is_ns_event(id)) {
 			fmt_msec(vb, sizeof(vb), c->values[i]);
 			fprintf(f, "%18s %-4s %-25s %s\n", vb, "msec", nb, rb);
@@ -284,8 +293,15 @@ void stat_print_human(FILE *f, const struct stat_report *r)
 	}
 	if (r->per_task)
 		print_task_table(f, r);
-	fprintf(f, "\n%18.9f seconds time elapsed\n",
-		(double)r->elapsed_ns / NS_PER_SEC);
+	if (r->runs > 1)
+		fprintf(f, "\n%18.9f +- %.9f seconds time elapsed  ( +-%6.2f%% "
+			")\n", (double)r->elapsed_ns / NS_PER_SEC,
+			r->elapsed_stddev_ns / NS_PER_SEC, r->elapsed_ns ?
+			100.0 * r->elapsed_stddev_ns / (double)r->elapsed_ns :
+			0.0);
+	else
+		fprintf(f, "\n%18.9f seconds time elapsed\n",
+			(double)r->elapsed_ns / NS_PER_SEC);
 	if (r->have_rusage)
 		fprintf(f, "\n%18.9f seconds user\n%18.9f seconds sys\n",
 			(double)r->user_ns / NS_PER_SEC,
@@ -308,8 +324,12 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 			fprintf(f, "<not counted>");
 		else
 			fprintf(f, "%" PRIu64, (uint64_t)c->values[i]);
-		fprintf(f, "%s%s%s%s\n", sep, event_unit(c->events[i]), sep,
+		fprintf(f, "%s%s%s%s", sep, event_unit(c->events[i]), sep,
 			stat_event_name(c->events[i], nb, sizeof(nb)));
+		/* -r: the mean's deviation, as perf's variance field */
+		if (r->runs > 1)
+			fprintf(f, "%s%.2f%%", sep, r->stddev_pct[i]);
+		fputc('\n', f);
 	}
 	if (r->per_task) {
 		for (t = 0; t < c->nr_tasks; t++) {
@@ -364,11 +384,12 @@ static bool cs_note(const struct stat_report *r, char *out, size_t len)
 	    c->values[i] <= ru)
 		return false;
 	snprintf(out, len, "note: context-switches is %s above the command's "
-		 "rusage from its exec (nvcsw + nivcsw = %s): it includes each exited "
+		 "rusage%s (nvcsw + nivcsw = %s): it includes each exited "
 		 "thread's final switch-out, which the kernel's rusage "
 		 "leaves out for every thread but a process's main one "
 		 "(%s task(s) exited)",
 		 fmt_grouped_u64(d, sizeof(d), c->values[i] - ru),
+		 r->have_launch ? " from its exec" : "",
 		 fmt_grouped_u64(rb, sizeof(rb), ru),
 		 fmt_grouped_u64(tb, sizeof(tb), c->tasks_exited));
 	return true;
@@ -478,10 +499,19 @@ void stat_print_json(FILE *f, const struct stat_report *r)
 		json_kv_u64(&j, "value", c->values[i]);
 		json_kv_string(&j, "unit", event_unit(c->events[i]));
 		json_kv_u64(&j, "time_running_ns", c->time_running[i]);
+		if (r->runs > 1) {
+			json_key(&j, "stddev_pct");
+			json_double(&j, r->stddev_pct[i]);
+		}
 		json_end_object(&j);
 	}
 	json_end_array(&j);
 	json_kv_u64(&j, "elapsed_ns", r->elapsed_ns);
+	if (r->runs > 1) {
+		json_kv_u64(&j, "runs", r->runs);
+		json_key(&j, "elapsed_stddev_ns");
+		json_double(&j, r->elapsed_stddev_ns);
+	}
 	json_kv_u64(&j, "time_enabled_ns", c->time_enabled);
 	json_kv_u64(&j, "time_slices_ns", c->time_slices);
 	json_kv_u64(&j, "tasks_seen", c->tasks_seen);

@@ -36,6 +36,14 @@ struct stat_report {
 	bool per_task;
 	bool have_exit_status;
 	int exit_status;
+	/*
+	 * -r: the counts and elapsed_ns are the mean of @runs runs (> 1),
+	 * with the standard deviation of that mean: relative, in % of it,
+	 * for each event; in ns for the elapsed time
+	 */
+	unsigned int runs;
+	double stddev_pct[PMUCTX_MAX_EVENTS];
+	double elapsed_stddev_ns;
 };
 
 void stat_print_human(FILE *f, const struct stat_report *r);

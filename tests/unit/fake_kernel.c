@@ -177,7 +177,8 @@ static int do_read(struct fake_fd *f, struct pmuctx_read *u)
 	}
 	u->nr_events = f->attr.nr_events;
 	for (i = 0; i < PMUCTX_MAX_EVENTS; i++)
-		u->values[i] = i < f->attr.nr_events ? fake.values[i] : 0;
+		u->values[i] = i < f->attr.nr_events ? fake.values[i] +
+			       fake.values_step * (fake.nr_reads - 1) : 0;
 	u->time_enabled = fake.time_enabled;
 	u->tasks_seen = fake.tasks_seen;
 	u->tasks_exited = fake.tasks_exited;

@@ -27,6 +27,7 @@ struct fake_cfg {
 	unsigned int nr_tasks;	/* tasks reported by per-task reads */
 	unsigned int grow_per_read; /* tasks appearing at every read */
 	__u64 values[PMUCTX_MAX_EVENTS];
+	__u64 values_step;	/* added to the values at every read */
 	__u64 time_enabled;
 	__u64 tasks_seen, tasks_exited, tasks_dropped, priv_exec_stopped;
 	__u64 tasks_unlisted;

@@ -286,6 +286,111 @@ static void test_stat_attach(void)
 	waitpid(pid, &st, 0);
 }
 
+/*
+ * Issue 30 item 6: stat -r N runs the command N times, each in a session
+ * of its own, and prints the means with the deviation of the mean, as
+ * perf stat -r does (the fake counts 10 more at every read: 42, 52, 62)
+ */
+static void test_stat_repeat(void)
+{
+	int creates = fake.nr_creates, ret;
+
+	fake.nr_reads = 0;
+	fake.values_step = 10;
+	ret = run(&cmd_stat, "-r", "3", "-x", ",", "--", "sh", "-c", "exit 4",
+		  NULL);
+	CHECK_EQ(ret, 4, "stat -r 3: the command's exit status");
+	CHECK_EQ(fake.nr_creates - creates, 3, "stat -r 3: three sessions");
+	/* mean 52, deviation of the mean sqrt(100 / 3) = 5.77: 11.10 % */
+	CHECK_HAS(cap_err, "\n52,,context-switches,11.10%\n",
+		  "stat -r 3 -x,: the mean and its deviation, perf's "
+		  "variance field");
+	CHECK_HAS(cap_err, "1234567900,ns,task-clock,0.00%\n",
+		  "stat -r 3 -x,: task-clock's mean");
+	fake.nr_reads = 0;
+	ret = run(&cmd_stat, "--repeat", "3", "--", "true", NULL);
+	CHECK_EQ(ret, 0, "stat --repeat 3 exits 0");
+	CHECK_HAS(cap_err, " Performance counter stats for 'true' (3 runs):",
+		  "stat -r: the header says how many runs");
+	CHECK_HAS(cap_err, "      context-switches          #",
+		  "stat -r: the events");
+	CHECK_HAS(cap_err, "( +- 11.10% )\n", "stat -r: perf's noise column");
+	CHECK_HAS(cap_err, " seconds time elapsed  ( +-",
+		  "stat -r: the elapsed time's mean and deviation");
+	CHECK_LACKS(cap_err, "seconds user", "stat -r: no user and sys (one "
+		    "run's, as perf)");
+	fake.nr_reads = 0;
+	ret = run(&cmd_stat, "-r", "2", "--json", "--", "true", NULL);
+	CHECK_HAS(cap_err, "\"runs\":2,", "stat -r --json: runs");
+	CHECK_HAS(cap_err, "\"stddev_pct\":", "stat -r --json: the deviation");
+	fake.values_step = 0;
+	ret = run(&cmd_stat, "-r", "1", "--", "true", NULL);
+	CHECK(ret == 0 && !strstr(cap_err, "runs") && !strstr(cap_err, "+-"),
+	      "stat -r 1: one run, the usual output");
+	CHECK_EQ(run(&cmd_stat, "-r", "0", "--", "true", NULL), 2,
+		 "-r 0 -> 2");
+	CHECK_HAS(cap_err, "-r '0': expected a number of runs from 1 to "
+		  "100000", "... says what is expected");
+	CHECK_EQ(run(&cmd_stat, "-r", "3", "-a", "--duration", "1", NULL), 2,
+		 "-r without a command -> 2");
+	CHECK_HAS(cap_err, "-r repeats a command", "... says why");
+	CHECK_EQ(run(&cmd_stat, "-r", "3", "--per-task", "--", "true", NULL),
+		 2, "-r with --per-task -> 2");
+}
+
+/*
+ * Issue 30 item 6: stat -I MSEC prints what each event counted in every
+ * interval while the command runs, as perf stat -I (the fake counts 10
+ * more at every read: 42 in the first interval, 10 in the others)
+ */
+static void test_stat_interval(void)
+{
+	int ret;
+
+	fake.nr_reads = 0;
+	fake.values_step = 10;
+	ret = run(&cmd_stat, "-I", "50", "-x", ",", "--", "sh", "-c",
+		  "sleep 0.3; exit 5", NULL);
+	CHECK_EQ(ret, 5, "stat -I: the command's exit status");
+	CHECK(cap_err && strstr(cap_err, ",42,,context-switches\n") &&
+	      strstr(cap_err, ",10,,context-switches\n"),
+	      "stat -I 50 -x,: TIME,VALUE,UNIT,EVENT per interval, what "
+	      "was counted in it");
+	CHECK(fake.nr_reads >= 4, "stat -I 50 over 0.3 s: several intervals "
+	      "(%d reads)", fake.nr_reads);
+	CHECK_LACKS(cap_err, "\n42,,context-switches",
+		    "stat -I: no summary of the whole run (as perf)");
+	fake.nr_reads = 0;
+	ret = run(&cmd_stat, "--interval-print", "100", "--", "sleep", "0.25",
+		  NULL);
+	CHECK_EQ(ret, 0, "stat --interval-print 100 exits 0");
+	CHECK_HAS(cap_err, "#           time                 counts unit "
+		  "events\n", "stat -I: perf's header line");
+	CHECK_HAS(cap_err, "                     10      context-switches\n",
+		  "stat -I: a line per event and interval");
+	CHECK_HAS(cap_err, " msec task-clock\n", "stat -I: task-clock in ms");
+	CHECK_LACKS(cap_err, "Performance counter stats",
+		    "stat -I: no summary");
+	fake.nr_reads = 0;
+	ret = run(&cmd_stat, "-I", "60", "--json", "--", "sleep", "0.1",
+		  NULL);
+	CHECK_HAS(cap_err, "{\"interval\":", "stat -I --json: an object per "
+		  "interval");
+	fake.nr_reads = 0;
+	ret = run(&cmd_stat, "-a", "--duration", "0.25", "-I", "50", "-x",
+		  ",", NULL);
+	CHECK(ret == 0 && cap_err && strstr(cap_err,
+	      ",10,,context-switches\n") && !strstr(cap_err, "\n42,,"),
+	      "stat -a --duration -I: the intervals, no summary");
+	fake.values_step = 0;
+	CHECK_EQ(run(&cmd_stat, "-I", "5", "--", "true", NULL), 2,
+		 "-I under 10 ms -> 2");
+	CHECK_HAS(cap_err, "-I '5': expected an interval in ms from 10",
+		  "... says what is expected");
+	CHECK_EQ(run(&cmd_stat, "-I", "100", "-r", "2", "--", "true", NULL), 2,
+		 "-I with -r -> 2");
+}
+
 static void test_stat_usage(void)
 {
 	CHECK_EQ(run(&cmd_stat, NULL), 2, "stat without target -> 2");
@@ -447,6 +552,8 @@ void test_cli(void)
 	fake_install();
 	test_stat_command();
 	test_stat_attach();
+	test_stat_repeat();
+	test_stat_interval();
 	test_stat_usage();
 	test_info_cmd();
 	test_info_old_library();

@@ -1307,6 +1307,86 @@ static void test_record_names(void)
 	waitpid(kid, NULL, 0);
 }
 
+/*
+ * Issue 30 item 9: a task started during a flight recording, whose FORK,
+ * EXEC and COMM records the buffer overwrote, is named in the windows
+ * that hold its records (the recorder reads its name when it writes the
+ * window), and reports name it instead of ":TID"; a task gone by then,
+ * and one a record of the window names, get no record of the recorder's.
+ */
+static void test_record_window_names(void)
+{
+	struct pmf_reader *r = NULL;
+	const struct pmuctx_rec_comm *c;
+	unsigned char b[128];
+	char bad[32];
+	int go[2], i, n = 0;
+	pid_t kid;
+	size_t k;
+
+	t_section("pmuctx record --overwrite: names of tasks started since");
+	if (pipe(go)) {
+		CHECK(0, "pipe");
+		return;
+	}
+	kid = fork();
+	if (!kid) {
+		prctl(PR_SET_NAME, "fr-newtask");
+		close(go[0]);
+		if (write(go[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	if (kid < 0 || read(go[0], &b[0], 1) != 1) {
+		CHECK(0, "a named child");
+		close(go[0]);
+		return;
+	}
+	close(go[0]);
+	/* the buffer holds its switches, and nothing naming it */
+	fring_install(128, PMUCTX_RING_OVERWRITE);
+	for (i = 0; i < 3; i++) {
+		mk_switch(b, 2000000000ULL + (__u64)i, 1, kid, 0, 1, false,
+			  1000);
+		fring_put(1, b);
+	}
+	/* a task gone: 999999 is beyond pid_max's default, named by nobody */
+	mk_switch(b, 2000000010ULL, 0, 999999, 0, 1, false, 1000);
+	fring_put(0, b);
+	/* a task its record names */
+	mk_comm(b, 2000000020ULL, 0, 4242, "named");
+	fring_put(0, b);
+	mk_switch(b, 2000000030ULL, 0, 4242, 0, 1, false, 1000);
+	fring_put(0, b);
+	CHECK_EQ(run(&cmd_record, "-q", "--overwrite", "--switch-events",
+		     "-o", path, "--", "true", NULL), 0,
+		 "record --overwrite -- true");
+	CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0, "the file reads");
+	if (r) {
+		c = file_comm(r, kid);
+		CHECK(c && !strcmp(c->comm, "fr-newtask") &&
+		      c->c.pid == kid && (c->hdr.misc & PMF_COMM_M_RECORDER),
+		      "the task started since has its COMM record (the "
+		      "recorder's)");
+		CHECK(!file_comm(r, 999999), "a task gone: no record");
+		for (k = 0; k < r->nr_recs; k++) {
+			c = (const void *)r->recs[k];
+			n += c->hdr.type == PMUCTX_REC_COMM && c->c.tid == 4242;
+		}
+		CHECK_EQ(n, 1, "a task its window names: the kernel's record "
+			 "alone");
+		pmf_free(r);
+	}
+	CHECK_EQ(run(&cmd_report, "-i", path, NULL), 0, "report exits 0");
+	snprintf(bad, sizeof(bad), ":%d ", (int)kid);
+	CHECK_HAS(cap_out, "fr-newtask", "report: the task by its name");
+	CHECK_LACKS(cap_out, bad, "report: not as :TID");
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+}
+
 static char dev_env[] = "PMUCTX_DEVICE=" FAKE_PATH;
 
 /*
@@ -1661,6 +1741,7 @@ static void test_record_run(void)
 	      "--trigger: implies switch records (they name the slice)");
 
 	test_record_names();
+	test_record_window_names();
 	test_record_samples_by_default();
 	test_record_keeps_old();
 

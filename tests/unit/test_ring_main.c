@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runner of the ring-buffer unit tests (test_ring.c, test_ring_file.c):
+ * Runner of the ring-buffer unit tests (test_ring.c, test_ring_file.c,
+ * test_report.c):
  * ring-tests, and ring-tests-san built with ASan and UBSan (harness.c
  * prints the results).
  *
- *   ./ring-tests [GROUP...]	groups: ring file
+ *   ./ring-tests [GROUP...]	groups: ring file report
  */
 #include "test.h"
 
 void test_ring(void);
 void test_ring_file(void);
+void test_report_opts(void);
 
 static const struct t_group groups[] = {
 	{ "ring", test_ring },
 	{ "file", test_ring_file },
+	{ "report", test_report_opts },
 };
 
 int main(int argc, char **argv)

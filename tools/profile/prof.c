@@ -46,6 +46,7 @@ struct prof_priv {
 	__u32 *scratch;
 	size_t cap_scratch;
 	bool keep_samples;
+	const struct prof_filter *filter;	/* prof_input.filter */
 	/* dwarf mode: USER_STACK records unwound, waiting for their chain */
 	const struct prof_input *in;
 	struct unw *unw;
@@ -616,6 +617,48 @@ const struct prof_sample *prof_find_sample(const struct prof *p, __u32 cpu,
 	return NULL;
 }
 
+static bool in_range(const struct prof_range *r, size_t n, __u64 t)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t >= r[i].start && (!r[i].end || t <= r[i].end))
+			return true;
+	return false;
+}
+
+static bool in_ids(const __s32 *v, size_t n, __s32 id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == id)
+			return true;
+	return false;
+}
+
+/* prof_input.filter: does the sample of @cc, named @comm, stay? */
+static bool sample_passes(const struct prof_filter *f,
+			  const struct pmuctx_callchain *cc, const char *comm)
+{
+	size_t i;
+
+	if (!f)
+		return true;
+	if (f->nr_pids && !in_ids(f->pids, f->nr_pids, cc->pid))
+		return false;
+	if (f->nr_tids && !in_ids(f->tids, f->nr_tids, cc->tid))
+		return false;
+	if (f->nr_times && !in_range(f->times, f->nr_times, cc->time))
+		return false;
+	if (!f->nr_comms)
+		return true;
+	for (i = 0; i < f->nr_comms; i++)
+		if (!strcmp(f->comms[i], comm))
+			return true;
+	return false;
+}
+
 static int add_callchain(struct prof *p, struct pmuctx_syms *y,
 			 const struct pmuctx_callchain *cc)
 {
@@ -634,6 +677,11 @@ static int add_callchain(struct prof *p, struct pmuctx_syms *y,
 		k.comm = intern(&p->priv->strings, cbuf);
 		if (!k.comm)
 			return -ENOMEM;
+	}
+	if (!sample_passes(p->priv->filter, cc, k.comm)) {
+		p->filtered_count++;
+		p->filtered_period += cc->period;
+		return 0;
 	}
 	if (misc & PMUCTX_SAMPLE_M_KADDR_HIDDEN)
 		p->kernel_hidden++;
@@ -861,6 +909,7 @@ static int add_record(struct prof *p, struct pmuctx_syms *y,
 static void prof_init(struct prof *p, const struct prof_input *in)
 {
 	p->priv->keep_samples = in->keep_samples;
+	p->priv->filter = in->filter;
 	p->priv->in = in;
 	p->sample_freq = in->sample_freq;
 	p->event = in->event;

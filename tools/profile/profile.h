@@ -35,6 +35,27 @@ struct prof_maps {
 	size_t len;
 };
 
+/*
+ * Which samples a profile keeps (pmuctx report --comm, --pid, --tid,
+ * --time): a sample is kept when it passes every list given (an empty
+ * list passes all).  Times are CLOCK_MONOTONIC ns, a range [start, end]
+ * (end 0: open).
+ */
+struct prof_range {
+	__u64 start, end;
+};
+
+struct prof_filter {
+	const char *const *comms;	/* the sample's command (thread name) */
+	size_t nr_comms;
+	const __s32 *pids;
+	size_t nr_pids;
+	const __s32 *tids;
+	size_t nr_tids;
+	const struct prof_range *times;
+	size_t nr_times;
+};
+
 struct prof_input {
 	const struct pmuctx_rec_header *const *recs;	/* time order */
 	size_t nr_recs;
@@ -49,6 +70,7 @@ struct prof_input {
 	bool no_kernel_syms;
 	bool lines;			/* source lines (pprof) */
 	bool keep_samples;		/* prof_find_sample() (perf-script) */
+	const struct prof_filter *filter;	/* NULL: every sample */
 };
 
 /* ---- DWARF unwinding of USER_STACK records (unwind.c) ------------------- */
@@ -130,6 +152,8 @@ struct prof {
 	struct prof_stack *stacks;
 	size_t nr_stacks, cap_stacks;
 	__u64 total_count, total_period;
+	/* the samples prof_input.filter left out (not in the stacks) */
+	__u64 filtered_count, filtered_period;
 	struct pmuctx_stitch_stats stats;
 	bool have_stats;
 	struct unw_stats dwarf;		/* USER_STACK records (dwarf mode) */
@@ -187,6 +211,39 @@ int prof_pprof_encode(const struct prof *p, void **buf, size_t *len);
 int prof_write_pprof(const struct prof *p, FILE *f);
 /* perf report --stdio: children and self per (comm, module, symbol) */
 int prof_write_text(const struct prof *p, enum prof_weight w, FILE *f);
+
+/* the table's sort keys (perf report --sort), its call graph (-g) */
+enum prof_key { PROF_KEY_COMM, PROF_KEY_PID, PROF_KEY_DSO, PROF_KEY_SYM,
+		PROF_KEY_SRCLINE, PROF_NR_KEYS };
+enum prof_graph { PROF_GRAPH_NONE, PROF_GRAPH_GRAPH, PROF_GRAPH_FRACTAL,
+		  PROF_GRAPH_FOLDED };
+
+struct prof_text_opts {
+	enum prof_weight weight;
+	enum prof_key keys[PROF_NR_KEYS];	/* --sort, in order */
+	unsigned int nr_keys;
+	bool children;			/* Children and Self, else Overhead */
+	bool absolute;			/* --percentage absolute */
+	double percent_limit;		/* hide entries under it (%) */
+	const char *const *dsos;	/* --dsos: entries of these only */
+	size_t nr_dsos;
+	const char *const *syms;	/* --symbols */
+	size_t nr_syms;
+	enum prof_graph graph;		/* -g */
+	bool caller;			/* -g caller (else callee) */
+	bool caller_set;		/* given, not the default */
+	double graph_threshold;		/* % under which a branch is hidden */
+};
+
+/* perf report's defaults: comm,dso,sym, children, no graph */
+void prof_text_defaults(struct prof_text_opts *o);
+/* the keys need source lines (prof_input.lines) */
+bool prof_text_lines(const struct prof_text_opts *o);
+/* --sort KEYS into @o: 0, or -EINVAL with a message in @err */
+int prof_parse_sort(const char *s, struct prof_text_opts *o, char *err,
+		    size_t len);
+int prof_write_text_opts(const struct prof *p, const struct prof_text_opts *o,
+			 FILE *f);
 /* the stitcher's counters */
 void prof_write_stitch_stats(const struct prof *p, FILE *f);
 

@@ -12,6 +12,15 @@
  * first window it writes as COMM records of its own (PMF_COMM_M_RECORDER,
  * c.cpu 0, c.time when read).  A name set later comes with the kernel's
  * EXEC record, or with the first sample of the thread (maps.c).
+ *
+ * A task started during a flight recording is named by the kernel's FORK
+ * (its parent's name), EXEC or COMM record, which the buffer overwrites
+ * while the task lives on: a window taken later holds its switches and
+ * samples, and nothing that names it (reports showed ":142"; issue 30
+ * item 9).  So the recorder notes every record it writes, and when a
+ * window's records are in, it reads the name of each task of the window
+ * that no record of the file names yet, and adds it to the window as a
+ * COMM record of its own.  (A task gone by then stays unnamed.)
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -143,11 +152,148 @@ int record_put_names(struct recorder *R)
 	size_t i;
 	int err = 0;
 
-	for (i = 0; !err && i < R->nr_names; i++)
+	for (i = 0; !err && i < R->nr_names; i++) {
 		if (pmf_add_record(R->w, &R->names[i], sizeof(R->names[i])))
 			err = record_file_error(R);
+		else
+			record_note_name(R, &R->names[i].hdr);
+	}
 	record_free_names(R);
 	return err;
+}
+
+/* a task of the file's records */
+struct task_name {
+	__s32 tid;		/* 0: a free slot */
+	__s32 pid;
+	bool named;		/* a COMM, EXEC or FORK record names it */
+	bool seen;		/* in the window being written */
+};
+
+static struct task_name *task_slot(struct recorder *R, __s32 tid)
+{
+	size_t i, mask;
+
+	if ((R->nr_tasks + 1) * 2 > R->cap_tasks) {
+		size_t cap = R->cap_tasks ? R->cap_tasks * 2 : 256, j;
+		struct task_name *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (j = 0; j < R->cap_tasks; j++) {
+			if (!R->tasks[j].tid)
+				continue;
+			for (i = (size_t)(__u32)R->tasks[j].tid * 2654435761U &
+				 (cap - 1); v[i].tid; i = (i + 1) & (cap - 1))
+				;
+			v[i] = R->tasks[j];
+		}
+		free(R->tasks);
+		R->tasks = v;
+		R->cap_tasks = cap;
+	}
+	mask = R->cap_tasks - 1;
+	for (i = (size_t)(__u32)tid * 2654435761U & mask; R->tasks[i].tid;
+	     i = (i + 1) & mask)
+		if (R->tasks[i].tid == tid)
+			return &R->tasks[i];
+	R->tasks[i].tid = tid;
+	R->nr_tasks++;
+	return &R->tasks[i];
+}
+
+/*
+ * @tid of process @pid: named, or seen in this window (out of memory, it
+ * stays unnamed: a name is not worth failing the recording)
+ */
+static void note(struct recorder *R, __s32 pid, __s32 tid, bool named)
+{
+	struct task_name *t;
+
+	if (tid <= 0)
+		return;		/* the idle task, or not visible */
+	t = task_slot(R, tid);
+	if (!t)
+		return;
+	t->pid = pid;
+	if (named)
+		t->named = true;
+	else
+		t->seen = true;
+}
+
+void record_note_name(struct recorder *R, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_common *c = (const void *)(h + 1);
+
+	switch (h->type) {
+	case PMUCTX_REC_PAD:
+		break;
+	case PMUCTX_REC_COMM:
+	case PMUCTX_REC_EXEC:
+		note(R, c->pid, c->tid, true);
+		break;
+	case PMUCTX_REC_FORK: {
+		const struct pmuctx_rec_fork *f = (const void *)h;
+
+		/* the child has its parent's name (the report's as perf's) */
+		note(R, c->pid, c->tid, false);
+		note(R, f->child_pid, f->child_tid, true);
+		break;
+	}
+	case PMUCTX_REC_SWITCH: {
+		const struct pmuctx_rec_switch *s = (const void *)h;
+
+		note(R, c->pid, c->tid, false);
+		note(R, s->next_pid, s->next_tid, false);
+		break;
+	}
+	default:
+		note(R, c->pid, c->tid, false);
+	}
+}
+
+int record_name_window(struct recorder *R)
+{
+	char pid[16], tid[16];
+	struct pmuctx_rec_comm rec;
+	size_t i;
+
+	if (!(record_ring_records(R->o, R->info.features) &
+	      PMUCTX_REC_MASK_COMM))
+		return 0;
+	for (i = 0; i < R->cap_tasks; i++) {
+		struct task_name *t = &R->tasks[i];
+
+		if (!t->tid || !t->seen)
+			continue;
+		t->seen = false;
+		if (t->named)
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+		snprintf(tid, sizeof(tid), "%d", (int)t->tid);
+		if (!read_comm(pid, tid, rec.comm))
+			continue;	/* gone: nothing to name */
+		rec.hdr.type = PMUCTX_REC_COMM;
+		rec.hdr.size = sizeof(rec);
+		rec.hdr.misc = PMF_COMM_M_RECORDER;
+		rec.c.time = now_ns();
+		rec.c.pid = t->pid;
+		rec.c.tid = t->tid;
+		if (pmf_add_record(R->w, &rec, sizeof(rec)))
+			return record_file_error(R);
+		t->named = true;
+	}
+	return 0;
+}
+
+void record_free_tasks(struct recorder *R)
+{
+	free(R->tasks);
+	R->tasks = NULL;
+	R->nr_tasks = 0;
+	R->cap_tasks = 0;
 }
 
 void record_free_names(struct recorder *R)

@@ -67,6 +67,8 @@ struct record_events {
 	uint64_t threshold;	/* of the trigger */
 };
 
+struct task_name;
+
 struct recent_req {
 	pid_t pid;
 	int nonce;
@@ -102,6 +104,9 @@ struct recorder {
 	/* COMM records of the tasks there before, for the first window */
 	struct pmuctx_rec_comm *names;
 	size_t nr_names, cap_names;
+	/* every task of the file's records: named by one, seen in a window */
+	struct task_name *tasks;
+	size_t nr_tasks, cap_tasks;	/* cap_tasks: a power of two */
 
 	/* the command (pmuctx record -- CMD), or the process of -p */
 	char *cmdline;			/* for the file's header */

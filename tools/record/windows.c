@@ -57,6 +57,9 @@ int record_take_window(struct recorder *R, __u32 reason, pid_t requester)
 	err = record_put_names(R);
 	if (!err)
 		err = record_copy_records(R);
+	/* and of tasks no record of the file names (started since) */
+	if (!err)
+		err = record_name_window(R);
 	record_fill_stats(R);
 	rerr = pmuctx_ring_resume(R->ring);
 	if (rerr)

@@ -167,6 +167,8 @@ int record_copy_records(struct recorder *R)
 		}
 		if (pmf_add_record(R->w, rec.hdr, rec.size))
 			return record_file_error(R);
+		if (R->o->overwrite)	/* the windows' names: names.c */
+			record_note_name(R, rec.hdr);
 		if (rec.type == PMUCTX_REC_SAMPLE)
 			R->samples++;
 		else if (rec.type == PMUCTX_REC_THROTTLE)
@@ -233,7 +235,8 @@ static void store_name(void *ctx, __s32 pid, __s32 tid, __u32 cpu,
 	rec.c.pid = pid;
 	rec.c.tid = tid;
 	memcpy(rec.comm, comm, strnlen(comm, sizeof(rec.comm)));
-	pmf_add_record(R->w, &rec, sizeof(rec));
+	if (!pmf_add_record(R->w, &rec, sizeof(rec)) && R->o->overwrite)
+		record_note_name(R, &rec.hdr);
 }
 
 /* the session's half of the header: what the file's records are */

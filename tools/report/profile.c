@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx report: the profile of a recording's samples, built by
+ * tools/profile from the records and the memory maps in the file, and
+ * the notes on what it misses.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/profile.h"
+#include "report/records.h"
+
+bool report_has_samples(const struct pmuctx_rec_header *const *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i]->type == PMUCTX_REC_SAMPLE)
+			return true;
+	return false;
+}
+
+static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
+			 size_t n, const struct prof_opts *po, bool lines,
+			 bool keep_samples, struct prof **out)
+{
+	const struct pmf_reader *r = R->r;
+	struct prof_maps *maps;
+	struct prof_input in;
+	char err[512];
+	size_t i;
+	int e;
+
+	maps = calloc(r->nr_maps ? r->nr_maps : 1, sizeof(*maps));
+	if (!maps) {
+		fprintf(stderr, "pmuctx report: out of memory\n");
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->nr_maps; i++) {
+		maps[i].pid = r->maps[i].pid;
+		maps[i].time = r->maps[i].time;
+		maps[i].text = r->maps[i].text;
+		maps[i].len = r->maps[i].len;
+	}
+	memset(&in, 0, sizeof(in));
+	in.recs = a;
+	in.nr_recs = n;
+	in.maps = maps;
+	in.nr_maps = r->nr_maps;
+	in.sample_freq = R->info->sample_freq;
+	in.event = report_sample_event(R->info);
+	in.period_events = !report_sample_period_ns(R->info);
+	in.start_real_ns = R->info->start_real_ns;
+	if (r->have_end && r->end.time > R->info->start_mono_ns)
+		in.duration_ns = r->end.time - R->info->start_mono_ns;
+	in.kallsyms = po->kallsyms;
+	in.lines = lines;
+	in.keep_samples = keep_samples;
+	in.filter = R->filter;
+	e = prof_build(&in, out, err, sizeof(err));
+	free(maps);
+	if (e)
+		fprintf(stderr, "pmuctx report: %s\n", err);
+	return e;
+}
+
+static void profile_notes(const struct prof *p, const struct pmf_reader *r)
+{
+	if (p->have_stats && p->stats.deferred && p->stats.unresolved * 10 >
+	    p->stats.deferred)
+		fprintf(stderr, "pmuctx report: %llu of %llu deferred samples "
+			"have no user callchain (the task exited or was "
+			"killed in the kernel, or records were lost)\n",
+			(unsigned long long)p->stats.unresolved,
+			(unsigned long long)p->stats.deferred);
+	if (p->total_count && !r->nr_maps)
+		fprintf(stderr, "pmuctx report: the file has no memory maps "
+			"(recorded by an older pmuctx?): user frames are "
+			"unknown\n");
+}
+
+/* why a recording has no samples, for the hint */
+static const char *no_samples_why(const struct pmf_info *in)
+{
+	return !in->sample_freq ?
+	       "recorded without sampling (pmuctx record --no-samples; "
+	       "earlier versions sampled only with -F or -g)" :
+	       "no monitored task ran while sampled";
+}
+
+/*
+ * the profile of the samples, for the formats that show it (and
+ * --stitch-stats): 0, or EXIT_RUNTIME (printed)
+ */
+int report_profile(struct report *R, const struct report_args *a,
+		   const struct pmuctx_rec_header **all, size_t n,
+		   bool samples, struct prof **prof)
+{
+	enum fmt f = R->fmt;
+
+	if (!(f == FMT_FOLDED || f == FMT_PPROF || a->po.stitch_stats ||
+	      ((f == FMT_TEXT || f == FMT_PERF) && samples)))
+		return 0;
+	/* source lines: pprof's, and the table's srcline key */
+	if (build_profile(R, all, n, &a->po, f == FMT_PPROF ||
+			  (f == FMT_TEXT && prof_text_lines(&a->table)),
+			  f == FMT_PERF, prof))
+		return EXIT_RUNTIME;
+	if (f == FMT_FOLDED || f == FMT_PPROF || f == FMT_TEXT ||
+	    f == FMT_PERF)
+		profile_notes(*prof, R->r);
+	R->prof = *prof;
+	if ((f == FMT_FOLDED || f == FMT_PPROF) && !samples)
+		fprintf(stderr, "pmuctx report: %s has no samples (%s)\n",
+			a->path, no_samples_why(R->info));
+	return 0;
+}
