@@ -247,6 +247,46 @@ ru = d["user_ns"] + d["sys_ns"] - d["launch_ns"]
 assert v["task-clock"] <= ru * 1.02 + 1000000, (v["task-clock"], ru)
 PY
 last_ok || diag_out "$CHECK_OUT"
+# ---- -r and -I with the module (issue 30 item 6; the formats are in
+# tests/unit/test_cli.c) -------------------------------------------------------
+# -r 3: three runs, each counted; the last run's exit status; a command that
+# burns 200, 400 or 600 ms by run (a file counts the runs): the standard
+# error of task-clock's mean is 200/sqrt(3) = 115 ms, whatever each run's
+# start-up costs on top (TCG: ~150 ms for sh, wc and the burner).
+rc=0
+rm -f "$W/runs"
+"$CLI" stat -r 3 --json -e task-clock,context-switches -o "$W/r3.json" -- \
+	sh -c "echo x >> '$W/runs'; n=\$(wc -l < '$W/runs'); '$BURN' --ms \$((n * 200)) 2>/dev/null; exit 5" || rc=$?
+check test "$rc" = 5 -- "-r 3: the exit status is the last run's (5)"
+check python3 - "$W/r3.json" "$W/runs" <<'PY' -- "-r 3: three runs counted; task-clock's mean over 400 ms, its standard error about 115 ms"
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = len(open(sys.argv[2]).read().split())
+tc = {e["event"]: e for e in d["events"]}["task-clock"]
+se = tc["value"] * tc["stddev_pct"] / 100
+print("runs %s (%d started), task-clock %.1f ms +- %.2f %% (%.1f ms)" % (
+    d.get("runs"), runs, tc["value"] / 1e6, tc["stddev_pct"], se / 1e6))
+assert d["runs"] == 3 and runs == 3, (d.get("runs"), runs)
+assert 400e6 <= tc["value"] <= 1000e6, tc
+assert 60e6 <= se <= 250e6, se
+PY
+last_ok || diag_out "$CHECK_OUT"
+# -I 100 while a command burns 600 ms: an object per 100 ms interval (the
+# time it was read: 0.1 s apart or more), adding up to the burn.
+check sh -c "'$CLI' stat -I 100 --json -e task-clock -o '$W/i.json' -- '$BURN' --ms 600 2>/dev/null" -- "-I 100 --json -- burn 600 ms"
+check python3 - "$W/i.json" <<'PY' -- "-I 100: an object per 100 ms interval, their task-clock about the burn's"
+import json, sys
+iv = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+t = [l["interval"] for l in iv]
+s = sum(l["events"][0]["value"] for l in iv)
+print("%d intervals, %s..%s s, %.1f ms" % (len(iv), t[0], t[-1], s / 1e6))
+assert len(iv) >= 3, len(iv)
+# the time each was read: a loaded host reads late, never early
+assert t[0] >= 0.1 and all(b - a >= 0.05 for a, b in zip(t[:-1], t[1:-1])), t
+assert 600e6 <= s <= 2000e6, s
+PY
+last_ok || diag_out "$CHECK_OUT"
+
 mkdir -p "$W/build"
 for i in 1 2 3 4; do
 	printf 'int f%s(int x) { return x * %s; }\n' "$i" "$i" > "$W/build/f$i.c"
