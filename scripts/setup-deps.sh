@@ -65,7 +65,8 @@ packages=(
 # cross-built lib, CLI and tests link and the guest loads from the host's
 # root; the arm64 kernels and busybox come from scripts/kernels-arm64.
 arm64_packages=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
-	libc6:arm64 libtinfo6:arm64 libcap-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
+	libc6:arm64 libtinfo6:arm64 libzstd1:arm64 libcap-ng0:arm64
+	libcap-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
 	zlib1g-dev:arm64 libprotobuf-c-dev:arm64 dpkg-dev cpio kmod file)
 demo_packages=(build-essential linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static kmod cpio file python3 pkg-config
