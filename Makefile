@@ -155,6 +155,42 @@ progs: lib
 version:
 	@scripts/version.sh
 
+# ---------------------------------------------------------------------------
+# arm64 (docs/TESTING.md "The arm64 tier"; scripts/setup-deps.sh --arm64).
+# The C Makefiles build in the source tree, so the aarch64 user space is
+# built in a copy of the tree's sources (tracked and untracked, not
+# ignored: git ls-files), $(ARM64_DIR), never over the x86-64 objects
+# here.  The test VM runs the suite from that copy.  The module is built
+# against the unpacked Debian arm64 headers (scripts/kernels-arm64) in
+# $(ARM64_DIR)/build-<release>/ (release) and .../debug/ (PMUCTX_DEBUG=1).
+ARM64_DIR ?= $(CURDIR)/build-arm64
+ARM64_CROSS ?= aarch64-linux-gnu-
+ARM64_KVER ?= 6.1
+ARM64_PKG_CONFIG = PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
+
+.PHONY: arm64-tree userland-arm64 module-arm64 check-arm64
+arm64-tree:
+	@mkdir -p "$(ARM64_DIR)"
+	@git ls-files -z --cached --others --exclude-standard | \
+		grep -zv '^build-arm64/' | \
+		rsync -a --from0 --files-from=- ./ "$(ARM64_DIR)/"
+
+userland-arm64: arm64-tree
+	+$(MAKE) -C "$(ARM64_DIR)" lib tools progs CC="$(ARM64_CROSS)gcc" \
+		PKG_CONFIG="$(ARM64_PKG_CONFIG)" WERROR="$(WERROR)"
+
+module-arm64: arm64-tree
+	+ARM64_DIR="$(ARM64_DIR)" ARM64_CROSS="$(ARM64_CROSS)" \
+		scripts/check-arm64.sh --build-only $(ARM64_KVER)
+
+# The arm64 VM tier on one kernel (ARM64_KVER=6.1 or 6.12): W=1 -Werror
+# module builds, then tests/vm/check --arch arm64 on ARM64_CASES (default:
+# the cases known to run there, scripts/check-arm64.sh).
+check-arm64: userland-arm64
+	+ARM64_DIR="$(ARM64_DIR)" ARM64_CROSS="$(ARM64_CROSS)" \
+		scripts/check-arm64.sh $(ARM64_KVER) $(ARM64_CASES)
+
+
 # The examples build against an installed libpmuctx, as a user's program
 # would: lib/ is installed into examples/.stage (same PREFIX) and the
 # examples find it with pkg-config there (examples/Makefile).
@@ -381,6 +417,11 @@ help:
 	@echo '                       make check-vm KVER=6.12-rt  Debian 6.12 PREEMPT_RT  ~12 min'
 	@echo '                       make check-debug            6.1 debug (KASAN ...)   ~25 min'
 	@echo '                     cloud kernels are build-tested only (no 9p to boot them)'
+	@echo '  userland-arm64     lib, tools, tests cross-built for aarch64 in $(ARM64_DIR) (a copy of the sources)'
+	@echo '  module-arm64       W=1 -Werror arm64 module builds, release and debug, ARM64_KVER=6.1|6.12'
+	@echo '  check-arm64        the arm64 tier: qemu-system-aarch64 -M virt (emulated PMUv3) on ARM64_KVER,'
+	@echo '                     ARM64_CASES or the cases that run there; PMUCTX_VM_ICOUNT=0 for exact counts;'
+	@echo '                     not part of check (scripts/setup-deps.sh --arm64; docs/TESTING.md)'
 	@echo 'Other:'
 	@echo '  demo               install what the demo needs, build, run the main job in a QEMU VM'
 	@echo '  bench              benchmarks against perf and bpftrace in the VM, icount time'

@@ -68,10 +68,9 @@ static u64 pmuctx_features(void)
 		PMUCTX_FEAT_RING | PMUCTX_FEAT_SAMPLING | PMUCTX_FEAT_MMAP |
 		PMUCTX_FEAT_SWITCHLESS | PMUCTX_FEAT_DEBUG_ONLY;
 
+	f |= PMUCTX_FEAT_USER_DUMP;
 	if (pmuctx_hw_pmu)
 		f |= PMUCTX_FEAT_HW_PMU;
-	if (IS_ENABLED(CONFIG_X86_64))
-		f |= PMUCTX_FEAT_USER_DUMP;
 	return f;
 }
 

@@ -20,6 +20,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "arch.h"
 #include "rb.h"
 #include "records.h"
 #include "ringbench.h"
@@ -259,7 +260,7 @@ void pmuctx_rec_user_stack(struct pmuctx_session *s, u64 cookie,
 	if (w) {
 		pmuctx_rec_common(s, &w->c, current);
 		w->cookie = cookie;
-		w->abi = PMUCTX_REGS_X86_64;
+		w->abi = pmuctx_arch_regs_abi();
 		w->nr_regs = nr_regs;
 		w->size = len;
 		w->__pad = 0;

@@ -75,6 +75,7 @@
 #include <linux/uaccess.h>
 #include <asm/irq_regs.h>
 
+#include "arch.h"
 #include "budget.h"
 #include "counters.h"
 #include "hooks.h"
@@ -138,11 +139,9 @@ static int pmuctx_udump_validate(const struct pmuctx_session_attr *a)
 	if (!dump)
 		dump = PMUCTX_USER_DUMP_DEFAULT;
 	if (dump % 8 || dump > PMUCTX_USER_DUMP_MAX ||
-	    PMUCTX_REC_USER_STACK_SIZE(dump) >
+	    PMUCTX_REC_USER_STACK_SIZE_NR(pmuctx_arch_regs_nr(), dump) >
 	    (u64)a->ring_pages * PAGE_SIZE / 2)
 		return -EINVAL;
-	if (!IS_ENABLED(CONFIG_X86_64))
-		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -180,15 +179,15 @@ struct pmuctx_frame {
 
 /*
  * Frame-pointer walk of the user stack described by @regs.  @nofault: in
- * the interrupt (copy_from_user_nmi(), stops at a page that is not
- * resident); otherwise task context (copy_from_user(), may fault in).
+ * the interrupt (pmuctx_arch_copy_user_nofault(), stops at a page that is
+ * not resident); otherwise task context (copy_from_user(), may fault in).
  * Returns the number of frames; *@trunc when the walk was cut short.
  */
 static unsigned int pmuctx_user_walk(struct pt_regs *regs, u64 *ips,
 				     unsigned int max, bool nofault,
 				     bool *trunc)
 {
-	unsigned long fp = regs->bp, prev = 0;
+	unsigned long fp = pmuctx_arch_user_fp(regs), prev = 0;
 	struct pmuctx_frame f;
 	unsigned int n = 0;
 	unsigned long left;
@@ -196,19 +195,20 @@ static unsigned int pmuctx_user_walk(struct pt_regs *regs, u64 *ips,
 	*trunc = false;
 	if (!max)
 		return 0;
-	ips[n++] = regs->ip;
+	ips[n++] = pmuctx_arch_user_ip(regs);
 	while (n < max) {
 		if (!fp || fp & (sizeof(long) - 1) || fp <= prev)
 			return n;
 		/*
-		 * copy_from_user_nmi() checks the range itself; access_ok()
+		 * The nofault copy checks the range itself; access_ok()
 		 * must not be used in interrupt context (it warns there).
 		 */
 		if (!nofault && !access_ok((void __user *)fp, sizeof(f)))
 			return n;
 		if (nofault)
-			left = copy_from_user_nmi(&f, (void __user *)fp,
-						  sizeof(f));
+			left = pmuctx_arch_copy_user_nofault(&f,
+							     (void __user *)fp,
+							     sizeof(f));
 		else
 			left = copy_from_user(&f, (void __user *)fp, sizeof(f));
 		if (left) {
@@ -247,7 +247,7 @@ static struct pt_regs *pmuctx_user_regs(struct pt_regs *regs)
  * that wants them.  On the owner work's stack: no allocation.
  */
 struct pmuctx_udump {
-	u64			regs[PMUCTX_REGS_X86_64_NR];
+	u64			regs[PMUCTX_ARCH_REGS_MAX];
 	const void __user	*sp;
 	u32			avail;	/* bytes from sp found readable */
 	bool			ok;
@@ -287,38 +287,17 @@ static unsigned long pmuctx_udump_len(unsigned long sp, unsigned long len)
 static void pmuctx_udump_take(struct pt_regs *regs, u32 max,
 			      struct pmuctx_udump *ud)
 {
-	ud->ok = false;
-#ifdef CONFIG_X86_64
-	{
-		unsigned long sp = regs->sp, len = max;
+	unsigned long sp, len = max;
 
-		if (!user_64bit_mode(regs))
-			return;
-		ud->regs[0] = regs->ax;
-		ud->regs[1] = regs->dx;
-		ud->regs[2] = regs->cx;
-		ud->regs[3] = regs->bx;
-		ud->regs[4] = regs->si;
-		ud->regs[5] = regs->di;
-		ud->regs[6] = regs->bp;
-		ud->regs[7] = regs->sp;
-		ud->regs[8] = regs->r8;
-		ud->regs[9] = regs->r9;
-		ud->regs[10] = regs->r10;
-		ud->regs[11] = regs->r11;
-		ud->regs[12] = regs->r12;
-		ud->regs[13] = regs->r13;
-		ud->regs[14] = regs->r14;
-		ud->regs[15] = regs->r15;
-		ud->regs[16] = regs->ip;
-		len = pmuctx_udump_len(sp, len);
-		/* the prefix up to the first page that cannot be read */
-		len -= fault_in_readable((const char __user *)sp, len);
-		ud->sp = (const void __user *)sp;
-		ud->avail = len & ~7UL;
-		ud->ok = true;
-	}
-#endif
+	ud->ok = false;
+	if (!pmuctx_arch_user_regs(regs, ud->regs, &sp))
+		return;
+	len = pmuctx_udump_len(sp, len);
+	/* the prefix up to the first page that cannot be read */
+	len -= fault_in_readable((const char __user *)sp, len);
+	ud->sp = (const void __user *)sp;
+	ud->avail = len & ~7UL;
+	ud->ok = true;
 }
 
 /*
@@ -336,7 +315,7 @@ static void pmuctx_defer_write(struct pmuctx_entry *x, u64 cookie,
 
 	if (ud->ok && (s->sample_flags & PMUCTX_SAMPLE_USER_DUMP))
 		pmuctx_rec_user_stack(s, cookie, ud->regs,
-				      PMUCTX_REGS_X86_64_NR, ud->sp,
+				      pmuctx_arch_regs_nr(), ud->sp,
 				       min(ud->avail, s->sample_user_dump));
 	pmuctx_rec_user_callchain(s, cookie, ips, min(n, max),
 				  trunc || n > max);

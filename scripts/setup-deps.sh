@@ -7,11 +7,18 @@
 # Runs as root, or through sudo otherwise.  Recommends are not installed
 # (qemu-system-x86 would pull in a GUI): everything needed is listed here.
 #
-# Usage: scripts/setup-deps.sh [--demo] [--dry-run]
+# Usage: scripts/setup-deps.sh [--demo | --arm64] [--dry-run]
 #   --demo      only what `make demo` needs (build tools, one kernel with
 #               its headers, QEMU, the libraries the CLI links): no test
 #               tools, no packaging tools, no kernel matrix.  `make check`
 #               runs this script without it and installs the rest.
+#   --arm64     only the arm64 tier (make check-arm64, docs/TESTING.md):
+#               adds the dpkg architecture arm64, installs the cross
+#               compiler, qemu-system-arm and the arm64 libraries the
+#               library, CLI and tests link, and unpacks (never installs:
+#               they cannot be) Debian's arm64 6.1 and 6.12 kernels, their
+#               headers and busybox-static:arm64 under $PMUCTX_ARM64_ROOT
+#               (scripts/kernels-arm64).  Not part of the default set yet.
 #   --dry-run   print what would be installed, install nothing
 #               (exit 0 either way)
 # Environment: PMUCTX_EXTRA_PACKAGES  more packages to ensure (space separated)
@@ -53,6 +60,14 @@ packages=(
 	golang-go		# tests: go tool pprof reads our pprof output
 )
 # What `make demo` needs of the above: build, one kernel, the VM.
+# The arm64 tier (--arm64): cross compiler, the aarch64 system emulator
+# (-M virt -cpu max emulates a PMUv3), the arm64 libraries (multiarch) the
+# cross-built lib, CLI and tests link and the guest loads from the host's
+# root; the arm64 kernels and busybox come from scripts/kernels-arm64.
+arm64_packages=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+	libc6:arm64 libtinfo6:arm64 libzstd1:arm64 libcap-ng0:arm64
+	libcap-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
+	zlib1g-dev:arm64 libprotobuf-c-dev:arm64 dpkg-dev cpio kmod file)
 demo_packages=(build-essential linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static kmod cpio file python3 pkg-config
 	libcap-dev libdw-dev libelf-dev libprotobuf-c-dev protobuf-c-compiler
@@ -60,15 +75,22 @@ demo_packages=(build-essential linux-headers-amd64 linux-image-amd64
 
 dry_run=0
 demo=0
+arm64=0
 for arg in "$@"; do
 	case $arg in
 	--dry-run) dry_run=1 ;;
 	--demo) demo=1 ;;
-	*) echo "usage: $0 [--demo] [--dry-run]" >&2; exit 2 ;;
+	--arm64) arm64=1 ;;
+	*) echo "usage: $0 [--demo | --arm64] [--dry-run]" >&2; exit 2 ;;
 	esac
 done
 if [ "$demo" = 1 ]; then
 	packages=("${demo_packages[@]}")
+	PMUCTX_KERNEL_MATRIX=0
+fi
+if [ "$arm64" = 1 ]; then
+	[ "$demo" = 0 ] || { echo "setup-deps: --demo and --arm64 exclude each other" >&2; exit 2; }
+	packages=("${arm64_packages[@]}")
 	PMUCTX_KERNEL_MATRIX=0
 fi
 # shellcheck disable=SC2206
@@ -79,6 +101,18 @@ if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>
 	echo "setup-deps: this script needs Debian (dpkg, apt-get); install by hand:" >&2
 	echo "  ${packages[*]}" >&2
 	exit 1
+fi
+
+here=$(cd "$(dirname "$0")" && pwd -P)
+if [ "$arm64" = 1 ]; then
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		echo "setup-deps: adding the dpkg architecture arm64"
+		[ "$dry_run" = 1 ] || {
+			[ "$(id -u)" -eq 0 ] || { echo "setup-deps: run as root for --arm64" >&2; exit 1; }
+			dpkg --add-architecture arm64
+			DEBIAN_FRONTEND=noninteractive apt-get -q update
+		}
+	fi
 fi
 
 missing=()
@@ -92,7 +126,6 @@ done
 # A flavour already installed is kept; otherwise the newest apt offers is
 # installed, its package names resolved by scripts/kernels (never a fixed
 # patch release).  PMUCTX_KERNEL_MATRIX=0 leaves them out.
-here=$(cd "$(dirname "$0")" && pwd -P)
 matrix=()
 cloud=()
 if [ "${PMUCTX_KERNEL_MATRIX:-1}" != 0 ]; then
@@ -105,13 +138,27 @@ if [ "${PMUCTX_KERNEL_MATRIX:-1}" != 0 ]; then
 	[ ${#cloud[@]} -eq 0 ] || matrix+=(cloud)
 fi
 
+# arm64: the kernels and busybox are unpacked after the packages, and
+# only when scripts/kernels-arm64 says something is missing.
+arm64_fetch() {
+	[ "$arm64" = 1 ] || return 0
+	if "$here/kernels-arm64" resolve 6.1 6.12 >/dev/null 2>&1 &&
+	   "$here/kernels-arm64" busybox >/dev/null 2>&1; then
+		return 0
+	fi
+	echo "setup-deps: unpacking the arm64 kernels (6.1, 6.12) and busybox (scripts/kernels-arm64 fetch)"
+	[ "$dry_run" = 1 ] || "$here/kernels-arm64" fetch 6.1 6.12
+}
+
 if [ ${#missing[@]} -eq 0 ] && [ ${#matrix[@]} -eq 0 ]; then
 	echo "setup-deps: all ${#packages[@]} prerequisites and the kernel matrix are installed"
+	arm64_fetch
 	exit 0
 fi
 
 echo "setup-deps: installing ${#missing[@]} missing package(s): ${missing[*]}${matrix[*]:+ and the kernels of the matrix: ${matrix[*]}}"
 if [ "$dry_run" = 1 ]; then
+	arm64_fetch
 	exit 0
 fi
 
@@ -165,3 +212,4 @@ if [ ${#still[@]} -ne 0 ]; then
 	exit 1
 fi
 echo "setup-deps: installed: ${missing[*]}"
+arm64_fetch

@@ -36,17 +36,41 @@ __attribute__((noinline)) void touch(long v)
 	sink += v;
 }
 
+/* A system call with the instruction inlined into the caller. */
+static inline __attribute__((always_inline)) long sys3(long nr, long a,
+							 long b, long c)
+{
+#if defined(__x86_64__)
+	long r;
+
+	asm volatile("syscall"
+		     : "=a"(r)
+		     : "0"(nr), "D"(a), "S"(b), "d"(c)
+		     : "rcx", "r11", "memory");
+	return r;
+#elif defined(__aarch64__)
+	register long x8 asm("x8") = nr;
+	register long x0 asm("x0") = a;
+	register long x1 asm("x1") = b;
+	register long x2 asm("x2") = c;
+
+	asm volatile("svc #0"
+		     : "+r"(x0)
+		     : "r"(x8), "r"(x1), "r"(x2)
+		     : "memory");
+	return x0;
+#else
+#error "chain.c: no inline system call for this architecture"
+#endif
+}
+
 /* CPU time of this thread, ns; an inline syscall too (the user ip in f3) */
 static inline __attribute__((always_inline)) long long cpu_ns(void)
 {
 	struct timespec ts;
 	long r;
 
-	asm volatile("syscall"
-		     : "=a"(r)
-		     : "0"((long)SYS_clock_gettime),
-		       "D"((long)CLOCK_THREAD_CPUTIME_ID), "S"(&ts)
-		     : "rcx", "r11", "memory");
+	r = sys3(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, (long)&ts, 0);
 	return r ? 0 : ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -64,17 +88,10 @@ __attribute__((noinline)) void f3(long n)
 			/* inline too: libc's wrapper would hide f3 */
 			CPU_ZERO(&cs);
 			CPU_SET(i & 1, &cs);
-			asm volatile("syscall"
-				     : "=a"(r)
-				     : "0"((long)SYS_sched_setaffinity),
-				       "D"(0L), "S"((long)sizeof(cs)), "d"(&cs)
-				     : "rcx", "r11", "memory");
+			r = sys3(SYS_sched_setaffinity, 0, sizeof(cs),
+				 (long)&cs);
 		}
-		asm volatile("syscall"
-			     : "=a"(r)
-			     : "0"((long)SYS_read), "D"((long)zero_fd),
-			       "S"(blk), "d"((long)BLOCK)
-			     : "rcx", "r11", "memory");
+		r = sys3(SYS_read, zero_fd, (long)blk, BLOCK);
 		touch(r);
 	}
 	/*
@@ -83,10 +100,7 @@ __attribute__((noinline)) void f3(long n)
 	 * teardown would be samples without a user stack, a quarter of a
 	 * 700 ms run on a KASAN kernel.
 	 */
-	asm volatile("syscall"
-		     : "=a"(r)
-		     : "0"((long)SYS_munmap), "D"(blk), "S"((long)BLOCK)
-		     : "rcx", "r11", "memory");
+	r = sys3(SYS_munmap, (long)blk, BLOCK, 0);
 	touch(r);
 }
 

@@ -47,7 +47,7 @@
 #define PMUCTX_FEAT_RING	(1ULL << 6)	/* per-CPU ring buffers, mmap */
 #define PMUCTX_FEAT_SAMPLING	(1ULL << 7)	/* hrtimer sampling, callchains */
 #define PMUCTX_FEAT_MMAP	(1ULL << 8)	/* MMAP records (REC_MASK_MMAP) */
-#define PMUCTX_FEAT_USER_DUMP	(1ULL << 9)	/* SAMPLE_USER_DUMP (x86-64) */
+#define PMUCTX_FEAT_USER_DUMP	(1ULL << 9)	/* SAMPLE_USER_DUMP (x86-64, arm64) */
 /*
  * Sessions whose events all have a per-task kernel source, and that ask
  * for nothing else per switch, count without the sched_switch probe;
@@ -289,14 +289,14 @@ struct pmuctx_session_attr {
  */
 #define PMUCTX_MAX_STACK	127
 /*
- * With USER_STACK and DEFER_USER (PMUCTX_FEAT_USER_DUMP, x86-64 only,
+ * With USER_STACK and DEFER_USER (PMUCTX_FEAT_USER_DUMP, x86-64 and arm64,
  * EOPNOTSUPP elsewhere): the deferred task_work also copies the task's
  * user registers and sample_user_dump bytes of its user stack, from the
  * stack pointer up, into one USER_STACK record with the same cookie as
  * the USER_CALLCHAIN it writes, for a DWARF (CFI) unwinder in user
  * space (`pmuctx record --call-graph dwarf`).  sample_user_dump: 0 means
  * PMUCTX_USER_DUMP_DEFAULT; else a multiple of 8 from 8 to
- * PMUCTX_USER_DUMP_MAX whose record (PMUCTX_REC_USER_STACK_SIZE(dump))
+ * PMUCTX_USER_DUMP_MAX whose record (PMUCTX_REC_USER_STACK_SIZE_NR(nr, dump))
  * fits in half a CPU's data area (ring_pages); EINVAL otherwise, and
  * EINVAL for a non-zero sample_user_dump without this flag.  32-bit
  * (compat) tasks get no USER_STACK record.
@@ -776,20 +776,27 @@ struct pmuctx_rec_mmap {
  * to user space, for the samples whose cookie is @cookie (the same
  * cookie as the USER_CALLCHAIN written right after it, on the same CPU).
  * @abi:	PMUCTX_REGS_* : what @regs hold
- * @nr_regs:	registers in @regs (PMUCTX_REGS_X86_64: 17)
+ * @nr_regs:	registers in @regs (PMUCTX_REGS_X86_64: 17, PMUCTX_REGS_ARM64: 33)
  * @size:	bytes of @data in the record (a multiple of 8, at most the
  *		session's sample_user_dump; less when the stack's mapping
  *		ends sooner)
  * @dyn_size:	of them, bytes copied from the stack (<= @size); the rest
  *		is zero.  Less than asked: misc USER_TRUNC.
  * @regs:	the registers, then @data: the bytes from regs[sp] up
- * The record is PMUCTX_REC_USER_STACK_SIZE(@size) bytes (nr_regs 17).
+ * The record is PMUCTX_REC_USER_STACK_SIZE_NR(@nr_regs, @size) bytes
+ * (PMUCTX_REC_USER_STACK_SIZE(@size) on x86-64).  The module writes the
+ * layout of the architecture it runs on.
  */
 /* x86-64, DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
 #define PMUCTX_REGS_X86_64	1
 #define PMUCTX_REGS_X86_64_NR	17
 #define PMUCTX_REGS_X86_64_SP	7
 #define PMUCTX_REGS_X86_64_IP	16
+/* arm64, DWARF numbering: x0..x30 (x29 fp, x30 lr), sp; then pc */
+#define PMUCTX_REGS_ARM64	2
+#define PMUCTX_REGS_ARM64_NR	33
+#define PMUCTX_REGS_ARM64_SP	31
+#define PMUCTX_REGS_ARM64_PC	32
 struct pmuctx_rec_user_stack {
 	struct pmuctx_rec_header	hdr;
 	struct pmuctx_rec_common	c;
@@ -802,9 +809,11 @@ struct pmuctx_rec_user_stack {
 	__u64				regs[];	/* then __u8 data[size] */
 };
 
-#define PMUCTX_REC_USER_STACK_SIZE(dump) \
+#define PMUCTX_REC_USER_STACK_SIZE_NR(nr_regs, dump) \
 	(sizeof(struct pmuctx_rec_user_stack) + \
-	 PMUCTX_REGS_X86_64_NR * sizeof(__u64) + (dump))
+	 (nr_regs) * sizeof(__u64) + (dump))
+#define PMUCTX_REC_USER_STACK_SIZE(dump) \
+	PMUCTX_REC_USER_STACK_SIZE_NR(PMUCTX_REGS_X86_64_NR, dump)
 
 /* PMUCTX_IOC_RING_CONSUME: normal mode, the reader is done up to @tail. */
 struct pmuctx_ring_consume {

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuctx: x86-64 (module/arch.h).
+ *
+ * The sampler's user copy is copy_from_user_nmi(): a PMU overflow is an
+ * NMI on x86-64; it checks the range itself and never faults.
+ */
+#include <linux/build_bug.h>
+#include <linux/uaccess.h>
+#include <asm/perf_event.h>
+#include <asm/ptrace.h>
+
+#include <uapi/linux/pmuctx.h>
+
+#include "arch.h"
+
+static_assert(PMUCTX_REGS_X86_64_NR <= PMUCTX_ARCH_REGS_MAX);
+
+unsigned long pmuctx_arch_user_fp(const struct pt_regs *regs)
+{
+	return regs->bp;
+}
+
+unsigned long pmuctx_arch_user_ip(const struct pt_regs *regs)
+{
+	return regs->ip;
+}
+
+unsigned long pmuctx_arch_copy_user_nofault(void *dst, const void __user *src,
+					    unsigned long n)
+{
+	return copy_from_user_nmi(dst, src, n);
+}
+
+u16 pmuctx_arch_regs_abi(void)
+{
+	return PMUCTX_REGS_X86_64;
+}
+
+unsigned int pmuctx_arch_regs_nr(void)
+{
+	return PMUCTX_REGS_X86_64_NR;
+}
+
+/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
+bool pmuctx_arch_user_regs(const struct pt_regs *regs, u64 *out,
+			   unsigned long *sp)
+{
+	if (!user_64bit_mode((struct pt_regs *)regs))
+		return false;
+	out[0] = regs->ax;
+	out[1] = regs->dx;
+	out[2] = regs->cx;
+	out[3] = regs->bx;
+	out[4] = regs->si;
+	out[5] = regs->di;
+	out[6] = regs->bp;
+	out[7] = regs->sp;
+	out[8] = regs->r8;
+	out[9] = regs->r9;
+	out[10] = regs->r10;
+	out[11] = regs->r11;
+	out[12] = regs->r12;
+	out[13] = regs->r13;
+	out[14] = regs->r14;
+	out[15] = regs->r15;
+	out[16] = regs->ip;
+	*sp = regs->sp;
+	return true;
+}

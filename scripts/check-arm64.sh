@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/check-arm64.sh [--build-only] KERNEL [CASE...] - the arm64 tier
+# on one kernel (make check-arm64 ARM64_KVER=..., make module-arm64).
+#
+# KERNEL is 6.1, 6.12 or a release unpacked by scripts/kernels-arm64
+# (scripts/setup-deps.sh --arm64).
+#
+#  1. Cross-builds the module against that kernel's headers with W=1
+#     -Werror, release and debug (PMUCTX_DEBUG=1), in
+#     $ARM64_DIR/build-<release>/ and its debug/ (any "warning:" fails,
+#     as scripts/check-kernel.sh), and checks that only the debug one has
+#     test code (scripts/check-module-builds.sh).
+#  2. Unless --build-only: boots it in qemu-system-aarch64 (tests/vm/check
+#     --arch arm64, from the aarch64 copy of the tree, $ARM64_DIR, which
+#     make userland-arm64 built) with the release module loaded, on the
+#     CASEs (default: ARM64_CASES below, the cases that run on the arm64
+#     guest today; docs/TESTING.md "The arm64 tier").
+#
+# The last line is tests/vm/check's "N passed, M failed".  Environment:
+# ARM64_DIR (default build-arm64 of the tree), ARM64_CROSS (default
+# aarch64-linux-gnu-), PMUCTX_VM_TIMEOUT (default 1800), PMUCTX_VM_ICOUNT
+# (a QEMU -icount shift for the VM: instructions and cycles count
+# deterministically).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd -P)
+build_only=0
+if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
+name=${1:?usage: scripts/check-arm64.sh [--build-only] KERNEL [CASE...]}
+shift
+arm64_dir=${ARM64_DIR:-$top/build-arm64}
+cross=${ARM64_CROSS:-aarch64-linux-gnu-}
+# The cases that pass on the arm64 guest (busybox userland, no python3,
+# no perf): the rest needs porting (docs/TESTING.md).  90-pmu-arm64
+# counts instructions only under PMUCTX_VM_ICOUNT (it skips that part
+# without, saying so).
+default_cases=(
+	tests/vm/cases/10-load.sh
+	tests/vm/cases/20-devnode.sh
+	tests/vm/cases/30-busy.sh
+	tests/vm/cases/40-abi.sh
+	tests/vm/cases/61-store-priv.sh
+	tests/vm/cases/68-ring-nested.sh
+	tests/vm/cases/90-pmu-arm64.sh
+)
+
+fail() {
+	echo "check-arm64 $name: $*" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+kver=$("$top/scripts/kernels-arm64" resolve "$name") || fail "kernel not unpacked"
+kdir=$("$top/scripts/kernels-arm64" root)/lib/modules/$kver/build
+build=$arm64_dir/build-$kver
+echo "check-arm64 $name: $kver; module built in $build"
+
+rm -rf "$build"
+# build_variant DIR DEBUG(0|1) NAME
+build_variant() {
+	local dir=$1 debug=$2 name=$3
+	mkdir -p "$dir"
+	cp -r "$top/Kbuild" "$top/module" "$top/include" "$dir/"
+	find "$dir/module" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' \
+		-o -name '.*.cmd' -o -name 'modules.order' \) -delete
+	make -C "$kdir" M="$dir" ARCH=arm64 CROSS_COMPILE="$cross" W=1 \
+		KCFLAGS=-Werror PMUCTX_DEBUG="$debug" modules >"$dir/build.log" 2>&1 || {
+		cat "$dir/build.log" >&2
+		fail "the $name module does not build against $kver"
+	}
+	if grep -iE '(^|[^[:alnum:]_])warning:' "$dir/build.log" |
+	   grep -qv 'the compiler differs from the one used to build the kernel'; then
+		cat "$dir/build.log" >&2
+		fail "the $name module build printed warnings against $kver"
+	fi
+}
+build_variant "$build" 0 release
+build_variant "$build/debug" 1 debug
+"$top/scripts/check-module-builds.sh" "$build/module/pmuctx.ko" \
+	"$build/debug/module/pmuctx.ko" >&2 ||
+	fail "the release module has test code, or the debug one has not"
+echo "check-arm64 $name: release and debug modules build with W=1 -Werror"
+[ "$build_only" = 0 ] || exit 0
+
+[ -x "$arm64_dir/tools/pmuctx" ] || fail "no aarch64 tools in $arm64_dir: make userland-arm64"
+[ $# -gt 0 ] || set -- "${default_cases[@]}"
+icount=()
+[ -z "${PMUCTX_VM_ICOUNT:-}" ] || icount=(--icount "$PMUCTX_VM_ICOUNT")
+cd "$arm64_dir"
+exec tests/vm/check --arch arm64 --kernel "$kver" "${icount[@]}" \
+	--bind "$build" --module "$build/module/pmuctx.ko" \
+	--module-debug "$build/debug/module/pmuctx.ko" \
+	--timeout "${PMUCTX_VM_TIMEOUT:-1800}" "$@"
