@@ -56,7 +56,12 @@ static long pmuctx_compat_ioctl(struct file *file, unsigned int cmd,
 /* mmap, poll, read and write work on a session's ring buffers. */
 static int pmuctx_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	return pmuctx_ring_mmap(file->private_data, vma);
+	struct pmuctx_session *s = file->private_data;
+
+	/* pairs with the store-release that makes the session live */
+	if (smp_load_acquire(&s->state) != PMUCTX_SS_LIVE)
+		return -ENODEV;
+	return pmuctx_ring_mmap(&s->ring, vma);
 }
 
 static __poll_t pmuctx_poll(struct file *file, struct poll_table_struct *pt)
@@ -65,7 +70,7 @@ static __poll_t pmuctx_poll(struct file *file, struct poll_table_struct *pt)
 
 	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE)
 		return EPOLLERR;
-	return pmuctx_ring_poll(s, file, pt);
+	return pmuctx_ring_poll(&s->ring, file, pt);
 }
 
 static ssize_t pmuctx_read(struct file *file, char __user *buf, size_t len,
@@ -75,7 +80,7 @@ static ssize_t pmuctx_read(struct file *file, char __user *buf, size_t len,
 
 	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE)
 		return -EINVAL;
-	return pmuctx_ring_read(s, file, buf, len);
+	return pmuctx_ring_read(&s->ring, file, buf, len);
 }
 
 /*
@@ -94,7 +99,7 @@ static ssize_t pmuctx_write(struct file *file, const char __user *buf,
 	void *kbuf = onstack;
 	int ret;
 
-	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE || !s->ring_area)
+	if (READ_ONCE(s->state) != PMUCTX_SS_LIVE || !s->ring.area)
 		return -EINVAL;
 	if (!len || len > PMUCTX_USER_MAX)
 		return -EINVAL;

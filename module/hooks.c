@@ -445,8 +445,8 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 *now, int cpu,
 
 	if (s->sample_freq)	/* sampling sessions have a ring */
 		pmuctx_sample_sched_out(e, pmuctx_probe_clock(now));
-	rec = s->ring_area && (s->ring_records & PMUCTX_REC_MASK_SWITCH);
-	trig = s->ring_area && s->trigger_idx;
+	rec = s->ring.area && (s->ring_records & PMUCTX_REC_MASK_SWITCH);
+	trig = s->ring.area && s->trigger_idx;
 	/*
 	 * Past sched_process_exit (the final switch-out in do_task_dead(),
 	 * or a preemption of the exit tail, frequent on PREEMPT_RT): the
@@ -485,7 +485,7 @@ static void pmuctx_switch_out(struct pmuctx_entry *e, u64 *now, int cpu,
 				  pmuctx_switch_next(s, next, next_list),
 				   prev_state, preempt, delta);
 	if (trig && delta[s->trigger_idx - 1] > s->trigger_threshold)
-		pmuctx_ring_trigger(s);
+		pmuctx_ring_trigger(&s->ring);
 }
 
 /* ---- new entries in probes ------------------------------------------- */

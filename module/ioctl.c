@@ -235,7 +235,7 @@ static int pmuctx_ioctl_consume(struct pmuctx_session *s, void __user *uarg)
 			     PMUCTX_RING_CONSUME_SIZE_VER0, &usize);
 	if (ret)
 		return ret;
-	return pmuctx_ring_consume(s, &c);
+	return pmuctx_ring_consume(&s->ring, &c);
 }
 
 /*
@@ -274,10 +274,10 @@ static long pmuctx_session_ioctl(struct pmuctx_session *s, unsigned int nr,
 		ret = pmuctx_ioctl_read(s, uarg);
 		break;
 	case _IOC_NR(PMUCTX_IOC_SNAPSHOT):
-		ret = pmuctx_ring_snapshot(s);
+		ret = pmuctx_ring_snapshot(&s->ring);
 		break;
 	case _IOC_NR(PMUCTX_IOC_RESUME):
-		ret = pmuctx_ring_resume(s);
+		ret = pmuctx_ring_resume(&s->ring);
 		break;
 	case _IOC_NR(PMUCTX_IOC_RING_CONSUME):
 		ret = pmuctx_ioctl_consume(s, uarg);

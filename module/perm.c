@@ -477,7 +477,8 @@ void pmuctx_user_put(struct pmuctx_session *s)
 
 /*
  * Ring memory (ring.c) is charged to the user who creates the session, like perf's
- * buffers and io_uring's: to user_struct->locked_vm, checked against the
+ * buffers and io_uring's (session.c calls these around ring creation and
+ * destruction, as perf_mmap() does): to user_struct->locked_vm, checked against the
  * caller's RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), and kept with the buffer
  * until it is freed.  Charging the mm instead let a user chain sessions
  * through execve() (fds kept, each new mm at 0) past any limit (security

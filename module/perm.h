@@ -19,7 +19,8 @@ struct user_struct;
 /*
  * An unprivileged user's share (perm.c): sessions (the session cap,
  * under pmuctx_users_lock), store entries (max_tasks_per_user, atomic:
- * charged in the probes) and ring pages (under RLIMIT_MEMLOCK, ring.c).
+ * charged in the probes) and ring pages (under RLIMIT_MEMLOCK, charged by
+ * session.c around ring creation).
  * A user is the caller's uid, or for a caller inside user namespaces the
  * owner of the outermost one a non-root user created: the sub-uids an
  * administrator maps for a user (/etc/subuid) are that one user, and the

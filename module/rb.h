@@ -42,8 +42,8 @@ struct pmuctx_rb {
 
 /*
  * seq is a seqcount for readers of data_tail/flags/overwritten; only the
- * buffer's own CPU (writer) or the session ioctl (under s->lock, writers
- * frozen) change those fields.
+ * buffer's own CPU (writer) or the reader (ring.c, under the ring's
+ * lock; flags with the writers frozen) change those fields.
  */
 static inline void pmuctx_rb_seq_begin(struct pmuctx_ring_ctl *ctl)
 {

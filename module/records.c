@@ -31,7 +31,7 @@
 static void pmuctx_rec_commit(struct pmuctx_session *s, struct pmuctx_rb *r)
 {
 	if (pmuctx_rb_commit(r))
-		irq_work_queue(&s->ring_wake);
+		irq_work_queue(&s->ring.wake);
 }
 
 /* The common part but its time (set by pmuctx_ring_reserve()). */
@@ -155,7 +155,7 @@ int pmuctx_rec_user(struct pmuctx_session *s, const void *buf, u32 len)
 	struct pmuctx_rb *r;
 	int ret = 0;
 
-	if (size > s->ring_size / 2)
+	if (size > s->ring.size / 2)
 		return -EMSGSIZE;
 	preempt_disable();
 	r = pmuctx_rec_rb(s);
@@ -293,7 +293,7 @@ void pmuctx_rec_mmap(struct pmuctx_session *s,
 	struct pmuctx_rb *r;
 	u32 size;
 
-	len = min_t(size_t, len, min_t(u64, s->ring_size / 2, PMUCTX_REC_MAX_SIZE) -
+	len = min_t(size_t, len, min_t(u64, s->ring.size / 2, PMUCTX_REC_MAX_SIZE) -
 				 sizeof(*w));
 	size = ALIGN(sizeof(*w) + len, 8);
 	preempt_disable();
@@ -348,7 +348,7 @@ void pmuctx_rec_lost(struct pmuctx_session *s, u64 n)
 {
 	struct pmuctx_rb *r = pmuctx_rec_rb(s);
 
-	if (!s->ring_area || !r->ctl)
+	if (!s->ring.area || !r->ctl)
 		return;
 	pmuctx_rb_add_lost(r, n);
 }

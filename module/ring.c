@@ -1,21 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmuctx: per-CPU ring buffers of a session (normal and overwrite mode).
+ * pmuctx: per-CPU ring buffers (normal and overwrite mode), one struct
+ * pmuctx_ring, embedded in its owner (a session).
  *
- * Memory: one vmalloc_user() area per session, for each CPU id a control
+ * Memory: one vmap() area per ring, for each CPU id a control
  * page (struct pmuctx_ring_ctl) followed by the data pages, mapped into
  * user space read-only by one mmap().  The protocol is documented in
  * include/uapi/linux/pmuctx.h.
  *
  * Each CPU's buffer is a byte ring (rb.c: reservation, eviction in
- * overwrite mode, publication); this file makes the buffers, builds the
- * records, freezes, reads and maps them.
+ * overwrite mode, publication; its struct pmuctx_rb is the owner's
+ * storage, r->rb); this file makes the buffers, freezes, reads and maps
+ * them.  It knows nothing of sessions, records (records.c) or the
+ * locked-memory charge (the owner's, around create and destroy, as
+ * perf_mmap() does): only compat.h, rb.h, the UAPI and the kernel.
  *
- * Freezing (SNAPSHOT, trigger) sets s->ring_frozen; writers test it after
- * reserving nothing yet and count the record as lost.  SNAPSHOT then waits
- * with synchronize_rcu() for writers in flight (they run with preemption
- * off).  The trigger runs in sched_switch: it only sets the flag and
- * queues an irq_work that wakes the reader.
+ * What it owns and how it is reached:
+ *  - r->lock (mutex, process context) serializes the reader's side:
+ *    read(2)'s copy, RING_CONSUME, SNAPSHOT and RESUME.  The ioctls hold
+ *    sess->lock outside it; nothing is taken inside it but mmap_lock
+ *    (copy_to_user() may fault).  poll() and mmap() take no lock.
+ *  - create and destroy run before the owner is published and after it
+ *    is gone (no writer, reader or mapping left); in between area, page,
+ *    size, pages, mode and wakeup_bytes are constant.
+ *  - r->frozen: freezing (SNAPSHOT, trigger) sets it; writers test it
+ *    after reserving nothing yet and count the record as lost.  SNAPSHOT
+ *    then waits with synchronize_rcu() for writers in flight (they run
+ *    with preemption off).  The trigger runs in sched_switch: it only
+ *    sets the flag and queues the irq_work that wakes the reader.
+ *  - r->mapped: the one mapping (mmap(), VMA open and close).
  *
  * Locks and contexts of the whole module: the map at the top of session.h.
  */
@@ -32,13 +45,12 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "main.h"
-#include "perm.h"
 #include "rb.h"
 #include "ring.h"
-#include "session.h"
 
-int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a)
+/* The ring's part of SESSION_CREATE's struct; @max_pages: max_ring_pages. */
+int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a,
+			      unsigned int max_pages)
 {
 	if (!a->ring_pages) {
 		if (a->ring_mode || a->ring_records || a->wakeup_bytes ||
@@ -63,29 +75,24 @@ int pmuctx_ring_attr_validate(const struct pmuctx_session_attr *a)
 		return -EINVAL;
 	}
 	/* Checked last: the only error that depends on a module parameter. */
-	if (a->ring_pages > READ_ONCE(pmuctx_max_ring_pages))
+	if (a->ring_pages > max_pages)
 		return -ENOMEM;
 	return 0;
 }
 
-static unsigned long pmuctx_ring_total_pages(struct pmuctx_session *s)
-{
-	return (unsigned long)nr_cpu_ids * (1 + s->ring_pages);
-}
-
 static void pmuctx_ring_wake_fn(struct irq_work *work)
 {
-	struct pmuctx_session *s = container_of(work, struct pmuctx_session,
-						ring_wake);
+	struct pmuctx_ring *r = container_of(work, struct pmuctx_ring, wake);
 
-	wake_up_all(&s->ring_wq);
+	wake_up_all(&r->wq);
 }
 
-/* At session allocation: what release needs even without a ring. */
-void pmuctx_ring_init(struct pmuctx_session *s)
+/* At the owner's allocation: what its release needs even without a ring. */
+void pmuctx_ring_init(struct pmuctx_ring *r)
 {
-	init_waitqueue_head(&s->ring_wq);
-	init_irq_work(&s->ring_wake, pmuctx_ring_wake_fn);
+	mutex_init(&r->lock);
+	init_waitqueue_head(&r->wq);
+	init_irq_work(&r->wake, pmuctx_ring_wake_fn);
 }
 
 static void pmuctx_ring_free_pages(struct page **pg, unsigned long n)
@@ -102,31 +109,26 @@ static void pmuctx_ring_free_pages(struct page **pg, unsigned long n)
 }
 
 /*
- * Allocate and charge the buffers of @s (process context, session not
- * live yet).  Over RLIMIT_MEMLOCK (all rings of the user together)
- * without CAP_IPC_LOCK is EPERM.  Nothing of @s changes on error.
+ * Allocate the buffers of @r, @pages data pages per CPU (a power of 2),
+ * and set up each CPU's writer in @rb (process context, @r not published
+ * yet; the owner charged pmuctx_ring_total_pages(@pages) before).
+ * Nothing of @r changes on error.
  */
-int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
-		       u32 records, u32 wakeup)
+int pmuctx_ring_create(struct pmuctx_ring *r, struct pmuctx_rb __percpu *rb,
+		       u32 pages, u32 mode, u32 wakeup)
 {
-	struct user_struct *user;
 	unsigned long total, i;
 	struct page **pg;
 	void *area;
-	int cpu, ret;
+	int cpu;
 
 	if (!pages)
 		return 0;
-	total = (unsigned long)nr_cpu_ids * (1 + pages);
+	total = pmuctx_ring_total_pages(pages);
 
-	user = get_current_user();
-	ret = pmuctx_user_lock_pages(s, user, total);
-	if (ret)
-		goto err_user;
-	ret = -ENOMEM;
 	pg = kvcalloc(total, sizeof(*pg), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!pg)
-		goto err_uncharge;
+		return -ENOMEM;
 	for (i = 0; i < total; i++) {
 		pg[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 				   __GFP_NOWARN);
@@ -138,59 +140,48 @@ int pmuctx_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
 		goto err_pages;
 
 	/* only now, on success: a failed create leaves no ring state behind */
-	s->ring_area = area;
-	s->ring_page = pg;
-	s->ring_user = user;
-	s->ring_pages = pages;
-	s->ring_mode = mode;
-	s->ring_records = records;
-	s->ring_size = (u64)pages * PAGE_SIZE;
-	s->wakeup_bytes = wakeup ? wakeup : 1;
+	r->area = area;
+	r->rb = rb;
+	r->page = pg;
+	r->pages = pages;
+	r->mode = mode;
+	r->size = (u64)pages * PAGE_SIZE;
+	r->wakeup_bytes = wakeup ? wakeup : 1;
 	for_each_possible_cpu(cpu) {
 		struct pmuctx_ring_ctl *ctl;
 
-		ctl = s->ring_area + ((size_t)cpu * (1 + pages) << PAGE_SHIFT);
-		pmuctx_rb_init(&per_cpu_ptr(s->cpu, cpu)->ring, ctl,
-			       (u8 *)ctl + PAGE_SIZE, s->ring_size, mode,
-			       s->wakeup_bytes, cpu, &s->ring_frozen);
+		ctl = r->area + ((size_t)cpu * (1 + pages) << PAGE_SHIFT);
+		pmuctx_rb_init(per_cpu_ptr(rb, cpu), ctl,
+			       (u8 *)ctl + PAGE_SIZE, r->size, mode,
+			       r->wakeup_bytes, cpu, &r->frozen);
 	}
 	return 0;
 
 err_pages:
 	pmuctx_ring_free_pages(pg, total);
-err_uncharge:
-	pmuctx_user_unlock_pages(s, user, total);
-err_user:
-	free_uid(user);
-	return ret;
+	return -ENOMEM;
 }
 
 /*
- * Teardown: no writer can run any more (session dead, RCU synced) and no
+ * Teardown: no writer can run any more (owner dead, RCU synced) and no
  * VMA maps the pages (a mapping holds the file, so release runs after the
- * last munmap).
+ * last munmap).  The owner uncharges the pages after.
  */
-void pmuctx_ring_destroy(struct pmuctx_session *s)
+void pmuctx_ring_destroy(struct pmuctx_ring *r)
 {
-	unsigned long total;
-
-	irq_work_sync(&s->ring_wake);
-	if (!s->ring_area)
+	irq_work_sync(&r->wake);
+	if (!r->area)
 		return;
-	total = pmuctx_ring_total_pages(s);
-	vunmap(s->ring_area);
-	s->ring_area = NULL;
-	pmuctx_ring_free_pages(s->ring_page, total);
-	s->ring_page = NULL;
-	pmuctx_user_unlock_pages(s, s->ring_user, total);
-	free_uid(s->ring_user);
-	s->ring_user = NULL;
+	vunmap(r->area);
+	r->area = NULL;
+	pmuctx_ring_free_pages(r->page, pmuctx_ring_total_pages(r->pages));
+	r->page = NULL;
+	r->rb = NULL;
 	/* a create that failed after the ring may be retried on this file */
-	s->ring_pages = 0;
-	s->ring_mode = 0;
-	s->ring_records = 0;
-	s->ring_size = 0;
-	s->wakeup_bytes = 0;
+	r->pages = 0;
+	r->mode = 0;
+	r->size = 0;
+	r->wakeup_bytes = 0;
 }
 
 /* ---- writing ----------------------------------------------------------- */
@@ -217,12 +208,12 @@ static struct pmuctx_rec_header *pmuctx_ring_at(struct pmuctx_rb *r,
 
 /* ---- freezing ------------------------------------------------------------ */
 
-static void pmuctx_ring_set_flags(struct pmuctx_session *s, u32 set, u32 clear)
+static void pmuctx_ring_set_flags(struct pmuctx_ring *r, u32 set, u32 clear)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct pmuctx_ring_ctl *ctl = per_cpu_ptr(s->cpu, cpu)->ring.ctl;
+		struct pmuctx_ring_ctl *ctl = per_cpu_ptr(r->rb, cpu)->ctl;
 
 		pmuctx_rb_seq_begin(ctl);
 		WRITE_ONCE(ctl->flags, (ctl->flags & ~clear) | set);
@@ -232,125 +223,133 @@ static void pmuctx_ring_set_flags(struct pmuctx_session *s, u32 set, u32 clear)
 
 /*
  * Kernel trigger: called from sched_switch (rq lock held) when a slice's
- * delta crossed the session's threshold.  Freezes and wakes the reader
+ * delta crossed the owner's threshold.  Freezes and wakes the reader
  * through irq_work; the flags in the control pages are set by the
  * reader's SNAPSHOT (which also waits for writers in flight).
  */
-void pmuctx_ring_trigger(struct pmuctx_session *s)
+void pmuctx_ring_trigger(struct pmuctx_ring *r)
 {
-	if (READ_ONCE(s->ring_frozen))
+	if (READ_ONCE(r->frozen))
 		return;
-	WRITE_ONCE(s->ring_frozen, true);
-	WRITE_ONCE(s->ring_triggered, true);
-	irq_work_queue(&s->ring_wake);
+	WRITE_ONCE(r->frozen, true);
+	WRITE_ONCE(r->triggered, true);
+	irq_work_queue(&r->wake);
 }
 
-/* PMUCTX_IOC_SNAPSHOT, process context, s->lock held. */
-int pmuctx_ring_snapshot(struct pmuctx_session *s)
+/* PMUCTX_IOC_SNAPSHOT, process context. */
+int pmuctx_ring_snapshot(struct pmuctx_ring *r)
 {
-	if (!s->ring_area)
+	if (!r->area)
 		return -EINVAL;
-	WRITE_ONCE(s->ring_frozen, true);
+	mutex_lock(&r->lock);
+	WRITE_ONCE(r->frozen, true);
 	/* Writers run with preemption off: wait for the ones in flight. */
 	synchronize_rcu();
-	pmuctx_ring_set_flags(s, PMUCTX_RING_F_FROZEN |
-			      (READ_ONCE(s->ring_triggered) ?
+	pmuctx_ring_set_flags(r, PMUCTX_RING_F_FROZEN |
+			      (READ_ONCE(r->triggered) ?
 			       PMUCTX_RING_F_TRIGGERED : 0), 0);
+	mutex_unlock(&r->lock);
 	return 0;
 }
 
-/* PMUCTX_IOC_RESUME, process context, s->lock held. */
-int pmuctx_ring_resume(struct pmuctx_session *s)
+/* PMUCTX_IOC_RESUME, process context. */
+int pmuctx_ring_resume(struct pmuctx_ring *r)
 {
-	if (!s->ring_area)
+	if (!r->area)
 		return -EINVAL;
-	pmuctx_ring_set_flags(s, 0, PMUCTX_RING_F_FROZEN |
+	mutex_lock(&r->lock);
+	pmuctx_ring_set_flags(r, 0, PMUCTX_RING_F_FROZEN |
 			      PMUCTX_RING_F_TRIGGERED);
-	WRITE_ONCE(s->ring_triggered, false);
+	WRITE_ONCE(r->triggered, false);
 	smp_wmb();	/* flags cleared before writers may write again */
-	WRITE_ONCE(s->ring_frozen, false);
+	WRITE_ONCE(r->frozen, false);
+	mutex_unlock(&r->lock);
 	return 0;
 }
 
 /* ---- reading ------------------------------------------------------------- */
 
-static bool pmuctx_ring_readable(struct pmuctx_session *s, int cpu)
+static bool pmuctx_ring_readable(struct pmuctx_ring *r, int cpu)
 {
-	struct pmuctx_ring_ctl *ctl = per_cpu_ptr(s->cpu, cpu)->ring.ctl;
+	struct pmuctx_ring_ctl *ctl = per_cpu_ptr(r->rb, cpu)->ctl;
 
 	return pmuctx_ring_head(ctl) - READ_ONCE(ctl->data_tail) >=
-	       s->wakeup_bytes;
+	       r->wakeup_bytes;
 }
 
 /* Re-arm the edge-triggered wakeup of every CPU (poll, blocking read). */
-static void pmuctx_ring_rearm(struct pmuctx_session *s)
+static void pmuctx_ring_rearm(struct pmuctx_ring *r)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		WRITE_ONCE(per_cpu_ptr(s->cpu, cpu)->ring.wake_sent, false);
+		WRITE_ONCE(per_cpu_ptr(r->rb, cpu)->wake_sent, false);
 	/* cleared before the caller checks for data (pairs with commit) */
 	smp_mb();
 }
 
-__poll_t pmuctx_ring_poll(struct pmuctx_session *s, struct file *file,
+__poll_t pmuctx_ring_poll(struct pmuctx_ring *r, struct file *file,
 			  struct poll_table_struct *pt)
 {
 	int cpu;
 
-	if (!s->ring_area)
+	if (!r->area)
 		return EPOLLERR;
-	poll_wait(file, &s->ring_wq, pt);
-	if (s->ring_mode == PMUCTX_RING_OVERWRITE)
-		return READ_ONCE(s->ring_frozen) ? EPOLLIN | EPOLLRDNORM : 0;
-	pmuctx_ring_rearm(s);
+	poll_wait(file, &r->wq, pt);
+	if (r->mode == PMUCTX_RING_OVERWRITE)
+		return READ_ONCE(r->frozen) ? EPOLLIN | EPOLLRDNORM : 0;
+	pmuctx_ring_rearm(r);
 	for_each_possible_cpu(cpu)
-		if (pmuctx_ring_readable(s, cpu))
+		if (pmuctx_ring_readable(r, cpu))
 			return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
 
 /*
- * PMUCTX_IOC_RING_CONSUME, s->lock held.  @c is the caller's struct, read
- * in by the ioctl (ioctl.c).
+ * PMUCTX_IOC_RING_CONSUME, process context.  @c is the caller's struct,
+ * read in by the ioctl (ioctl.c).
  */
-int pmuctx_ring_consume(struct pmuctx_session *s,
+int pmuctx_ring_consume(struct pmuctx_ring *r,
 			const struct pmuctx_ring_consume *c)
 {
 	struct pmuctx_ring_ctl *ctl;
+	int ret = -EINVAL;
 
-	if (!s->ring_area || s->ring_mode != PMUCTX_RING_NORMAL)
+	if (!r->area || r->mode != PMUCTX_RING_NORMAL)
 		return -EINVAL;
 	if (c->cpu >= nr_cpu_ids || !cpu_possible(c->cpu))
 		return -EINVAL;
 	/* records start 8-byte aligned; see also pmuctx_ring_copy() */
 	if (c->tail & 7)
 		return -EINVAL;
-	ctl = per_cpu_ptr(s->cpu, c->cpu)->ring.ctl;
-	if (c->tail - ctl->data_tail > pmuctx_ring_head(ctl) - ctl->data_tail)
-		return -EINVAL;
-	pmuctx_ring_release_tail(ctl, c->tail);
-	return 0;
+	ctl = per_cpu_ptr(r->rb, c->cpu)->ctl;
+	mutex_lock(&r->lock);
+	if (c->tail - ctl->data_tail <= pmuctx_ring_head(ctl) - ctl->data_tail) {
+		pmuctx_ring_release_tail(ctl, c->tail);
+		ret = 0;
+	}
+	mutex_unlock(&r->lock);
+	return ret;
 }
 
 /*
  * read(2): copy whole records of every CPU, oldest CPU first, consuming
- * them.  PAD records are skipped.  s->lock held by the caller.
+ * them.  PAD records are skipped.  r->lock held.
  */
-static ssize_t pmuctx_ring_copy(struct pmuctx_session *s, char __user *buf,
+static ssize_t pmuctx_ring_copy(struct pmuctx_ring *r, char __user *buf,
 				size_t len)
 {
 	size_t done = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct pmuctx_rb *r = &per_cpu_ptr(s->cpu, cpu)->ring;
-		struct pmuctx_ring_ctl *ctl = r->ctl;
+		struct pmuctx_rb *b = per_cpu_ptr(r->rb, cpu);
+		struct pmuctx_ring_ctl *ctl = b->ctl;
 		u64 head = pmuctx_ring_head(ctl);
 		u64 tail = ctl->data_tail;
 
 		while (tail != head) {
-			struct pmuctx_rec_header *h = pmuctx_ring_at(r, tail);
+			struct pmuctx_rec_header *h = pmuctx_ring_at(b, tail);
 			u64 off = tail & (ctl->data_size - 1);
 			u16 sz = READ_ONCE(h->size);
 			u32 type = READ_ONCE(h->type);
@@ -358,7 +357,7 @@ static ssize_t pmuctx_ring_copy(struct pmuctx_session *s, char __user *buf,
 			/*
 			 * RING_CONSUME can leave the tail inside a record: never
 			 * trust a header found there.  Size 0 would loop forever
-			 * (with s->lock held), a large size would copy past the
+			 * (with r->lock held), a large size would copy past the
 			 * data area.  Drop what is left of this buffer.
 			 */
 			if (sz < sizeof(*h) || sz & 7 || sz > head - tail ||
@@ -385,12 +384,12 @@ static ssize_t pmuctx_ring_copy(struct pmuctx_session *s, char __user *buf,
 	return done;
 }
 
-static bool pmuctx_ring_any_readable(struct pmuctx_session *s)
+static bool pmuctx_ring_any_readable(struct pmuctx_ring *r)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct pmuctx_ring_ctl *ctl = per_cpu_ptr(s->cpu, cpu)->ring.ctl;
+		struct pmuctx_ring_ctl *ctl = per_cpu_ptr(r->rb, cpu)->ctl;
 
 		if (pmuctx_ring_head(ctl) != READ_ONCE(ctl->data_tail))
 			return true;
@@ -398,17 +397,17 @@ static bool pmuctx_ring_any_readable(struct pmuctx_session *s)
 	return false;
 }
 
-ssize_t pmuctx_ring_read(struct pmuctx_session *s, struct file *file,
+ssize_t pmuctx_ring_read(struct pmuctx_ring *r, struct file *file,
 			 char __user *buf, size_t len)
 {
 	ssize_t ret;
 
-	if (!s->ring_area || s->ring_mode != PMUCTX_RING_NORMAL)
+	if (!r->area || r->mode != PMUCTX_RING_NORMAL)
 		return -EINVAL;
 	for (;;) {
-		mutex_lock(&s->lock);
-		ret = pmuctx_ring_copy(s, buf, len);
-		mutex_unlock(&s->lock);
+		mutex_lock(&r->lock);
+		ret = pmuctx_ring_copy(r, buf, len);
+		mutex_unlock(&r->lock);
 		if (ret)
 			return ret;
 		if (file->f_flags & O_NONBLOCK)
@@ -421,9 +420,9 @@ ssize_t pmuctx_ring_read(struct pmuctx_session *s, struct file *file,
 		 * that never polls slept forever after each CPU's first
 		 * wakeup (sampling issue, item 2).
 		 */
-		pmuctx_ring_rearm(s);
-		ret = wait_event_interruptible(s->ring_wq,
-					       pmuctx_ring_any_readable(s));
+		pmuctx_ring_rearm(r);
+		ret = wait_event_interruptible(r->wq,
+					       pmuctx_ring_any_readable(r));
 		if (ret)
 			return ret;
 	}
@@ -433,16 +432,16 @@ ssize_t pmuctx_ring_read(struct pmuctx_session *s, struct file *file,
 
 static void pmuctx_vm_open(struct vm_area_struct *vma)
 {
-	struct pmuctx_session *s = vma->vm_file->private_data;
+	struct pmuctx_ring *r = vma->vm_private_data;
 
-	atomic_inc(&s->ring_mapped);
+	atomic_inc(&r->mapped);
 }
 
 static void pmuctx_vm_close(struct vm_area_struct *vma)
 {
-	struct pmuctx_session *s = vma->vm_file->private_data;
+	struct pmuctx_ring *r = vma->vm_private_data;
 
-	atomic_dec(&s->ring_mapped);
+	atomic_dec(&r->mapped);
 }
 
 /*
@@ -452,13 +451,13 @@ static void pmuctx_vm_close(struct vm_area_struct *vma)
  */
 static vm_fault_t pmuctx_vm_fault(struct vm_fault *vmf)
 {
-	struct pmuctx_session *s = vmf->vma->vm_file->private_data;
+	struct pmuctx_ring *r = vmf->vma->vm_private_data;
 	struct page *page;
 
 	if (vmf->flags & FAULT_FLAG_WRITE ||
-	    vmf->pgoff >= pmuctx_ring_total_pages(s))
+	    vmf->pgoff >= pmuctx_ring_total_pages(r->pages))
 		return VM_FAULT_SIGBUS;
-	page = s->ring_page[vmf->pgoff];
+	page = r->page[vmf->pgoff];
 	get_page(page);
 	page->mapping = vmf->vma->vm_file->f_mapping;
 	page->index = vmf->pgoff;
@@ -473,26 +472,27 @@ static const struct vm_operations_struct pmuctx_vm_ops = {
 };
 
 /*
- * mmap() runs with mmap_lock held, and the ioctls fault on user memory
- * (mmap_lock) under s->lock: taking s->lock here would invert that order.
- * It is not needed: a live session's ring never changes, and release
- * cannot run while the file is in use.  ring_mapped arbitrates the one
- * mapping.
+ * mmap() runs with mmap_lock held, and read(2) and the ioctls fault on
+ * user memory (mmap_lock) under r->lock and sess->lock: taking either
+ * here would invert that order.  It is not needed: a published ring
+ * never changes (the caller checked it is, chrdev.c), and release cannot
+ * run while the file is in use.  r->mapped arbitrates the one mapping;
+ * the VMA reaches the ring through vm_private_data.
  */
-int pmuctx_ring_mmap(struct pmuctx_session *s, struct vm_area_struct *vma)
+int pmuctx_ring_mmap(struct pmuctx_ring *r, struct vm_area_struct *vma)
 {
-	/* pairs with the store-release that makes the session live */
-	if (smp_load_acquire(&s->state) != PMUCTX_SS_LIVE || !s->ring_area)
+	if (!r->area)
 		return -ENODEV;
-	if (vma->vm_pgoff || vma_pages(vma) != pmuctx_ring_total_pages(s))
+	if (vma->vm_pgoff || vma_pages(vma) != pmuctx_ring_total_pages(r->pages))
 		return -EINVAL;
 	if (!(vma->vm_flags & VM_SHARED) ||
 	    (vma->vm_flags & (VM_WRITE | VM_EXEC)))
 		return -EINVAL;
-	if (atomic_cmpxchg(&s->ring_mapped, 0, 1))
+	if (atomic_cmpxchg(&r->mapped, 0, 1))
 		return -EBUSY;
 	pmuctx_vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 	pmuctx_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = r;
 	vma->vm_ops = &pmuctx_vm_ops;
 	return 0;
 }

@@ -249,7 +249,7 @@ static void rb_teardown(struct rb_ctx *c)
 	vfree(c->area);
 	if (!s)
 		return;
-	pmuctx_ring_destroy(s);
+	pmuctx_session_ring_destroy(s);
 	if (s->pid_ns)
 		put_pid_ns(s->pid_ns);
 	free_percpu(s->cpu);
@@ -282,7 +282,7 @@ static int rb_setup(struct rb_ctx *c, u32 size, u32 pages, u32 mode)
 		return -ENOMEM;
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	/* charged to the caller's locked_vm like a session's ring */
-	ret = pmuctx_ring_create(s, pages, mode, 0, 0);
+	ret = pmuctx_session_ring_create(s, pages, mode, 0, 0);
 	if (ret)
 		return ret;
 	return 0;

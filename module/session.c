@@ -79,7 +79,7 @@ struct pmuctx_session *pmuctx_session_alloc(void)
 	INIT_WORK(&s->join_work, pmuctx_join_work_fn);
 	INIT_LIST_HEAD(&s->adopt_node);
 	INIT_LIST_HEAD(&s->node);
-	pmuctx_ring_init(s);
+	pmuctx_ring_init(&s->ring);
 	return s;
 }
 
@@ -149,7 +149,7 @@ static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 		return -EINVAL;
 	if (a->__reserved2)
 		return -EINVAL;
-	ret = pmuctx_ring_attr_validate(a);
+	ret = pmuctx_ring_attr_validate(a, READ_ONCE(pmuctx_max_ring_pages));
 	if (ret)
 		return ret;
 	ret = pmuctx_sample_attr_validate(a);
@@ -454,11 +454,62 @@ static void pmuctx_put_tasks(struct task_struct **tasks, int n)
 	kvfree(tasks);
 }
 
+/*
+ * The session's ring (SESSION_CREATE; ringbench.c), its pages charged to
+ * the caller's locked memory first, as perf_mmap() does: over
+ * RLIMIT_MEMLOCK (all rings of the user together) without CAP_IPC_LOCK
+ * is EPERM.  @records: the record types that go to it.  Process context,
+ * s->cpu allocated, the session not live yet.  Nothing of @s changes on
+ * error.
+ */
+int pmuctx_session_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
+			       u32 records, u32 wakeup)
+{
+	struct user_struct *user;
+	unsigned long total;
+	int ret;
+
+	if (!pages)
+		return 0;
+	total = pmuctx_ring_total_pages(pages);
+	user = get_current_user();
+	ret = pmuctx_user_lock_pages(s, user, total);
+	if (ret)
+		goto err_user;
+	ret = pmuctx_ring_create(&s->ring, &s->cpu->ring, pages, mode, wakeup);
+	if (ret)
+		goto err_uncharge;
+	s->ring_user = user;
+	s->ring_records = records;
+	return 0;
+
+err_uncharge:
+	pmuctx_user_unlock_pages(s, user, total);
+err_user:
+	free_uid(user);
+	return ret;
+}
+
+/* The ring and its charge: no writer, reader or mapping left. */
+void pmuctx_session_ring_destroy(struct pmuctx_session *s)
+{
+	unsigned long total = pmuctx_ring_total_pages(s->ring.pages);
+
+	pmuctx_ring_destroy(&s->ring);
+	if (s->ring_user) {
+		pmuctx_user_unlock_pages(s, s->ring_user, total);
+		free_uid(s->ring_user);
+		s->ring_user = NULL;
+	}
+	/* a create that failed after the ring may be retried on this file */
+	s->ring_records = 0;
+}
+
 static void pmuctx_session_free_parts(struct pmuctx_session *s)
 {
 	pmuctx_sample_destroy(s);
 	pmuctx_user_uncharge(s);
-	pmuctx_ring_destroy(s);
+	pmuctx_session_ring_destroy(s);
 	if (s->cpu) {
 		pmuctx_pool_drain(s);
 		pmuctx_counters_destroy(s);
@@ -591,8 +642,8 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	ret = pmuctx_counters_create(s);
 	if (ret)
 		goto err_parts;
-	ret = pmuctx_ring_create(s, a->ring_pages, a->ring_mode,
-				 a->ring_records, a->wakeup_bytes);
+	ret = pmuctx_session_ring_create(s, a->ring_pages, a->ring_mode,
+					 a->ring_records, a->wakeup_bytes);
 	if (ret)
 		goto err_parts;
 	s->trigger_idx = a->trigger_event;

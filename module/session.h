@@ -6,7 +6,11 @@
  * Contexts and locks (outermost first; nothing nests the other way):
  *
  *  sess->lock (mutex, process context): serializes the ioctls of one
- *	session, SESSION_CREATE included, and its ring's read(2).
+ *	session, SESSION_CREATE included.
+ *  sess->ring.lock (mutex, process context; ring.c): the reader's side
+ *	of the ring, read(2), RING_CONSUME, SNAPSHOT and RESUME; inside
+ *	sess->lock for the ioctls, alone for read(2).  Nothing of the
+ *	module nests inside it (copy_to_user() may take mmap_lock).
  *  target->signal->exec_update_lock (rw_semaphore, read, process context):
  *	SESSION_CREATE of a pid target holds it from the permission check of
  *	every thread to the hashing of their entries (session.c,
@@ -143,7 +147,7 @@ struct pmuctx_sess_cpu {
 	 * them as zero until then); RESET never writes them.
 	 */
 	u32			time_gen;
-	struct pmuctx_rb	ring;
+	struct pmuctx_rb	ring;		/* this CPU's writer of sess->ring */
 	/*
 	 * Exited tasks' totals, added by the folds on this CPU; RESET
 	 * zeroes them from another: atomic, so neither undoes the other.
@@ -180,7 +184,7 @@ struct pmuctx_session {
 	 * close() while a deferred unwind still holds an entry.
 	 */
 	refcount_t		ref;
-	struct mutex		lock;		/* its ioctls and read(2) */
+	struct mutex		lock;		/* its ioctls */
 	struct mem_cgroup	*memcg;		/* creator's: pays for entries */
 	int			state;		/* enum pmuctx_sess_state */
 	bool			enabled;
@@ -277,22 +281,20 @@ struct pmuctx_session {
 	struct list_head	node;		/* pmuctx_counting */
 	struct list_head	adopt_node;	/* pmuctx_adopters (RCU) */
 
-	/* ring buffers (ring.c); ring_area NULL: none */
-	void			*ring_area;	/* vmap() of ring_page[] */
-	struct page		**ring_page;	/* memcg-charged pages */
-	struct user_struct	*ring_user;	/* charged for locked_vm */
-	u64			ring_size;	/* data bytes per CPU */
+	/*
+	 * What goes to the ring (records.c, hooks.c), set with it at
+	 * create: the record types and the kernel trigger.
+	 */
 	u64			trigger_threshold;
-	u32			ring_pages;
-	u32			ring_mode;
 	u32			ring_records;	/* PMUCTX_REC_MASK_* */
-	u32			wakeup_bytes;
 	u32			trigger_idx;	/* 1 + event index; 0: none */
-	bool			ring_frozen;
-	bool			ring_triggered;
-	atomic_t		ring_mapped;	/* VMAs mapping the buffers */
-	wait_queue_head_t	ring_wq;	/* read(2), poll() */
-	struct irq_work		ring_wake;	/* wakes ring_wq from probes */
+	/* charged for the ring's locked_vm (perm.c), NULL: no ring */
+	struct user_struct	*ring_user;
+	/*
+	 * ring buffers (ring.c), ring.area NULL: none; each CPU's writer
+	 * is in the per-CPU data (pmuctx_sess_cpu.ring, ring.rb)
+	 */
+	struct pmuctx_ring	ring;
 
 	/* sampling (sample.c); sample_freq 0: none */
 	u64			sample_period_ns;
@@ -306,7 +308,7 @@ struct pmuctx_session {
 
 static inline bool pmuctx_rec_on(const struct pmuctx_session *s, u32 mask)
 {
-	return s->ring_area && (s->ring_records & mask);
+	return s->ring.area && (s->ring_records & mask);
 }
 
 static inline bool pmuctx_sess_live(const struct pmuctx_session *s)
@@ -329,6 +331,9 @@ void pmuctx_session_put(struct pmuctx_session *s);
 void pmuctx_session_release(struct pmuctx_session *s);
 int pmuctx_session_create(struct pmuctx_session *s,
 			  const struct pmuctx_session_attr *a);
+int pmuctx_session_ring_create(struct pmuctx_session *s, u32 pages, u32 mode,
+			       u32 records, u32 wakeup);
+void pmuctx_session_ring_destroy(struct pmuctx_session *s);
 void pmuctx_session_enable(struct pmuctx_session *s);
 void pmuctx_session_disable(struct pmuctx_session *s);
 void pmuctx_session_reset(struct pmuctx_session *s);
