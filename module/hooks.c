@@ -1264,6 +1264,7 @@ static int pmuctx_tp_get(struct pmuctx_tp *t, unsigned int *users)
 		return 0;
 	if (t->tp)
 		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
+	pmuctx_selftest_probe_flip();	/* debug build only */
 	if (ret) {
 		pr_err("cannot hook %s: %d\n", t->name, ret);
 		(*users)--;
@@ -1280,6 +1281,7 @@ static bool pmuctx_tp_put(struct pmuctx_tp *t, unsigned int *users)
 	if (--(*users))
 		return false;
 	tracepoint_probe_unregister(t->tp, t->probe, NULL);
+	pmuctx_selftest_probe_flip();
 	WRITE_ONCE(t->registered, false);
 	tracepoint_synchronize_unregister();
 	return true;
@@ -1341,6 +1343,7 @@ int pmuctx_hooks_register(void)
 	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++) {
 		ret = tracepoint_probe_register(pmuctx_tps[i].tp,
 						pmuctx_tps[i].probe, NULL);
+		pmuctx_selftest_probe_flip();
 		if (ret) {
 			pr_err("cannot hook %s: %d\n", pmuctx_tps[i].name, ret);
 			goto err_unregister;
@@ -1364,12 +1367,14 @@ void pmuctx_hooks_unregister(void)
 			continue;
 		tracepoint_probe_unregister(pmuctx_tps[i].tp,
 					    pmuctx_tps[i].probe, NULL);
+		pmuctx_selftest_probe_flip();
 		WRITE_ONCE(pmuctx_tps[i].registered, false);
 	}
 	/* the sessions that held it are gone: the count is 0 already */
 	if (pmuctx_tp_switch.registered) {
 		tracepoint_probe_unregister(pmuctx_tp_switch.tp,
 					    pmuctx_tp_switch.probe, NULL);
+		pmuctx_selftest_probe_flip();
 		WRITE_ONCE(pmuctx_tp_switch.registered, false);
 	}
 	/* No probe runs past this point. */

@@ -40,6 +40,7 @@ void pmuctx_selftest_revive_delay(void);
 void pmuctx_selftest_exec_delay(void);
 void pmuctx_selftest_join_delay(void);
 void pmuctx_selftest_cache_check(struct pmuctx_entry *e);
+void pmuctx_selftest_probe_flip(void);
 
 /* SESSION_CREATE, after the fields are checked: the backend exists */
 static inline int pmuctx_selftest_backend_check(const struct pmuctx_session_attr *a)
@@ -86,6 +87,7 @@ static inline void pmuctx_selftest_revive_delay(void) { }
 static inline void pmuctx_selftest_exec_delay(void) { }
 static inline void pmuctx_selftest_join_delay(void) { }
 static inline void pmuctx_selftest_cache_check(struct pmuctx_entry *e) { }
+static inline void pmuctx_selftest_probe_flip(void) { }
 static inline unsigned int pmuctx_selftest_tail_ms(void) { return 0; }
 
 #endif /* PMUCTX_DEBUG */
