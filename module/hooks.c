@@ -7,8 +7,10 @@
  * while at least one session exists (store.c calls us under
  * pmuctx_mutex); sched_switch only while a session needs per-switch work
  * (a switchless one counts from its tasks' own counters: tasksrc.c), and
- * cgroup_attach_task while a cgroup session exists.  Unregistration waits
- * with tracepoint_synchronize_unregister() so no probe runs once it
+ * cgroup_attach_task while a cgroup session exists, each for a second
+ * more after its last user (pmuctx_unhook_work, "Deferred unhooking"
+ * below: every (un)registration patches kernel text).  Unregistration
+ * waits with tracepoint_synchronize_unregister() so no probe runs once it
  * returns.
  *
  * Per CPU we remember the entries of the task that is on the CPU
@@ -44,6 +46,23 @@
  *			to the session's join worker.  Hooked only while a
  *			cgroup session exists.
  *  pmuctx_cpu_sync/forget  IPI (hardirq) on each CPU.
+ *
+ * Registration contexts (process context, pmuctx_mutex held for all of
+ * them; the tracepoint, cpu-hotplug, jump-label and text mutexes nest
+ * inside, as does the free work's flush):
+ *  pmuctx_store_get/put, pmuctx_hooks_switch_get/put, _cgroup_get/put
+ *			SESSION_CREATE and release.  A get registers only
+ *			what is not hooked; a put that leaves a probe unused
+ *			(re)arms pmuctx_unhook_work (mod_delayed_work()),
+ *			never unregisters itself.
+ *  pmuctx_unhook_work	system_wq, PMUCTX_UNHOOK_DELAY after the last such
+ *			put: takes pmuctx_mutex, unregisters what still has
+ *			no user, waits for running probes, then (no session
+ *			left) drops the store table.  Cancelled (sync) only
+ *			in module exit, without pmuctx_mutex: never flush or
+ *			cancel it under that mutex (the work takes it).
+ *  pmuctx_hooks_exit	module exit, after the device is gone: cancels the
+ *			work, then unhooks what it would have (synchronously).
  *
  * Locks and contexts of the whole module: the map at the top of session.h.
  */
