@@ -79,6 +79,8 @@
  *                              session (of the caller, or of the root
  *                              cgroup), GAP_MS between a close and the
  *                              next create; prints the rounds per second
+ *                              and the slow rounds (over 0.5 s from a
+ *                              close to the next create's return)
  *                              (75-unhook counts the probe flips)
  *   pmuctx-sec idle MS         waits up to MS for INFO's probes_registered
  *                              to be 0, prints how long it took
@@ -2186,8 +2188,8 @@ static void mode_churn(const char *kind, int n, int gap_ms)
 {
 	bool cg = !strcmp(kind, "cgroup");
 	struct pmuctx_session_attr a;
-	uint64_t t0 = now_ns(), dt;
-	int i, fd = -1, cgfd = -1, bad = 0;
+	uint64_t t0 = now_ns(), dt, closed = 0;
+	int i, fd = -1, cgfd = -1, bad = 0, slow = 0;
 
 	if (cg)
 		cgfd = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -2196,6 +2198,13 @@ static void mode_churn(const char *kind, int n, int gap_ms)
 	a.cgroup_fd = cgfd;
 	for (i = 0; i < n; i++) {
 		fd = session_attr(&a, true);
+		/*
+		 * From the last close (its release ran before close()
+		 * returned) to this create's return: the probes had no user
+		 * for at most that long, and may have gone past a second.
+		 */
+		if (closed && now_ns() - closed > 500000000ULL)
+			slow++;
 		if (fd < 0) {
 			if (!bad++)
 				diag("churn: round %d: %s", i, strerror(-fd));
@@ -2204,12 +2213,13 @@ static void mode_churn(const char *kind, int n, int gap_ms)
 		close(fd);
 		if (gap_ms)
 			usleep(gap_ms * 1000);
+		closed = now_ns();
 	}
 	dt = now_ns() - t0;
 	if (cgfd >= 0)
 		close(cgfd);
-	diag("churn %s: %d rounds in %.3f s (%.0f/s)", kind, n, dt / 1e9,
-	     n / (dt / 1e9 + 1e-9));
+	diag("churn %s: %d rounds in %.3f s (%.0f/s), %d slow (over 0.5 s from a close to the next create's return)",
+	     kind, n, dt / 1e9, n / (dt / 1e9 + 1e-9), slow);
 	result(!bad, "churn %s: %d create/close rounds, %d refused", kind, n,
 	       bad);
 }

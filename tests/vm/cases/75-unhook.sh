@@ -14,7 +14,9 @@
 # On the debug build (selftest_probe_flips counts every probe registered
 # or unregistered), as uid 65534 in the device's group, nothing else open:
 #  - 200 create/close rounds of a per-switch session flip the probes at
-#    most once each way (before: 10 flips a round, 2000);
+#    most once each way (before: 10 flips a round, 2000), plus once each
+#    way per round whose create came over 0.5 s after the previous close
+#    (a slow guest: the unhook may rightly run in such a gap);
 #  - the same for a cgroup session (root: the cgroup_attach_task probe);
 #  - the probes are gone within 3 s of the last close, and INFO says so;
 #  - rounds spaced around the delay (a create racing with the unhook
@@ -56,23 +58,28 @@ idle() {
 idle 5000
 check test "$pb" = 0 -- "no probes before the test (probes $pb after $pms ms)"
 
-# churn KIND N GAP_MS: flips and IPIs of N rounds, in $nflips and $ncal
+# churn KIND N GAP_MS: flips and IPIs of N rounds, in $nflips and $ncal;
+# $slow: rounds whose create returned over 0.5 s after the previous close
+# (the probes may have been unhooked meanwhile: a busy PREEMPT_RT guest)
 churn() {
 	_f0=$(flips) _c0=$(cal)
 	if [ "$1" = cgroup ]; then
-		"$P" churn "$@" || true
+		_o=$("$P" churn "$@" || true)
 	else
-		user "$p" churn "$@" || true
+		_o=$(user "$p" churn "$@" || true)
 	fi
 	_f1=$(flips) _c1=$(cal)
+	printf '%s\n' "$_o"
+	slow=$(printf '%s\n' "$_o" | sed -n 's/.*, \([0-9]*\) slow .*/\1/p')
 	nflips=$((_f1 - _f0))
 	ncal=$((_c1 - _c0))
 	diag "churn $1 x$2 (gap $3 ms): $nflips probe flips, $ncal CAL IPIs on CPU $(($(nproc) - 1))"
 }
 
-# 5 probes for a per-switch session: fork, exec, exit, free, sched_switch
+# 5 probes for a per-switch session: fork, exec, exit, free, sched_switch;
+# each slow round may unhook and hook them again
 churn pid 200 0
-check test "$nflips" -le 5 -- "200 create/close rounds of a per-switch session (uid 65534) register the probes once ($nflips flips; 2000 when every round flips)"
+check test "$nflips" -le $((5 + 10 * ${slow:-0})) -- "200 create/close rounds of a per-switch session (uid 65534) register the probes once ($nflips flips, $slow slow rounds: at most 5 + 10 each; 2000 when every round flips)"
 idle 3000
 check test "$pb" = 0 -- "the probes are unregistered within 3 s of the last close (probes $pb after $pms ms)"
 f=$(flips)
@@ -80,7 +87,7 @@ check test "$((f % 2))" = 0 -- "every probe registered was unregistered ($f flip
 
 # cgroup_attach_task too (root: a cgroup session needs CAP_PERFMON)
 churn cgroup 100 0
-check test "$nflips" -le 6 -- "100 create/close rounds of a cgroup session register the probes once ($nflips flips; 1200 when every round flips)"
+check test "$nflips" -le $((6 + 12 * ${slow:-0})) -- "100 create/close rounds of a cgroup session register the probes once ($nflips flips, $slow slow rounds: at most 6 + 12 each; 1200 when every round flips)"
 idle 3000
 check test "$pb" = 0 -- "the probes are unregistered within 3 s of the last cgroup session (probes $pb after $pms ms)"
 
