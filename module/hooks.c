@@ -1286,12 +1286,12 @@ static int pmuctx_tp_get(struct pmuctx_tp *t, unsigned int *users)
 		return 0;
 	if (t->tp)
 		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
-	pmuctx_selftest_probe_flip();	/* debug build only */
 	if (ret) {
 		pr_err("cannot hook %s: %d\n", t->name, ret);
 		(*users)--;
 		return ret;
 	}
+	pmuctx_selftest_probe_flip();	/* debug build only */
 	WRITE_ONCE(t->registered, true);
 	return 0;
 }
@@ -1457,11 +1457,11 @@ int pmuctx_hooks_register(void)
 	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++) {
 		ret = tracepoint_probe_register(pmuctx_tps[i].tp,
 						pmuctx_tps[i].probe, NULL);
-		pmuctx_selftest_probe_flip();
 		if (ret) {
 			pr_err("cannot hook %s: %d\n", pmuctx_tps[i].name, ret);
 			goto err_unregister;
 		}
+		pmuctx_selftest_probe_flip();
 		WRITE_ONCE(pmuctx_tps[i].registered, true);
 	}
 	return 0;
