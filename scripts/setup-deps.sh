@@ -115,10 +115,22 @@ if [ "$arm64" = 1 ]; then
 	fi
 fi
 
+# With a foreign architecture (--arm64), a name without ":arch" can have
+# an instance of each: one line per instance, and the native one (or an
+# "all" one) must be installed.
+native=$(dpkg --print-architecture)
+pkg_installed() {
+	local status want
+	status=$(dpkg-query -W -f='${Status} ${Architecture}\n' "$1" 2>/dev/null || true)
+	case $1 in
+	*:*) want="install ok installed ${1##*:}" ;;
+	*) want="install ok installed ($native|all)" ;;
+	esac
+	printf '%s\n' "$status" | grep -qxE "$want"
+}
 missing=()
 for p in "${packages[@]}"; do
-	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	[ "$status" = "install ok installed" ] || missing+=("$p")
+	pkg_installed "$p" || missing+=("$p")
 done
 
 # The kernel matrix (make check boots each): Debian's 6.12 generic and
@@ -204,8 +216,7 @@ done
 # Verify: a package that apt could not install must not pass silently.
 still=()
 for p in "${missing[@]}"; do
-	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	[ "$status" = "install ok installed" ] || still+=("$p")
+	pkg_installed "$p" || still+=("$p")
 done
 if [ ${#still[@]} -ne 0 ]; then
 	echo "setup-deps: still missing after apt-get install: ${still[*]}" >&2
