@@ -1634,6 +1634,72 @@ static void test_cgclose(void)
 	check_store_empty("cgclose");
 }
 
+/* ---- the table after a burst (PREEMPT_RT) ------------------------------ */
+
+/*
+ * On PREEMPT_RT the store refuses an insert that would fill its table
+ * past 7/8 (an insert with preemption off must not allocate; the resize
+ * worker grows it at 75 %): the table is meant to keep room for max_tasks
+ * and never shrink.  A burst of short-lived children, then quiet (the
+ * resize worker shrinks an emptied table), then 64 children alive at
+ * once: none may be dropped.  Elsewhere the insert may allocate, and
+ * this holds trivially.
+ */
+#define BURST_TASKS	300
+#define BURST_LIVE	64
+
+static void burst_fn(void *arg)
+{
+	pid_t c[BURST_LIVE];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < BURST_TASKS; i++) {
+		pid_t k = fork();
+
+		if (k == 0)
+			_exit(0);
+		if (k > 0)
+			waitpid(k, NULL, 0);
+	}
+	sleep(2);	/* the table's resize worker runs */
+	for (i = 0; i < BURST_LIVE; i++) {
+		c[i] = fork();
+		if (c[i] == 0) {
+			usleep(500000);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < BURST_LIVE; i++)
+		if (c[i] > 0)
+			waitpid(c[i], NULL, 0);
+}
+
+static void test_burst(void)
+{
+	struct pmuctx_read r;
+	struct gated g;
+	int fd, err;
+
+	g = gated_child(burst_fn, NULL);
+	fd = session(PMUCTX_TARGET_PID, g.pid, PMUCTX_SESSION_INHERIT, ev3, 3,
+		     0, 0);
+	result(fd >= 0, "burst: session on a child that forks %d, then %d at once (%d)",
+	       BURST_TASKS, BURST_LIVE, fd);
+	gate_open(&g);
+	wait_all();
+	if (fd < 0)
+		return;
+	err = sread(fd, &r, 0);
+	result(!err && r.tasks_seen >= 1 + BURST_TASKS + BURST_LIVE &&
+	       r.tasks_dropped == 0,
+	       "burst: every task tracked after the table emptied (seen %llu, dropped %llu)",
+	       (unsigned long long)r.tasks_seen,
+	       (unsigned long long)r.tasks_dropped);
+	close(fd);
+	check_store_empty("burst");
+}
+
 /* ---- RESET against the writers of the totals --------------------------- */
 
 /*
@@ -2405,6 +2471,7 @@ int main(int argc, char **argv)
 		{ "switchless", test_switchless, false },
 		{ "cache-overflow", test_cache_overflow, false },
 		{ "chain", test_chain, false },
+		{ "burst", test_burst, false },
 		{ "migrate", test_migrate, true },
 		{ "cap", test_cap, false },
 		{ "cgroup", test_cgroup, false },
