@@ -68,15 +68,19 @@ int pmuctx_store_get(void)
 		return 0;
 	/*
 	 * PREEMPT_RT: room for max_tasks entries from the start (8 bytes a
-	 * bucket: 512 KiB at the default 65536), and never shrunk below it,
-	 * so an insert with preemption off never finds the table above 100 %
-	 * and allocates (pmuctx_store_room()).  The resize worker still grows
-	 * it at 75 %.
+	 * bucket: 512 KiB at the default 65536), and never shrunk, so an
+	 * insert with preemption off never finds the table above 100 % and
+	 * allocates (pmuctx_store_room()).  The resize worker still grows it
+	 * at 75 %.  Not by min_size: it is a u16 in rhashtable_params, and
+	 * 65536 became 0 (the minimum, 4 buckets): an emptied table shrank
+	 * to a few buckets, pmuctx_store_room() then refused the insert that
+	 * would have grown it past 75 %, and every later task was dropped
+	 * (t_store burst).  nelem_hint is a u16 too: clamped.
 	 */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		p.nelem_hint = READ_ONCE(pmuctx_max_tasks) / 4 * 3;
-		p.min_size = roundup_pow_of_two(max(READ_ONCE(pmuctx_max_tasks),
-						    4U));
+		p.nelem_hint = min(READ_ONCE(pmuctx_max_tasks) / 4 * 3,
+				   (unsigned int)U16_MAX);
+		p.automatic_shrinking = false;
 	}
 	ret = rhltable_init(&pmuctx_store, &p);
 	if (ret)
