@@ -67,19 +67,22 @@ int pmuctx_store_get(void)
 	if (pmuctx_store_users++)
 		return 0;
 	/*
-	 * PREEMPT_RT: room for max_tasks entries from the start (8 bytes a
-	 * bucket: 512 KiB at the default 65536), and never shrunk, so an
-	 * insert with preemption off never finds the table above 100 % and
-	 * allocates (pmuctx_store_room()).  The resize worker still grows it
-	 * at 75 %.  Not by min_size: it is a u16 in rhashtable_params, and
-	 * 65536 became 0 (the minimum, 4 buckets): an emptied table shrank
-	 * to a few buckets, pmuctx_store_room() then refused the insert that
-	 * would have grown it past 75 %, and every later task was dropped
-	 * (t_store burst).  nelem_hint is a u16 too: clamped.
+	 * PREEMPT_RT: room for max_tasks entries from the start, and never
+	 * shrunk, so an insert with preemption off never finds the table
+	 * above 100 % and allocates (pmuctx_store_room(), which refuses at
+	 * 7/8).  nelem_hint n makes roundup_pow_of_two(4n/3) buckets, more
+	 * than 8/7 of n: max_tasks itself fits.  Both rhashtable_params
+	 * sizes are u16: the hint is clamped (65535: 131072 buckets, 1 MiB,
+	 * room for 114688 tasks; the default max_tasks is 65536), and
+	 * min_size is not used (65536 became 0, the minimum of 4 buckets; an
+	 * emptied table shrank to them and every later task was dropped: t_store
+	 * burst).  A hint of 3/4 of max_tasks made 4 buckets for max_tasks 5,
+	 * and the fifth task was dropped unless the grow worker had run
+	 * (t_store cap).  The worker still grows the table at 75 %.
 	 */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		p.nelem_hint = min(READ_ONCE(pmuctx_max_tasks) / 4 * 3,
-				   (unsigned int)U16_MAX);
+		p.nelem_hint = clamp(READ_ONCE(pmuctx_max_tasks), 1U,
+				     (unsigned int)U16_MAX);
 		p.automatic_shrinking = false;
 	}
 	ret = rhltable_init(&pmuctx_store, &p);
