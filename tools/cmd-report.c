@@ -251,7 +251,7 @@ static void write_report(struct report *R, const struct report_args *a,
 			fprintf(stderr, "pmuctx report: out of memory\n");
 		break;
 	case FMT_PPROF:
-		if (prof_write_pprof(prof, R->out))
+		if (prof_write_pprof(prof, a->po.weight, R->out))
 			fprintf(stderr, "pmuctx report: cannot encode the "
 				"pprof profile\n");
 		break;
@@ -307,6 +307,7 @@ static int report_run(int argc, char **argv)
 		return ret < 0 ? 0 : ret;	/* -1: --help */
 	}
 	R.filter = a.have_filter ? &a.filter : NULL;
+	R.weight = a.po.weight;
 	ret = pmf_read(a.path, a.flags, &r, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuctx report: %s\n", err);

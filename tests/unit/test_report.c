@@ -334,7 +334,9 @@ static void put_sideband(struct pmf_writer *w)
  *   1.8 cpu0 burn 500/500  2.5  mid main
  *   1.9 cpu1 burn 500/500  1.0  clear_user do_syscall_64
  *   2.0 cpu0 gzip 400/400  0.5  other | (deferred) leaf main
- * 15.5 ms in all, 8 samples
+ * 15.5 ms in all, 8 samples.  At 250 Hz (a 4 ms period): no period is
+ * longer than the sampler's, so the default weight (the period, capped
+ * at the sampling period) is the period as recorded.
  */
 static int write_rich(const char *p)
 {
@@ -363,7 +365,7 @@ static int write_rich(const char *p)
 	m.info.events[1] = PMUCTX_EV_CONTEXT_SWITCHES;
 	m.info.start_mono_ns = 1000000000ULL;
 	m.info.start_real_ns = 1700000000ULL * 1000000000ULL;
-	m.info.sample_freq = 1000;
+	m.info.sample_freq = 250;
 	m.info.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK |
 			      PMUCTX_SAMPLE_USER_STACK |
 			      PMUCTX_SAMPLE_DEFER_USER;
@@ -427,7 +429,7 @@ static void test_rich_baseline(void)
 	CHECK_EQ(write_rich(path), 0, "write the recording: %s", msg);
 	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, NULL);
 	CHECK_EQ(ret, 0, "text exits 0");
-	CHECK_HAS(cap_out, "# Samples: 8 of event 'cpu-clock' (1000 Hz per "
+	CHECK_HAS(cap_out, "# Samples: 8 of event 'cpu-clock' (250 Hz per "
 		  "CPU), 15.500 ms of CPU time\n", "text: 8 samples, 15.5 ms");
 	CHECK_HAS(cap_out, "[.] rep_main\n", "text: names this program's "
 		  "functions");
@@ -572,8 +574,9 @@ static void test_filters(void)
 	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--comms", "gzip",
 		  NULL);
 	CHECK_EQ(ret, 0, "--comms gzip exits 0");
-	CHECK_HAS(cap_out, "# Samples: 3 of event 'cpu-clock' (1000 Hz per "
-		  "CPU), 7.500 ms of CPU time\n# Filtered out: 5 sample(s)",
+	CHECK_HAS(cap_out, "# Samples: 3 of event 'cpu-clock' (250 Hz per "
+		  "CPU), 7.500 ms of CPU time\n# Event count (approx.): "
+		  "7500000\n# Filtered out: 5 sample(s)",
 		  "--comms gzip: 3 samples, 5 left out, said so");
 	CHECK_HAS(cap_out, self("\n    100.00%    53.33%  gzip              "
 		  "ring-tests                [.] rep_main\n"), "--comms gzip: "
@@ -954,7 +957,8 @@ static void test_stall_weight(void)
 	ev = text_event_count(cap_out);
 	CHECK_EQ(ev, 141 * STALL_PERIOD, "text: perf's '# Event count' line, "
 		 "the weight of every sample");
-	CHECK_HAS(cap_out, "# Weight: period, capped",
+	CHECK_HAS(cap_out, "# Weight: period (ns of CPU time the samples "
+		  "stand for, each capped at the sampling period",
 		  "text: the header says the periods are capped");
 
 	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--format",
@@ -973,6 +977,17 @@ static void test_stall_weight(void)
 		 "the text report's");
 	CHECK_EQ(leaf, STALL_PERIOD, "pprof: the stalled sample weighs one "
 		 "period");
+
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--format",
+		  "perf-script", NULL);
+	CHECK(ret == 0 && cap_out && !strstr(cap_out, " 500000000 cpu-clock") &&
+	      strstr(cap_out, "   1000000 cpu-clock: \n\t"),
+	      "perf-script: the period each sample weighs (its readers "
+	      "sum them): the stall's is one period");
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--format",
+		  "perf-script", "--weight", "raw-period", NULL);
+	CHECK_HAS(cap_out, " 500000000 cpu-clock: \n",
+		  "perf-script --weight raw-period: the period as recorded");
 
 	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--weight",
 		  "raw-period", NULL);
