@@ -29,7 +29,7 @@ static const char report_help[] =
 "    pmuctx report [-i FILE] [--format text|json|perf-script] [--partial]\n"
 "                  [--summary]\n"
 "    pmuctx report [-i FILE] --format folded|pprof|text [-o OUT]\n"
-"                  [--weight samples|period] [--kallsyms FILE]\n"
+"                  [--weight period|raw-period|samples] [--kallsyms FILE]\n"
 "    pmuctx report [-i FILE] [-s KEYS] [--no-children] [--percent-limit PCT]\n"
 "                  [-g [TYPE,THRESHOLD,ORDER]] [--comms NAMES] [--pid PIDS]\n"
 "                  [--tid TIDS] [--dsos DSOS] [--symbols NAMES]\n"
@@ -142,11 +142,21 @@ static const char report_help[] =
 "    -o, --output OUT\n"
 "        Write the report to OUT instead of standard output.\n"
 "\n"
-"    --weight samples|period\n"
-"        folded and text: weigh each sample by its period (default, as\n"
-"        perf does): the ns of CPU time it stands for (events for a\n"
-"        sampled counter); or count samples. The output's header says\n"
-"        which.\n"
+"    --weight period|raw-period|samples\n"
+"        What a sample weighs, the same in text, folded, pprof and\n"
+"        perf-script output:\n"
+"        period (default, as perf weighs): its period, the ns of CPU\n"
+"          time it stands for, capped at the sampling period in effect\n"
+"          on its CPU (1/frequency, at least 10 us; longer after a\n"
+"          THROTTLE record slowed that CPU): the timer sampler's period\n"
+"          is the time since the previous sample, and a tick held back\n"
+"          (a stall) would make one sample weigh all of it, where perf's\n"
+"          cpu-clock weighs each sample one period. A sampled counter's\n"
+"          periods (--sample-event) are perf's own: not capped. The text\n"
+"          header's '# Capped:' line says how much was cut.\n"
+"        raw-period: the period as recorded, stalls included.\n"
+"        samples: count samples.\n"
+"        The output's header says which.\n"
 "\n"
 "    --stitch-stats\n"
 "        How the samples' callchains were joined: samples (immediate,\n"
@@ -251,7 +261,7 @@ static void write_report(struct report *R, const struct report_args *a,
 			fprintf(stderr, "pmuctx report: out of memory\n");
 		break;
 	case FMT_PPROF:
-		if (prof_write_pprof(prof, R->out))
+		if (prof_write_pprof(prof, a->po.weight, R->out))
 			fprintf(stderr, "pmuctx report: cannot encode the "
 				"pprof profile\n");
 		break;
@@ -307,6 +317,7 @@ static int report_run(int argc, char **argv)
 		return ret < 0 ? 0 : ret;	/* -1: --help */
 	}
 	R.filter = a.have_filter ? &a.filter : NULL;
+	R.weight = a.po.weight;
 	ret = pmf_read(a.path, a.flags, &r, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmuctx report: %s\n", err);

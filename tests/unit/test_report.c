@@ -13,13 +13,16 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <pmuctx.h>
 
 #include "../../tools/builtin.h"
 #include "../../tools/pmfile.h"
+#include "profile/profile.pb-c.h"
 #include "test.h"
 
 extern const struct cmd cmd_report;
@@ -331,7 +334,9 @@ static void put_sideband(struct pmf_writer *w)
  *   1.8 cpu0 burn 500/500  2.5  mid main
  *   1.9 cpu1 burn 500/500  1.0  clear_user do_syscall_64
  *   2.0 cpu0 gzip 400/400  0.5  other | (deferred) leaf main
- * 15.5 ms in all, 8 samples
+ * 15.5 ms in all, 8 samples.  At 250 Hz (a 4 ms period): no period is
+ * longer than the sampler's, so the default weight (the period, capped
+ * at the sampling period) is the period as recorded.
  */
 static int write_rich(const char *p)
 {
@@ -360,7 +365,7 @@ static int write_rich(const char *p)
 	m.info.events[1] = PMUCTX_EV_CONTEXT_SWITCHES;
 	m.info.start_mono_ns = 1000000000ULL;
 	m.info.start_real_ns = 1700000000ULL * 1000000000ULL;
-	m.info.sample_freq = 1000;
+	m.info.sample_freq = 250;
 	m.info.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK |
 			      PMUCTX_SAMPLE_USER_STACK |
 			      PMUCTX_SAMPLE_DEFER_USER;
@@ -424,7 +429,7 @@ static void test_rich_baseline(void)
 	CHECK_EQ(write_rich(path), 0, "write the recording: %s", msg);
 	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, NULL);
 	CHECK_EQ(ret, 0, "text exits 0");
-	CHECK_HAS(cap_out, "# Samples: 8 of event 'cpu-clock' (1000 Hz per "
+	CHECK_HAS(cap_out, "# Samples: 8 of event 'cpu-clock' (250 Hz per "
 		  "CPU), 15.500 ms of CPU time\n", "text: 8 samples, 15.5 ms");
 	CHECK_HAS(cap_out, "[.] rep_main\n", "text: names this program's "
 		  "functions");
@@ -569,8 +574,9 @@ static void test_filters(void)
 	ret = run(&cmd_report, "-i", path, "--kallsyms", ks, "--comms", "gzip",
 		  NULL);
 	CHECK_EQ(ret, 0, "--comms gzip exits 0");
-	CHECK_HAS(cap_out, "# Samples: 3 of event 'cpu-clock' (1000 Hz per "
-		  "CPU), 7.500 ms of CPU time\n# Filtered out: 5 sample(s)",
+	CHECK_HAS(cap_out, "# Samples: 3 of event 'cpu-clock' (250 Hz per "
+		  "CPU), 7.500 ms of CPU time\n# Event count (approx.): "
+		  "7500000\n# Filtered out: 5 sample(s)",
 		  "--comms gzip: 3 samples, 5 left out, said so");
 	CHECK_HAS(cap_out, self("\n    100.00%    53.33%  gzip              "
 		  "ring-tests                [.] rep_main\n"), "--comms gzip: "
@@ -720,6 +726,286 @@ static void test_call_graph(void)
 		    "fractal, folded or none", "-g with an unknown word");
 }
 
+/* ---- weights: a stall is one period, not 500 (issue 30 item 3) ----------- */
+
+#define STALL_PERIOD	1000000ULL	/* 1000 Hz */
+#define STALL_NS	(500 * STALL_PERIOD)
+
+/*
+ * A program that stalls, as the hrtimer sampler records it at 1000 Hz:
+ * 100 samples in rep_leaf one period apart (a few us late, as ticks
+ * are), then one in rep_mid whose period is 500 ms, the time since the
+ * previous sample (a tick held back: interrupts off, an emulator, a
+ * vCPU not run).  perf's cpu-clock weighs each sample one period: its
+ * report has rep_mid at 1 %, not 78 %.  On CPU 1 a THROTTLE record
+ * slows the sampler to 4 ms: its 10 samples of 4 ms in rep_main are
+ * 4 ms each, the period then in effect there.
+ */
+static int write_stall(const char *p)
+{
+	const __u64 leaf[2] = { LEAF, MAIN }, mid[2] = { MID, MAIN };
+	const __u64 main_[1] = { MAIN };
+	struct pmuctx_rec_throttle th;
+	struct pmf_cpu_stats st[2];
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	char *maps = rich_maps();
+	__u64 t = 1100000000ULL;
+	unsigned int i;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	m.info.abi_version = PMUCTX_ABI_VERSION;
+	m.info.module_abi = 1;
+	m.info.nr_cpus = 2;
+	m.info.ring_mode = PMUCTX_RING_NORMAL;
+	m.info.ring_pages = 64;
+	m.info.page_size = 4096;
+	m.info.ring_records = PMUCTX_REC_MASK_ALL;
+	m.info.target = PMUCTX_TARGET_PID;
+	m.info.pid = 600;
+	m.info.start_mono_ns = 1000000000ULL;
+	m.info.start_real_ns = 1700000000ULL * 1000000000ULL;
+	m.info.sample_freq = 1000;
+	m.info.sample_flags = PMUCTX_SAMPLE_USER_STACK;
+	m.info.sample_max_stack = 127;
+	m.command = "./stall";
+	m.hostname = "testhost";
+	m.release = "6.1.0-test";
+	m.tool_version = "pmuctx test";
+	m.module_version = "0.1.0-fake";
+	err = pmf_create(&w, p, &m, msg, sizeof(msg));
+	if (err) {
+		free(maps);
+		return err;
+	}
+	memset(st, 0, sizeof(st));
+	pmf_window_begin(w, PMF_WIN_STREAM, 1000000000ULL, 0);
+	put_comm(w, 1000000000ULL, 0, 600, 600, "stall", false);
+	put_comm(w, 1000000000ULL, 1, 600, 601, "stall", false);
+	memset(&th, 0, sizeof(th));
+	th.hdr.type = PMUCTX_REC_THROTTLE;
+	th.hdr.size = sizeof(th);
+	th.hdr.misc = PMUCTX_THROTTLE_ON;
+	th.c.time = 1050000000ULL;
+	th.c.cpu = 1;
+	th.period_ns = 4 * STALL_PERIOD;
+	th.avg_ns = 1500000;
+	pmf_add_record(w, &th, sizeof(th));
+	for (i = 0; i < 100; i++) {
+		__u64 late = 2000 + 1000 * (i % 3);
+
+		t += STALL_PERIOD + late;
+		put_sample(w, t, 0, 600, 600, STALL_PERIOD + late, NULL, 0,
+			   leaf, 2, 0);
+		if (i % 10 == 0)
+			put_sample(w, t + 1, 1, 600, 601,
+				   4 * STALL_PERIOD + late, NULL, 0, main_,
+				   1, 0);
+	}
+	t += STALL_NS;
+	put_sample(w, t, 0, 600, 600, STALL_NS, NULL, 0, mid, 2, 0);
+	pmf_window_end(w, st, 2, t + 1000000);
+	pmf_add_maps(w, 600, 1000000000ULL, PMF_MAPS_START, maps,
+		     strlen(maps));
+	free(maps);
+	return pmf_close(w, 0, msg, sizeof(msg));
+}
+
+/* the sum of the weights of folded stacks @s (after its '#' line) */
+static __u64 folded_total(const char *s)
+{
+	__u64 sum = 0;
+	const char *l;
+
+	for (l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 :
+					    NULL) {
+		const char *e = strchr(l, '\n'), *sp;
+
+		if (*l == '#' || *l == '\n')
+			continue;
+		for (sp = e ? e : l + strlen(l); sp > l && sp[-1] != ' '; sp--)
+			;
+		sum += strtoull(sp, NULL, 10);
+	}
+	return sum;
+}
+
+/* the Self percentage of the text table's row of symbol @sym, or -1 */
+static double text_self(const char *out, const char *sym)
+{
+	const char *at = out ? strstr(out, sym) : NULL;
+	double children, self;
+
+	if (!at)
+		return -1;
+	while (at > out && at[-1] != '\n')
+		at--;
+	if (sscanf(at, "%lf%% %lf%%", &children, &self) != 2)
+		return -1;
+	return self;
+}
+
+/* perf's "# Event count (approx.): N" line of the text report, or 0 */
+static __u64 text_event_count(const char *out)
+{
+	const char *at = out ? strstr(out, "\n# Event count (approx.): ") :
+			 NULL;
+
+	return at ? strtoull(at + 26, NULL, 10) : 0;
+}
+
+static void *gunzip(const void *in, size_t inlen, size_t *outlen)
+{
+	size_t cap = inlen * 8 + 4096;
+	unsigned char *b = malloc(cap);
+	z_stream z;
+	int r;
+
+	memset(&z, 0, sizeof(z));
+	if (!b || inflateInit2(&z, 15 + 32) != Z_OK) {
+		free(b);
+		return NULL;
+	}
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)inlen;
+	z.next_out = b;
+	z.avail_out = (uInt)cap;
+	r = inflate(&z, Z_FINISH);
+	*outlen = cap - z.avail_out;
+	inflateEnd(&z);
+	if (r != Z_STREAM_END) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/*
+ * the pprof profile @file: the sum of its last sample type (what pprof
+ * shows by default) over every sample, and over those whose leaf is
+ * function @fn in @leaf
+ */
+static __u64 pprof_totals(const char *file, const char *fn, __u64 *leaf)
+{
+	Perftools__Profiles__Profile *pp = NULL;
+	size_t gzlen = 0, rawlen = 0, i, j;
+	char *gz = NULL, *raw = NULL;
+	__u64 sum = 0, fn_id = 0;
+	FILE *f = fopen(file, "re");
+
+	*leaf = 0;
+	if (f) {
+		gz = malloc(1 << 20);
+		if (gz)
+			gzlen = fread(gz, 1, 1 << 20, f);
+		fclose(f);
+	}
+	raw = gz && gzlen ? gunzip(gz, gzlen, &rawlen) : NULL;
+	if (raw)
+		pp = perftools__profiles__profile__unpack(NULL, rawlen,
+							  (uint8_t *)raw);
+	if (!pp)
+		goto out;
+	for (i = 0; i < pp->n_function; i++)
+		if (!strcmp(pp->string_table[pp->function[i]->name], fn))
+			fn_id = pp->function[i]->id;
+	for (i = 0; i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+		__u64 v = (__u64)s->value[s->n_value - 1];
+
+		sum += v;
+		for (j = 0; j < pp->n_location && s->n_location_id; j++) {
+			const Perftools__Profiles__Location *l =
+				pp->location[j];
+
+			if (l->id == s->location_id[0] && l->n_line &&
+			    l->line[0]->function_id == fn_id)
+				*leaf += v;
+		}
+	}
+	perftools__profiles__profile__free_unpacked(pp, NULL);
+out:
+	free(raw);
+	free(gz);
+	return sum;
+}
+
+static void test_stall_weight(void)
+{
+	char stall[160], pprof[160];
+	__u64 total, leaf, ev;
+	double pct;
+	int ret;
+
+	t_section("pmuctx report: a stall weighs one period (issue 30 item 3)");
+	snprintf(stall, sizeof(stall), "%s/stall.pmu", dir);
+	snprintf(pprof, sizeof(pprof), "%s/stall.pb.gz", dir);
+	CHECK_EQ(write_stall(stall), 0, "write the recording: %s", msg);
+
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, NULL);
+	CHECK_EQ(ret, 0, "text exits 0");
+	pct = text_self(cap_out, "[.] rep_mid\n");
+	CHECK(pct > 0.5 && pct < 1.5, "text: the stalled rep_mid is ~0.7 %% "
+	      "(one period of 141), not 78 %% (its 500 ms): %.2f %%", pct);
+	pct = text_self(cap_out, "[.] rep_leaf\n");
+	CHECK(pct > 65 && pct < 75, "text: rep_leaf's 100 periods are ~71 %% "
+	      "(100 of 141): %.2f %%", pct);
+	pct = text_self(cap_out, "[.] rep_main\n");
+	CHECK(pct > 24 && pct < 32, "text: the throttled CPU's 10 samples "
+	      "of 4 ms are ~28 %% (40 of 141): %.2f %%", pct);
+	ev = text_event_count(cap_out);
+	CHECK_EQ(ev, 141 * STALL_PERIOD, "text: perf's '# Event count' line, "
+		 "the weight of every sample");
+	CHECK_HAS(cap_out, "# Weight: period (ns of CPU time the samples "
+		  "stand for, each capped at the sampling period",
+		  "text: the header says the periods are capped");
+
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--format",
+		  "folded", NULL);
+	CHECK_EQ(ret, 0, "folded exits 0");
+	CHECK_HAS(cap_out, "\nstall;rep_main;rep_mid 1000000\n",
+		  "folded: the stalled sample weighs one period");
+	total = folded_total(cap_out);
+	CHECK_EQ(total, ev, "folded: the total weight is the text report's");
+
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--format",
+		  "pprof", "-o", pprof, NULL);
+	CHECK_EQ(ret, 0, "pprof exits 0");
+	total = pprof_totals(pprof, "rep_mid", &leaf);
+	CHECK_EQ(total, ev, "pprof: the total of its default sample type is "
+		 "the text report's");
+	CHECK_EQ(leaf, STALL_PERIOD, "pprof: the stalled sample weighs one "
+		 "period");
+
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--format",
+		  "perf-script", NULL);
+	CHECK(ret == 0 && cap_out && !strstr(cap_out, " 500000000 cpu-clock") &&
+	      strstr(cap_out, "   1000000 cpu-clock: \n\t"),
+	      "perf-script: the period each sample weighs (its readers "
+	      "sum them): the stall's is one period");
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--format",
+		  "perf-script", "--weight", "raw-period", NULL);
+	CHECK_HAS(cap_out, " 500000000 cpu-clock: \n",
+		  "perf-script --weight raw-period: the period as recorded");
+
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--weight",
+		  "raw-period", NULL);
+	CHECK_EQ(ret, 0, "--weight raw-period exits 0");
+	pct = text_self(cap_out, "[.] rep_mid\n");
+	CHECK(pct > 75 && pct < 85, "--weight raw-period: the periods as "
+	      "recorded, rep_mid's 500 ms ~80 %%: %.2f %%", pct);
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--format",
+		  "folded", "--weight", "raw-period", NULL);
+	CHECK_HAS(cap_out, "\nstall;rep_main;rep_mid 500000000\n",
+		  "folded --weight raw-period: the stall as recorded");
+	ret = run(&cmd_report, "-i", stall, "--kallsyms", ks, "--weight",
+		  "samples", NULL);
+	pct = text_self(cap_out, "[.] rep_mid\n");
+	CHECK(pct > 0.5 && pct < 1.5, "--weight samples: rep_mid is 1 of "
+	      "111 samples: %.2f %%", pct);
+}
+
 void test_report_opts(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/pmuctx-reporttest.XXXXXX");
@@ -736,6 +1022,7 @@ void test_report_opts(void)
 	test_filters();
 	test_entry_filters();
 	test_call_graph();
+	test_stall_weight();
 	{
 		char cmd[128];
 

@@ -642,7 +642,8 @@ static size_t mk_sample(void *buf, __u64 time, __u32 cpu, __s32 pid,
 
 /*
  * burn (300) forks thread 301, which the recorder names worker-1 before
- * its second sample; samples of 1, 1 and 2 ms
+ * its second sample; samples of 1, 1 and 2 ms, at 500 Hz (none longer
+ * than the sampling period: the default weight is the period as is)
  */
 static int write_profile(const char *p)
 {
@@ -657,7 +658,7 @@ static int write_profile(const char *p)
 	meta_init(&m);
 	m.info.ring_mode = PMUCTX_RING_NORMAL;
 	m.info.trigger_event = 0;
-	m.info.sample_freq = 1000;
+	m.info.sample_freq = 500;
 	m.info.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK;
 	m.info.sample_max_stack = 127;
 	m.command = "sh -c echo a\necho b\tc\\";	/* a multi-line command */
@@ -1007,7 +1008,8 @@ static size_t mk_sample_mode(void *buf, __u64 time, __u32 cpu, __s32 pid,
 /*
  * burn (300) samples in user mode first, then in the kernel (a system
  * call), its thread 301 in user mode: user frames in this very program
- * (its maps stored for pid 300), kernel frames from a kallsyms file
+ * (its maps stored for pid 300), kernel frames from a kallsyms file.
+ * At 250 Hz: no period (up to 4 ms) is capped by the default weight.
  */
 static int write_mixed_profile(const char *p)
 {
@@ -1025,7 +1027,7 @@ static int write_mixed_profile(const char *p)
 	meta_init(&m);
 	m.info.ring_mode = PMUCTX_RING_NORMAL;
 	m.info.trigger_event = 0;
-	m.info.sample_freq = 1000;
+	m.info.sample_freq = 250;
 	m.info.sample_flags = PMUCTX_SAMPLE_KERNEL_STACK |
 			      PMUCTX_SAMPLE_USER_STACK;
 	m.info.sample_max_stack = 127;

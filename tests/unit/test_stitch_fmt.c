@@ -506,7 +506,7 @@ static void t_pprof(void)
 
 	p->start_real_ns = 1700000000000000000ULL;
 	p->duration_ns = 2000000000ULL;
-	err = prof_pprof_encode(p, &gz, &gzlen);
+	err = prof_pprof_encode(p, PROF_WEIGHT_PERIOD, &gz, &gzlen);
 	CHECK(!err && gz && gzlen > 18, "pprof: encoded (%zu bytes)", gzlen);
 	CHECK(gz && ((unsigned char *)gz)[0] == 0x1f &&
 	      ((unsigned char *)gz)[1] == 0x8b, "pprof: gzip magic");
@@ -626,7 +626,7 @@ static void t_pprof_unknown(void)
 	CHECK(!e && p, "unknown frames: prof_build (%s)", e ? err : "ok");
 	if (e)
 		return;
-	if (!prof_pprof_encode(p, &gz, &gzlen))
+	if (!prof_pprof_encode(p, PROF_WEIGHT_PERIOD, &gz, &gzlen))
 		raw = gunzip(gz, gzlen, &rawlen);
 	if (raw)
 		pp = perftools__profiles__profile__unpack(NULL, rawlen, raw);

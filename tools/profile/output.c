@@ -14,7 +14,7 @@
 
 static __u64 weight_of(const struct prof_stack *s, enum prof_weight w)
 {
-	return w == PROF_WEIGHT_PERIOD ? s->period : s->count;
+	return prof_stack_weight(s, w);
 }
 
 /* ---- folded ---------------------------------------------------------- */
@@ -57,12 +57,25 @@ static char *folded_line(const struct prof *p, const struct prof_stack *s)
 	return t;
 }
 
-/* what a count is: period (perf's weight, the default) or samples */
+/* what a count is: the period, capped (the default), raw, or samples */
 const char *prof_weight_desc(const struct prof *p, enum prof_weight w)
 {
 	if (w == PROF_WEIGHT_SAMPLES)
 		return "samples (the number of samples; perf weights by "
 		       "period: --weight period)";
+	if (w == PROF_WEIGHT_RAW_PERIOD)
+		return !p->period_events ?
+		       "raw-period (ns of CPU time since each sample's "
+		       "previous one, as recorded: a late tick or a stall "
+		       "weighs all of it; --weight period caps it)" :
+		       "raw-period (events the samples stand for, as "
+		       "recorded: the same as --weight period)";
+	if (p->cap_period)
+		return "period (ns of CPU time the samples stand for, each "
+		       "capped at the sampling period in effect on its CPU "
+		       "(1/frequency, longer while throttled), as perf "
+		       "weights them; --weight raw-period: uncapped, "
+		       "--weight samples counts samples)";
 	return !p->period_events ?
 	       "period (ns of CPU time the samples stand for, as perf "
 	       "weights them; --weight samples counts samples)" :

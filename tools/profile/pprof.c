@@ -5,8 +5,11 @@
  * pprof's web UI and speedscope read.
  *
  * Sample types samples/count and cpu/nanoseconds (the sum of the
- * samples' periods); period_type cpu/nanoseconds with the sampling
- * period.  Every frame is one Location (leaf first in Sample.location_id,
+ * samples' periods, capped as the other outputs' default: stack.weight;
+ * the raw periods with PROF_WEIGHT_RAW_PERIOD); period_type
+ * cpu/nanoseconds with the sampling period.  pprof shows the last type by
+ * default; with PROF_WEIGHT_SAMPLES default_sample_type says samples.
+ * Every frame is one Location (leaf first in Sample.location_id,
  * kernel frames below user frames) with one Line naming its Function, so
  * pprof needs no symbolization of its own; Mappings are the files (and
  * [kernel.kallsyms]).  A frame without a symbol is a Location with its
@@ -343,8 +346,8 @@ static int pp_locations(struct pp *x, const struct prof *p)
 }
 
 /* the Sample of stack @i, its location ids at @ids: 0 or -ENOMEM */
-static int pp_sample(struct pp *x, const struct prof *p, size_t i,
-		     uint64_t *ids)
+static int pp_sample(struct pp *x, const struct prof *p, enum prof_weight w,
+		     size_t i, uint64_t *ids)
 {
 	const struct prof_stack *s = &p->stacks[i];
 	PSample *smp = &x->samples[i];
@@ -357,7 +360,8 @@ static int pp_sample(struct pp *x, const struct prof *p, size_t i,
 	smp->location_id = ids;
 	smp->n_location_id = s->nr;
 	x->values[2 * i] = (int64_t)s->count;
-	x->values[2 * i + 1] = (int64_t)s->period;
+	x->values[2 * i + 1] = (int64_t)(w == PROF_WEIGHT_RAW_PERIOD ?
+					 s->period : s->weight);
 	smp->value = &x->values[2 * i];
 	smp->n_value = 2;
 	for (k = 0; k < 3; k++) {
@@ -379,7 +383,8 @@ static int pp_sample(struct pp *x, const struct prof *p, size_t i,
 }
 
 /* samples: one per stack; 0 or -ENOMEM */
-static int pp_samples(struct pp *x, const struct prof *p)
+static int pp_samples(struct pp *x, const struct prof *p,
+		      enum prof_weight w)
 {
 	size_t n = p->nr_stacks, nids = 0, i;
 	uint64_t *ids;
@@ -397,14 +402,15 @@ static int pp_samples(struct pp *x, const struct prof *p)
 		return -ENOMEM;
 	ids = x->locids;
 	for (i = 0; i < n; i++) {
-		if (pp_sample(x, p, i, ids))
+		if (pp_sample(x, p, w, i, ids))
 			return -ENOMEM;
 		ids += p->stacks[i].nr;
 	}
 	return 0;
 }
 
-int prof_pprof_encode(const struct prof *p, void **buf, size_t *len)
+int prof_pprof_encode(const struct prof *p, enum prof_weight w, void **buf,
+		      size_t *len)
 {
 	PProfile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	PValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
@@ -419,7 +425,7 @@ int prof_pprof_encode(const struct prof *p, void **buf, size_t *len)
 	*buf = NULL;
 	*len = 0;
 	if (pp_types(&x, p, vt, &pt) || pp_locations(&x, p) ||
-	    pp_samples(&x, p))
+	    pp_samples(&x, p, w))
 		goto out;
 
 	prof.n_sample_type = 2;
@@ -437,6 +443,8 @@ int prof_pprof_encode(const struct prof *p, void **buf, size_t *len)
 	prof.time_nanos = (int64_t)p->start_real_ns;
 	prof.duration_nanos = (int64_t)p->duration_ns;
 	prof.period_type = &pt;
+	if (w == PROF_WEIGHT_SAMPLES)
+		prof.default_sample_type = vt[0].type;
 	/* an event's period varies (perf's frequency mode): none given */
 	prof.period = p->sample_freq && !p->period_events ?
 		      1000000000LL / p->sample_freq : 0;
@@ -453,11 +461,11 @@ out:
 	return err;
 }
 
-int prof_write_pprof(const struct prof *p, FILE *f)
+int prof_write_pprof(const struct prof *p, enum prof_weight w, FILE *f)
 {
 	void *buf;
 	size_t len;
-	int err = prof_pprof_encode(p, &buf, &len);
+	int err = prof_pprof_encode(p, w, &buf, &len);
 
 	if (err)
 		return err;

@@ -54,6 +54,18 @@ struct prof_priv {
 	unsigned int next_pending;
 	__u64 *urec;			/* a USER_CALLCHAIN built from one */
 	__u64 unw_used;
+	/* the sampler's period on each CPU: its THROTTLE changes */
+	struct cpu_periods *cpu_periods;
+	size_t nr_cpu_periods;
+};
+
+/*
+ * The periods the hrtimer sampler had on one CPU: from time[i] on,
+ * period[i] (THROTTLE records, in time order); the nominal one before.
+ */
+struct cpu_periods {
+	__u64 *time, *period;
+	size_t n, cap;
 };
 
 /*
@@ -147,6 +159,11 @@ void prof_free(struct prof *p)
 		hidx_free(&q->parent_idx);
 		free(q->maps_pids);
 		hidx_free(&q->maps_idx);
+		for (i = 0; i < q->nr_cpu_periods; i++) {
+			free(q->cpu_periods[i].time);
+			free(q->cpu_periods[i].period);
+		}
+		free(q->cpu_periods);
 		free(q->scratch);
 		free(q);
 	}
@@ -313,7 +330,7 @@ static bool stack_eq(const void *ctx, __u32 idx, const void *key)
 }
 
 static int add_stack(struct prof *p, const struct stack_key *k, __u64 count,
-		     __u64 period)
+		     __u64 period, __u64 weight)
 {
 	__u64 h = hash_bytes(mix64((__u64)(uintptr_t)k->comm ^
 				   ((__u64)(__u32)k->pid << 32 |
@@ -352,8 +369,10 @@ static int add_stack(struct prof *p, const struct stack_key *k, __u64 count,
 	s = &p->stacks[i];
 	s->count += count;
 	s->period += period;
+	s->weight += weight;
 	p->total_count += count;
 	p->total_period += period;
+	p->total_weight += weight;
 	return 0;
 }
 
@@ -416,7 +435,99 @@ int prof_add_named(struct prof *p, const char *comm, __s32 pid, __s32 tid,
 		p->priv->scratch[i] = p->frames[j].id;
 	}
 	k.frames = p->priv->scratch;
-	return add_stack(p, &k, count, period);
+	return add_stack(p, &k, count, period, period);
+}
+
+__u64 prof_total(const struct prof *p, enum prof_weight w)
+{
+	return w == PROF_WEIGHT_SAMPLES ? p->total_count :
+	       w == PROF_WEIGHT_PERIOD ? p->total_weight : p->total_period;
+}
+
+__u64 prof_filtered(const struct prof *p, enum prof_weight w)
+{
+	return w == PROF_WEIGHT_SAMPLES ? p->filtered_count :
+	       w == PROF_WEIGHT_PERIOD ? p->filtered_weight :
+	       p->filtered_period;
+}
+
+/* ---- the capped period (prof_input.cap_period) ------------------------- */
+
+/*
+ * A THROTTLE record of the hrtimer sampler: from its time on, its CPU
+ * samples every period_ns.  A BUDGET one (the global budget refused
+ * samples) changes no period: the refused ticks' time is in the next
+ * sample's raw period, weighted as perf weighs throttled samples (not).
+ */
+static int note_throttle(struct prof *p, const struct pmuctx_rec_header *h)
+{
+	const struct pmuctx_rec_throttle *t = (const void *)h;
+	struct prof_priv *q = p->priv;
+	struct cpu_periods *c;
+
+	if (!p->cap_period || h->size < PMUCTX_REC_THROTTLE_SIZE_VER0 ||
+	    (h->misc & PMUCTX_THROTTLE_BUDGET) || t->c.cpu >= 65536)
+		return 0;
+	if (t->c.cpu >= q->nr_cpu_periods) {
+		size_t n = (size_t)t->c.cpu + 1;
+
+		c = realloc(q->cpu_periods, n * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		memset(c + q->nr_cpu_periods, 0,
+		       (n - q->nr_cpu_periods) * sizeof(*c));
+		q->cpu_periods = c;
+		q->nr_cpu_periods = n;
+	}
+	c = &q->cpu_periods[t->c.cpu];
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 16;
+		__u64 *tv = realloc(c->time, nc * sizeof(*tv)), *pv;
+
+		if (!tv)
+			return -ENOMEM;
+		c->time = tv;
+		pv = realloc(c->period, nc * sizeof(*pv));
+		if (!pv)
+			return -ENOMEM;
+		c->period = pv;
+		c->cap = nc;
+	}
+	c->time[c->n] = t->c.time;
+	c->period[c->n++] = t->period_ns;
+	return 0;
+}
+
+/*
+ * What the sample of @cc weighs: its period, at most the period the
+ * sampler had on its CPU at its time (never less than the nominal one).
+ * Deferred samples come out of the stitcher late: the CPU's history,
+ * not its last period, says which held.
+ */
+static __u64 capped_period(struct prof *p, const struct pmuctx_callchain *cc)
+{
+	const struct prof_priv *q = p->priv;
+	__u64 cap = p->cap_period;
+
+	if (!cap)
+		return cc->period;
+	if (cc->cpu < q->nr_cpu_periods) {
+		const struct cpu_periods *c = &q->cpu_periods[cc->cpu];
+		size_t lo = 0, hi = c->n;
+
+		/* the last change at or before the sample */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (c->time[mid] <= cc->time)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && c->period[lo - 1] > cap)
+			cap = c->period[lo - 1];
+	}
+	return cc->period < cap ? cc->period : cap;
 }
 
 /* ---- comms and processes ------------------------------------------------ */
@@ -535,7 +646,7 @@ static __s32 maps_pid(const struct prof_priv *q, __s32 pid)
 
 /* prof_input.keep_samples: the sample's own frames, for perf-script */
 static int keep_sample(struct prof *p, const struct pmuctx_callchain *cc,
-		       const struct stack_key *k)
+		       const struct stack_key *k, __u64 weight)
 {
 	struct prof_sample *x;
 
@@ -565,6 +676,7 @@ static int keep_sample(struct prof *p, const struct pmuctx_callchain *cc,
 	x = &p->samples[p->nr_samples++];
 	x->time = cc->time;
 	x->cpu = cc->cpu;
+	x->weight = weight;
 	x->tid = cc->tid;
 	x->ip = cc->ip;
 	x->first = (__u32)p->nr_sample_frames;
@@ -667,6 +779,7 @@ static int add_callchain(struct prof *p, struct pmuctx_syms *y,
 	struct stack_key k = { .pid = cc->pid, .tid = cc->tid };
 	__s32 upid = maps_pid(p->priv, cc->pid);
 	char cbuf[32];
+	__u64 weight;
 	__u32 i, n = 0;
 	long id;
 
@@ -678,10 +791,16 @@ static int add_callchain(struct prof *p, struct pmuctx_syms *y,
 		if (!k.comm)
 			return -ENOMEM;
 	}
+	weight = capped_period(p, cc);
 	if (!sample_passes(p->priv->filter, cc, k.comm)) {
 		p->filtered_count++;
 		p->filtered_period += cc->period;
+		p->filtered_weight += weight;
 		return 0;
+	}
+	if (weight < cc->period) {
+		p->capped_count++;
+		p->capped_period += cc->period - weight;
 	}
 	if (misc & PMUCTX_SAMPLE_M_KADDR_HIDDEN)
 		p->kernel_hidden++;
@@ -714,9 +833,9 @@ static int add_callchain(struct prof *p, struct pmuctx_syms *y,
 	}
 	k.nr = n;
 	k.frames = p->priv->scratch;
-	if (p->priv->keep_samples && keep_sample(p, cc, &k))
+	if (p->priv->keep_samples && keep_sample(p, cc, &k, weight))
 		return -ENOMEM;
-	return add_stack(p, &k, 1, cc->period);
+	return add_stack(p, &k, 1, cc->period, weight);
 }
 
 static int drain(struct prof *p, struct pmuctx_syms *y,
@@ -891,6 +1010,8 @@ static int add_record(struct prof *p, struct pmuctx_syms *y,
 		return e;
 	if (h->type == PMUCTX_REC_USER_STACK)
 		return dwarf_stack(p, h);
+	if (h->type == PMUCTX_REC_THROTTLE)
+		return note_throttle(p, h);
 	if (h->type == PMUCTX_REC_USER_CALLCHAIN)
 		h = dwarf_chain_for(p, h);
 	if (h->type != PMUCTX_REC_SAMPLE &&
@@ -912,6 +1033,7 @@ static void prof_init(struct prof *p, const struct prof_input *in)
 	p->priv->filter = in->filter;
 	p->priv->in = in;
 	p->sample_freq = in->sample_freq;
+	p->cap_period = in->cap_period;
 	p->event = in->event;
 	p->period_events = in->period_events;
 	p->start_real_ns = in->start_real_ns;

@@ -62,6 +62,16 @@ struct prof_input {
 	const struct prof_maps *maps;
 	size_t nr_maps;
 	__u32 sample_freq;		/* Hz, 0 unknown */
+	/*
+	 * The hrtimer sampler's nominal period (ns; 0: the periods are not
+	 * capped).  Its periods are the time the task ran since its
+	 * previous sample: a tick held back (interrupts off, a vCPU not
+	 * run) makes one sample stand for a stall.  The default weight
+	 * (PROF_WEIGHT_PERIOD) takes each sample's period up to the period
+	 * the sampler had on that CPU: this one, or longer after a
+	 * THROTTLE record (not a BUDGET one) slowed that CPU down.
+	 */
+	__u64 cap_period;
 	const char *event;		/* sampled event; NULL: cpu-clock */
 	bool period_events;		/* periods count events, not ns */
 	__u64 start_real_ns;		/* CLOCK_REALTIME at the start */
@@ -132,6 +142,7 @@ struct prof_stack {
 	__u32 *frames;			/* frame ids, innermost first */
 	__u64 count;			/* samples */
 	__u64 period;			/* ns, or events (prof.period_events) */
+	__u64 weight;			/* period, capped (prof_input.cap_period) */
 };
 
 /* one sample, kept with prof_input.keep_samples */
@@ -144,6 +155,7 @@ struct prof_sample {
 	__u32 nr;			/* frames, innermost first */
 	__u32 nr_kernel;		/* the first nr_kernel are kernel */
 	__u32 flags;			/* PMUCTX_CALLCHAIN_* of the stitcher */
+	__u64 weight;			/* its period, capped (stack.weight) */
 };
 
 struct prof {
@@ -151,9 +163,12 @@ struct prof {
 	size_t nr_frames, cap_frames;
 	struct prof_stack *stacks;
 	size_t nr_stacks, cap_stacks;
-	__u64 total_count, total_period;
+	__u64 total_count, total_period, total_weight;
 	/* the samples prof_input.filter left out (not in the stacks) */
-	__u64 filtered_count, filtered_period;
+	__u64 filtered_count, filtered_period, filtered_weight;
+	/* prof_input.cap_period; the samples it capped, the time cut off */
+	__u64 cap_period;
+	__u64 capped_count, capped_period;
 	struct pmuctx_stitch_stats stats;
 	bool have_stats;
 	struct unw_stats dwarf;		/* USER_STACK records (dwarf mode) */
@@ -170,7 +185,25 @@ struct prof {
 	struct prof_priv *priv;
 };
 
-enum prof_weight { PROF_WEIGHT_SAMPLES, PROF_WEIGHT_PERIOD };
+/*
+ * What a sample weighs: 1; its period, capped at the sampling period then
+ * in effect on its CPU (prof_input.cap_period; the default, perf's
+ * weights: each cpu-clock sample of perf stands for one period); or the
+ * period as recorded, stalls and all.
+ */
+enum prof_weight { PROF_WEIGHT_SAMPLES, PROF_WEIGHT_PERIOD,
+		   PROF_WEIGHT_RAW_PERIOD };
+
+static inline __u64 prof_stack_weight(const struct prof_stack *s,
+				      enum prof_weight w)
+{
+	return w == PROF_WEIGHT_SAMPLES ? s->count :
+	       w == PROF_WEIGHT_PERIOD ? s->weight : s->period;
+}
+
+/* the total weight of the profile's stacks (and of the samples filtered) */
+__u64 prof_total(const struct prof *p, enum prof_weight w);
+__u64 prof_filtered(const struct prof *p, enum prof_weight w);
 
 int prof_new(struct prof **out);
 void prof_free(struct prof *p);
@@ -185,6 +218,7 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 /*
  * prof_add_named() - add a stack of named frames (tests, synthetic
  * profiles): @names innermost first, the first @nr_kernel kernel frames.
+ * Its period is not capped: the weight is @period.
  */
 int prof_add_named(struct prof *p, const char *comm, __s32 pid, __s32 tid,
 		   const char *const *names, __u32 nr, __u32 nr_kernel,
@@ -206,9 +240,15 @@ const char *prof_weight_desc(const struct prof *p, enum prof_weight w);
  * per distinct stack, sorted
  */
 int prof_write_folded(const struct prof *p, enum prof_weight w, FILE *f);
-/* the gzip'd pprof profile.proto; 0 or -errno */
-int prof_pprof_encode(const struct prof *p, void **buf, size_t *len);
-int prof_write_pprof(const struct prof *p, FILE *f);
+/*
+ * the gzip'd pprof profile.proto; 0 or -errno.  Sample types samples/count
+ * and cpu/nanoseconds (or EVENT/count): the period capped as @w's, raw
+ * with PROF_WEIGHT_RAW_PERIOD; pprof shows samples by default with
+ * PROF_WEIGHT_SAMPLES, else the period.
+ */
+int prof_pprof_encode(const struct prof *p, enum prof_weight w, void **buf,
+		      size_t *len);
+int prof_write_pprof(const struct prof *p, enum prof_weight w, FILE *f);
 /* perf report --stdio: children and self per (comm, module, symbol) */
 int prof_write_text(const struct prof *p, enum prof_weight w, FILE *f);
 

@@ -411,10 +411,19 @@ static void print_summary(const struct prof *p, enum prof_weight w, FILE *f)
 	else
 		fprintf(f, ", %" PRIu64 " %s events\n",
 			(uint64_t)p->total_period, p->event ? p->event : "?");
+	/* perf's line: the weights' sum, what the percentages divide */
+	fprintf(f, "# Event count (approx.): %" PRIu64 "\n",
+		(uint64_t)prof_total(p, w));
 	if (p->filtered_count)
 		fprintf(f, "# Filtered out: %" PRIu64 " sample(s) (--comms, "
 			"--pid, --tid, --time)\n", (uint64_t)p->filtered_count);
 	fprintf(f, "# Weight: %s\n", prof_weight_desc(p, w));
+	if (p->capped_count && w == PROF_WEIGHT_PERIOD)
+		fprintf(f, "# Capped: %" PRIu64 " sample(s) stood for more "
+			"than a sampling period (late ticks, stalls): %.3f ms "
+			"not weighted (--weight raw-period weighs it)\n",
+			(uint64_t)p->capped_count,
+			(double)p->capped_period / 1e6);
 	if (p->have_stats && p->stats.deferred)
 		fprintf(f, "# Deferred user callchains: %" PRIu64 " of %"
 			PRIu64 " stitched, %" PRIu64 " unresolved\n",
@@ -431,8 +440,7 @@ int prof_write_text_opts(const struct prof *p, const struct prof_text_opts *o,
 			 FILE *f)
 {
 	struct table T = { .p = p, .o = o };
-	__u64 total = o->weight == PROF_WEIGHT_PERIOD ? p->total_period :
-		      p->total_count;
+	__u64 total = prof_total(p, o->weight);
 	size_t i;
 	int err;
 
@@ -445,8 +453,7 @@ int prof_write_text_opts(const struct prof *p, const struct prof_text_opts *o,
 		T.base = total;
 	/* 100 %: what is shown (--percentage relative), or every sample */
 	if (o->absolute)
-		T.base = total + (o->weight == PROF_WEIGHT_PERIOD ?
-				  p->filtered_period : p->filtered_count);
+		T.base = total + prof_filtered(p, o->weight);
 	cmp_opts = o;
 	if (T.n)
 		qsort(T.v, T.n, sizeof(*T.v), cmp_tentry);

@@ -11,7 +11,7 @@
 
 static inline __u64 weight_of(const struct prof_stack *s, enum prof_weight w)
 {
-	return w == PROF_WEIGHT_PERIOD ? s->period : s->count;
+	return prof_stack_weight(s, w);
 }
 
 struct tentry {

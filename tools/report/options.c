@@ -358,9 +358,12 @@ static int report_opt(struct report *R, struct report_args *a, int c,
 			a->po.weight = PROF_WEIGHT_SAMPLES;
 		else if (!strcmp(optarg, "period"))
 			a->po.weight = PROF_WEIGHT_PERIOD;
+		else if (!strcmp(optarg, "raw-period"))
+			a->po.weight = PROF_WEIGHT_RAW_PERIOD;
 		else
 			return usage_error(CMD, "--weight '%s': expected "
-					   "samples or period", optarg);
+					   "period, raw-period or samples",
+					   optarg);
 		return 0;
 	case OPT_STITCH_STATS:
 		a->po.stitch_stats = true;

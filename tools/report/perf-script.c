@@ -39,12 +39,16 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 
 	const char *ev = report_sample_event(R->info);
 	const struct pmuctx_rec_common *c = &sm->c;
+	__u64 period = sm->period;
 	char cb[32];
 
 	x = prof_find_sample(R->prof, sm->c.cpu, sm->c.time, sm->c.tid,
 			     sm->ip);
 	if (!x && R->filter)
 		return;		/* --comms ... --time left it out */
+	/* the period the other outputs weigh it by (--weight) */
+	if (x && R->weight != PROF_WEIGHT_RAW_PERIOD)
+		period = x->weight;
 
 	/*
 	 * perf script's header of a sample with a callchain: the comm not
@@ -53,7 +57,10 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 	 * prints its evsel's name whatever mode a sample interrupted: readers
 	 * (stackcollapse-perf.pl, speedscope) keep the samples of the first
 	 * event name they meet and drop the others.  The mode shows in the
-	 * frames, as in perf's: kernel ones are in [kernel.kallsyms].
+	 * frames, as in perf's: kernel ones are in [kernel.kallsyms].  The
+	 * period is the one the report weighs (capped at the sampling
+	 * period; raw with --weight raw-period), so that the readers'
+	 * totals are --format folded's.
 	 */
 	fprintf(f, "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10llu "
 		"%s: \n",
@@ -61,7 +68,7 @@ static void perf_sample(struct report *R, const struct pmuctx_rec_sample *sm)
 		(int)c->pid, (int)c->tid, c->cpu,
 		(uint64_t)(c->time / 1000000000ULL),
 		(uint64_t)(c->time % 1000000000ULL / 1000ULL),
-		(unsigned long long)sm->period, ev ? ev : "cpu-clock");
+		(unsigned long long)period, ev ? ev : "cpu-clock");
 	if (x) {
 		for (i = 0; i < x->nr; i++)
 			perf_frame(f, &R->prof->frames[R->prof->sample_frames[

@@ -49,6 +49,14 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 	in.maps = maps;
 	in.nr_maps = r->nr_maps;
 	in.sample_freq = R->info->sample_freq;
+	/*
+	 * The hrtimer sampler's periods are run time since the previous
+	 * sample: capped at its period (the module's, at least 10 us).  A
+	 * perf-backed event's are perf's own (the period it was armed
+	 * with), which a stall cannot stretch: weighted as they are.
+	 */
+	if (!R->info->sample_event && R->info->sample_freq)
+		in.cap_period = report_nominal_period_ns(R->info);
 	in.event = report_sample_event(R->info);
 	in.period_events = !report_sample_period_ns(R->info);
 	in.start_real_ns = R->info->start_real_ns;

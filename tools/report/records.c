@@ -150,6 +150,17 @@ bool report_sample_period_ns(const struct pmf_info *in)
 }
 
 /*
+ * The hrtimer sampler's period (ns) at the recording's frequency: as the
+ * module sets it, 1/frequency but at least 10 us (perf's floor).
+ */
+__u64 report_nominal_period_ns(const struct pmf_info *in)
+{
+	__u64 p = in->sample_freq ? 1000000000ULL / in->sample_freq : 0;
+
+	return p < 10000 ? 10000 : p;
+}
+
+/*
  * THROTTLE (docs/FILE-FORMAT.md): the global budget's refusals, or the
  * sampler slowing down or relaxing on one CPU.  A record of an older
  * module stops before @dropped.

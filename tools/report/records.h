@@ -29,6 +29,8 @@ void report_print_value(FILE *f, const struct pmf_info *info, unsigned int i,
 void report_print_escaped(FILE *f, const unsigned char *p, size_t n);
 /* the sampled event of a recording: NULL for the hrtimer (cpu-clock) */
 const char *report_sample_event(const struct pmf_info *in);
+/* the hrtimer sampler's nominal period, ns */
+__u64 report_nominal_period_ns(const struct pmf_info *in);
 /* the periods of the recording's samples are ns (hrtimer, clock events) */
 bool report_sample_period_ns(const struct pmf_info *in);
 /* a THROTTLE record, zero-filled where an older module's stops short */

@@ -58,6 +58,7 @@ struct report {
 	const struct prof *prof;	/* perf-script: the samples' frames */
 	bool samples;		/* the file has samples */
 	const struct prof_filter *filter;	/* --comms ... --time */
+	enum prof_weight weight;	/* --weight: perf-script's periods */
 };
 
 struct prof_opts {
