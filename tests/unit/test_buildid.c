@@ -127,7 +127,7 @@ static void put_sample(struct pmf_writer *w, __u64 t, __u64 ip)
 }
 
 /* a recording of two samples in bidprobe_old, the library mapped */
-static int write_recording(__u64 ip)
+static int write_recording(__u64 ip, bool buildids)
 {
 	struct pmf_cpu_stats st[1];
 	struct pmf_writer *w;
@@ -157,6 +157,7 @@ static int write_recording(__u64 ip)
 	err = pmf_create(&w, path, &m, msg, sizeof(msg));
 	if (err)
 		return err;
+	pmf_set_buildids(w, buildids);
 	snprintf(maps, sizeof(maps), "%llx-%llx r-xp 00000000 08:01 4242 "
 		 "%s\n", (unsigned long long)BID_BASE,
 		 (unsigned long long)BID_BASE + 0x100000, lib);
@@ -183,7 +184,25 @@ static void test_changed(void)
 	CHECK(fn != 0, "bidprobe_old in %s", one);
 	ip = BID_BASE + fn + 2;
 	CHECK_EQ(install("libbidprobe-1.so"), 0, "install libbidprobe-1.so");
-	CHECK_EQ(write_recording(ip), 0, "write the recording: %s", msg);
+	CHECK_EQ(write_recording(ip, true), 0, "write the recording: %s",
+		 msg);
+	{
+		struct pmf_reader *r = NULL;
+		char err[512];
+		__u32 k, ones = 0;
+
+		CHECK_EQ(pmf_read(path, 0, &r, err, sizeof(err)), 0,
+			 "read it back: %s", err);
+		CHECK(r && r->nr_buildids == 1 && !strcmp(r->buildids[0].path,
+							  lib),
+		      "one BUILDID entry: the library's path");
+		for (k = 0; r && r->nr_buildids && k < r->buildids[0].id_len;
+		     k++)
+			ones += r->buildids[0].id[k] == 0x11;
+		CHECK(r && r->nr_buildids && r->buildids[0].id_len == 20 &&
+		      ones == 20, "its build-id: 20 bytes of 0x11");
+		pmf_free(r);
+	}
 
 	ret = run(&cmd_report, "-i", path, "--format", "folded", NULL);
 	CHECK_EQ(ret, 0, "the same file: report exits 0");
@@ -225,6 +244,32 @@ static void test_changed(void)
 		  "file+offset");
 }
 
+/* pmuctx record -B: no BUILDID section, nothing compared */
+static void test_no_buildid(void)
+{
+	struct pmf_reader *r = NULL;
+	char one[PATH_MAX], err[512];
+	__u64 ip;
+	int ret;
+
+	t_section("pmuctx record -B: no build-ids");
+	snprintf(one, sizeof(one), "%s/tests/unit/libbidprobe-1.so",
+		 TOP_DIR);
+	ip = BID_BASE + elf_sym(one, "bidprobe_old") + 2;
+	CHECK_EQ(install("libbidprobe-1.so"), 0, "install libbidprobe-1.so");
+	CHECK_EQ(write_recording(ip, false), 0, "write the recording: %s",
+		 msg);
+	CHECK_EQ(pmf_read(path, 0, &r, err, sizeof(err)), 0, "read it back: "
+		 "%s", err);
+	CHECK(r && !r->nr_buildids, "no BUILDID entry");
+	pmf_free(r);
+	CHECK_EQ(install("libbidprobe-2.so"), 0, "replace it");
+	ret = run(&cmd_report, "-i", path, "--format", "folded", NULL);
+	CHECK_EQ(ret, 0, "report exits 0");
+	CHECK_LACKS(cap_err, "since the recording", "nothing said: there is "
+		    "nothing to compare");
+}
+
 void test_buildid(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/pmuctx-bidtest.XXXXXX");
@@ -235,6 +280,7 @@ void test_buildid(void)
 	snprintf(path, sizeof(path), "%s/bid.pmu", dir);
 	snprintf(lib, sizeof(lib), "%s/libbidprobe.so", dir);
 	test_changed();
+	test_no_buildid();
 	{
 		char cmd[128];
 
