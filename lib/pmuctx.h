@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define LIBPMUCTX_MAJOR_VERSION	0
-#define LIBPMUCTX_MINOR_VERSION	5
+#define LIBPMUCTX_MINOR_VERSION	6
 #define LIBPMUCTX_PATCH_VERSION	0
 
 /*
@@ -1204,6 +1204,22 @@ PMUCTX_API int pmuctx_syms_add_maps(struct pmuctx_syms *y, pid_t pid,
 PMUCTX_API int pmuctx_syms_lookup(struct pmuctx_syms *y, pid_t pid,
 				  __u64 time, __u64 addr, __u32 flags,
 				  struct pmuctx_sym *out);
+
+/**
+ * pmuctx_syms_no_file() - do not read a file the maps name
+ * @y:    resolver
+ * @path: the path, as the maps name it
+ *
+ * The file now at @path is not the one that was mapped when the maps were
+ * read (its build-id changed: rebuilt, upgraded): its functions are not
+ * the process's.  Addresses in its mappings are then looked up as in a
+ * file that is gone: no name, the module and the file offset
+ * (PMUCTX_SYM_UNKNOWN).  Call it before the first lookup.  libpmuctx 0.6
+ * (LIBPMUCTX_0.6).
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+PMUCTX_API int pmuctx_syms_no_file(struct pmuctx_syms *y, const char *path);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,9 @@
  * works out each file's load bias (PIE executables, shared libraries),
  * reads .symtab or .dynsym, and finds separate debug files.  No symbol
  * covers a PLT stub: those are named NAME@plt from the file's relocations
- * (x86_64, see "PLT stubs" below), as perf names them.
+ * (x86_64, see "PLT stubs" below), as perf names them.  A file named with
+ * pmuctx_syms_no_file() (its build-id changed since the recording) is
+ * never opened: its module has no ELF, as for a file that is gone.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -130,6 +132,8 @@ struct pmuctx_syms {
 	Dwfl_Callbacks cbs;
 	char **plt_names;	/* NAME@plt, made once each */
 	size_t nplt_names;
+	char **no_files;	/* pmuctx_syms_no_file(): not read */
+	size_t nno_files;
 };
 
 /* ---- kallsyms ----------------------------------------------------------- */
@@ -390,6 +394,36 @@ static const struct umap *snap_find(const struct snap *s, __u64 a)
 	return NULL;
 }
 
+/* the mark of a module pmuctx_syms_no_file() named (its userdata) */
+static char no_file_mark;
+
+/* libdwfl's find_elf: not for a module marked by mark_no_file() */
+static int syms_find_elf(Dwfl_Module *mod, void **userdata,
+			 const char *name, Dwarf_Addr base, char **file_name,
+			 Elf **elfp)
+{
+	if (*userdata == &no_file_mark) {
+		*elfp = NULL;
+		return -1;
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name,
+					elfp);
+}
+
+static int mark_no_file(Dwfl_Module *mod, void **userdata, const char *name,
+			Dwarf_Addr start, void *arg)
+{
+	const struct pmuctx_syms *y = arg;
+	size_t i;
+
+	(void)mod;
+	(void)start;
+	for (i = 0; name && i < y->nno_files; i++)
+		if (!strcmp(name, y->no_files[i]))
+			*userdata = &no_file_mark;
+	return DWARF_CB_OK;
+}
+
 static Dwfl *snap_dwfl(struct pmuctx_syms *y, struct snap *s)
 {
 	FILE *f;
@@ -413,7 +447,10 @@ static Dwfl *snap_dwfl(struct pmuctx_syms *y, struct snap *s)
 	if (dwfl_report_end(s->dwfl, NULL, NULL)) {
 		dwfl_end(s->dwfl);
 		s->dwfl = NULL;
+		return NULL;
 	}
+	if (y->nno_files)
+		dwfl_getmodules(s->dwfl, mark_no_file, y, 0);
 	return s->dwfl;
 }
 
@@ -800,7 +837,7 @@ PMUCTX_API int pmuctx_syms_new(struct pmuctx_syms **out,
 					       "memory");
 		}
 	}
-	y->cbs.find_elf = dwfl_linux_proc_find_elf;
+	y->cbs.find_elf = syms_find_elf;
 	y->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
 	y->cbs.debuginfo_path = &y->debuginfo_path;
 	*out = y;
@@ -832,6 +869,9 @@ PMUCTX_API void pmuctx_syms_free(struct pmuctx_syms *y)
 	for (i = 0; i < y->nplt_names; i++)
 		free(y->plt_names[i]);
 	free(y->plt_names);
+	for (i = 0; i < y->nno_files; i++)
+		free(y->no_files[i]);
+	free(y->no_files);
 	free(y->ksyms);
 	free(y->kmods);
 	free(y->kallsyms_path);
@@ -914,4 +954,26 @@ PMUCTX_API int pmuctx_syms_lookup(struct pmuctx_syms *y, pid_t pid,
 		return pmuctx__err_set(NULL, PMUCTX_OP_ALLOC, ENOMEM,
 				       "pmuctx_syms_lookup: out of memory");
 	return ret;
+}
+
+PMUCTX_API int pmuctx_syms_no_file(struct pmuctx_syms *y, const char *path)
+{
+	char **v;
+
+	if (!y || !path)
+		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
+				       "pmuctx_syms_no_file: %s is NULL",
+				       y ? "path" : "the resolver");
+	v = realloc(y->no_files, (y->nno_files + 1) * sizeof(*v));
+	if (!v)
+		goto nomem;
+	y->no_files = v;
+	v[y->nno_files] = strdup(path);
+	if (!v[y->nno_files])
+		goto nomem;
+	y->nno_files++;
+	return 0;
+nomem:
+	return pmuctx__err_set(NULL, PMUCTX_OP_ALLOC, ENOMEM,
+			       "pmuctx_syms_no_file: out of memory");
 }

@@ -13,6 +13,7 @@
 
 #include <pmuctx.h>
 
+#include "buildid.h"
 #include "pmfile.h"
 
 _Static_assert(sizeof(struct pmf_file_header) == 32, "file header");
@@ -25,6 +26,8 @@ _Static_assert(sizeof(struct pmf_window) == 24, "window");
 _Static_assert(sizeof(struct pmf_cpu_stats) == 56, "cpu stats");
 _Static_assert(sizeof(struct pmf_window_end) == 24, "window end");
 _Static_assert(sizeof(struct pmf_end) == 32, "end");
+_Static_assert(sizeof(struct pmf_buildid) == 40, "buildid");
+_Static_assert(PMF_BUILDID_MAX == BUILDID_MAX, "buildid size");
 
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
 /* a RECORDS section is closed at this size and a new one begun */
@@ -73,6 +76,9 @@ struct pmf_writer {
 	__u64 last_time;
 	int err;
 	char msg[512];
+	bool buildids;		/* pmf_set_buildids() */
+	char **seen;		/* paths whose build-id was looked for: */
+	size_t seen_cap, nr_seen;	/* open addressing, cap 2^n */
 };
 
 static int wfail(struct pmf_writer *w, int err, const char *fmt, ...)
@@ -195,6 +201,7 @@ int pmf_create(struct pmf_writer **out, const char *path,
 		return -ENOMEM;
 	}
 	w->rec_sec = SIZE_MAX;
+	w->buildids = true;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		err = -errno;
@@ -341,6 +348,140 @@ int pmf_window_end(struct pmf_writer *w, const struct pmf_cpu_stats *cpus,
 	return 0;
 }
 
+static __u64 path_hash(const char *p, size_t n)
+{
+	__u64 h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (n--) {
+		h ^= (unsigned char)*p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* @p (@n bytes) was not seen before: remember it; -ENOMEM */
+static int seen_add(struct pmf_writer *w, const char *p, size_t n)
+{
+	size_t i, mask;
+
+	if (2 * (w->nr_seen + 1) > w->seen_cap) {
+		size_t cap = w->seen_cap ? 2 * w->seen_cap : 64;
+		char **t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; i < w->seen_cap; i++) {
+			char *q = w->seen[i];
+			size_t k;
+
+			if (!q)
+				continue;
+			k = path_hash(q, strlen(q)) & (cap - 1);
+			while (t[k])
+				k = (k + 1) & (cap - 1);
+			t[k] = q;
+		}
+		free(w->seen);
+		w->seen = t;
+		w->seen_cap = cap;
+	}
+	mask = w->seen_cap - 1;
+	for (i = path_hash(p, n) & mask; w->seen[i]; i = (i + 1) & mask)
+		if (!strncmp(w->seen[i], p, n) && !w->seen[i][n])
+			return 0;
+	w->seen[i] = strndup(p, n);
+	if (!w->seen[i])
+		return -ENOMEM;
+	w->nr_seen++;
+	return 1;
+}
+
+static void seen_free(struct pmf_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->seen_cap; i++)
+		free(w->seen[i]);
+	free(w->seen);
+}
+
+/*
+ * a BUILDID section for the files of executable mappings in @text that no
+ * MAPS section named before (none if they have no build-id)
+ */
+static int add_buildids(struct pmf_writer *w, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	unsigned char *buf = NULL;
+	size_t blen = 0, bcap = 0;
+	int err = 0;
+
+	while (p < end && *p) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *ls = p, *le = nl ? nl : end, *q;
+		char line[8192], perms[8];
+		unsigned long long a, b, off;
+		size_t n = (size_t)(le - p), esz;
+		struct pmf_buildid e;
+		int k = 0, r;
+
+		p = nl ? nl + 1 : end;
+		if (n >= sizeof(line))
+			continue;
+		memcpy(line, ls, n);
+		line[n] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &a, &b, perms,
+			   &off, &k) < 4 || k <= 0 || perms[2] != 'x')
+			continue;
+		q = line + k;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		n = strlen(q);
+		/* a file replaced or removed already: nothing to read */
+		if (*q != '/' || (n >= 10 && !strcmp(q + n - 10, " (deleted)")))
+			continue;
+		r = seen_add(w, q, n);
+		if (r <= 0) {
+			err = r;
+			if (err)
+				break;
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		r = buildid_read(q, e.id);
+		if (r <= 0)
+			continue;
+		e.id_len = (__u32)r;
+		esz = ALIGN8(sizeof(e) + n + 1);
+		e.size = (__u32)esz;
+		if (blen + esz > bcap) {
+			size_t cap = bcap ? 2 * bcap : 4096;
+			unsigned char *t;
+
+			while (cap < blen + esz)
+				cap *= 2;
+			t = realloc(buf, cap);
+			if (!t) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = t;
+			bcap = cap;
+		}
+		memset(buf + blen, 0, esz);
+		memcpy(buf + blen, &e, sizeof(e));
+		memcpy(buf + blen + sizeof(e), q, n);
+		blen += esz;
+	}
+	if (!err && blen && add_section(w, PMF_SEC_BUILDID, buf, blen, NULL,
+					0))
+		err = -ENOMEM;
+	free(buf);
+	if (err)
+		return wfail(w, -err, "out of memory");
+	return 0;
+}
+
 int pmf_add_maps(struct pmf_writer *w, __s32 pid, __u64 time, __u32 reason,
 		 const char *text, size_t len)
 {
@@ -358,7 +499,12 @@ int pmf_add_maps(struct pmf_writer *w, __s32 pid, __u64 time, __u32 reason,
 	w->rec_sec = SIZE_MAX;
 	if (add_section(w, PMF_SEC_MAPS, &m, sizeof(m), text, len))
 		return -ENOMEM;
-	return 0;
+	return w->buildids ? add_buildids(w, text, len) : 0;
+}
+
+void pmf_set_buildids(struct pmf_writer *w, bool on)
+{
+	w->buildids = on;
 }
 
 int pmf_flush(struct pmf_writer *w)
@@ -390,6 +536,7 @@ int pmf_close(struct pmf_writer *w, int exit_status, char *errbuf,
 		snprintf(errbuf, errlen, "%s", w->msg);
 	free(w->pend);
 	free(w->path);
+	seen_free(w);
 	free(w);
 	return err;
 }
@@ -425,6 +572,7 @@ struct rd {
 	size_t recs_cap;
 	size_t maps_cap;
 	size_t wins_cap;
+	size_t bids_cap;
 };
 
 static int rfail(struct rd *d, int err, const char *fmt, ...)
@@ -660,6 +808,48 @@ static int parse_maps(struct rd *d, const unsigned char *p, size_t len,
 	return 0;
 }
 
+/* a BUILDID section (@p, @len bytes) at @off */
+static int parse_buildids(struct rd *d, const unsigned char *p, size_t len,
+			  size_t off)
+{
+	struct pmf_reader *r = d->r;
+	size_t at = 0;
+
+	while (at < len) {
+		struct pmf_buildid e;
+		struct pmf_bid *v;
+		const char *path;
+
+		if (len - at < sizeof(e))
+			return rfail(d, EBADMSG, "BUILDID section at offset "
+				     "%zu: %zu bytes where an entry should be",
+				     off, len - at);
+		memcpy(&e, p + at, sizeof(e));
+		path = (const char *)p + at + sizeof(e);
+		if (e.size <= sizeof(e) || e.size % 8 || e.size > len - at ||
+		    !e.id_len || e.id_len > PMF_BUILDID_MAX ||
+		    !memchr(path, '\0', e.size - sizeof(e)))
+			return rfail(d, EBADMSG, "BUILDID section at offset "
+				     "%zu: a bad entry at byte %zu (%u bytes, "
+				     "id of %u)", off, at, e.size, e.id_len);
+		if (r->nr_buildids == d->bids_cap) {
+			size_t cap = d->bids_cap ? d->bids_cap * 2 : 16;
+
+			v = realloc(r->buildids, cap * sizeof(*v));
+			if (!v)
+				return rfail(d, ENOMEM, "out of memory");
+			r->buildids = v;
+			d->bids_cap = cap;
+		}
+		v = &r->buildids[r->nr_buildids++];
+		v->path = path;
+		v->id = p + at + offsetof(struct pmf_buildid, id);
+		v->id_len = e.id_len;
+		at += e.size;
+	}
+	return 0;
+}
+
 /* the file header: 0, or the error (d's message says it) */
 static int parse_file_header(struct rd *d, size_t *header_size)
 {
@@ -799,6 +989,8 @@ static int parse_section(struct rd *d, const struct pmf_section *s,
 		return parse_window_end(d, p, (size_t)s->size, off);
 	case PMF_SEC_MAPS:
 		return parse_maps(d, p, (size_t)s->size, off);
+	case PMF_SEC_BUILDID:
+		return parse_buildids(d, p, (size_t)s->size, off);
 	default:
 		return 0;	/* a newer writer's section: skipped */
 	}
@@ -883,5 +1075,6 @@ void pmf_free(struct pmf_reader *r)
 	free(r->wins);
 	free(r->recs);
 	free(r->maps);
+	free(r->buildids);
 	free(r);
 }

@@ -38,6 +38,7 @@ enum pmf_section_type {
 	PMF_SEC_WINDOW_END	= 4,
 	PMF_SEC_END		= 5,
 	PMF_SEC_MAPS		= 6,	/* a process's memory map (sampling) */
+	PMF_SEC_BUILDID		= 7,	/* build-ids of mapped files */
 };
 
 struct pmf_section {
@@ -91,6 +92,24 @@ struct pmf_maps {
 	__u64	time;		/* CLOCK_MONOTONIC: the map holds from then */
 	__u32	reason;		/* PMF_MAPS_* */
 	__u32	len;		/* bytes of text (no NUL; zero padded) */
+};
+
+/*
+ * BUILDID: the GNU build-ids (NT_GNU_BUILD_ID notes) of the files that
+ * MAPS sections name in executable mappings, read by the recorder just
+ * after the first MAPS section that names each path (a file without a
+ * note, or that cannot be read, has no entry).  Entries follow each
+ * other up to the end of the section.  After that MAPS section; older
+ * readers skip it.
+ */
+#define PMF_BUILDID_MAX	32
+
+struct pmf_buildid {
+	__u32	size;		/* bytes of the entry: this struct, the
+				 * path, its NUL, zeros to a multiple of 8 */
+	__u32	id_len;		/* bytes of id (1..PMF_BUILDID_MAX) */
+	__u8	id[PMF_BUILDID_MAX];	/* zero padded */
+	/* the path, as in the MAPS text, NUL-terminated */
 };
 
 /*
@@ -186,6 +205,11 @@ int pmf_flush(struct pmf_writer *w);
 /* a MAPS section (struct pmf_maps + @text) */
 int pmf_add_maps(struct pmf_writer *w, __s32 pid, __u64 time, __u32 reason,
 		 const char *text, size_t len);
+/*
+ * pmf_set_buildids() - whether pmf_add_maps() follows a MAPS section that
+ * names new files with a BUILDID section of theirs (default: true)
+ */
+void pmf_set_buildids(struct pmf_writer *w, bool on);
 /* final flush (END without PMF_END_OPEN); frees @w; 0 or -errno */
 int pmf_close(struct pmf_writer *w, int exit_status, char *err,
 	      size_t errlen);
@@ -213,6 +237,12 @@ struct pmf_map {
 	size_t len;
 };
 
+struct pmf_bid {
+	const char *path;	/* NUL-terminated */
+	const __u8 *id;
+	__u32 id_len;
+};
+
 struct pmf_reader {
 	unsigned char *buf;	/* the whole file, 8-byte aligned */
 	size_t len;
@@ -226,6 +256,8 @@ struct pmf_reader {
 	struct pmf_end end;
 	struct pmf_map *maps;	/* MAPS sections, file order */
 	size_t nr_maps;
+	struct pmf_bid *buildids;	/* BUILDID entries, file order */
+	size_t nr_buildids;
 	bool cut_short;		/* PMF_READ_PARTIAL took a damaged tail */
 	char warning[512];	/* what was cut (with PMF_READ_PARTIAL) */
 };

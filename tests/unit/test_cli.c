@@ -512,7 +512,7 @@ static void test_binary(void)
 		return;
 	}
 	CHECK_EQ(run_bin(NULL, "--version", NULL), 0, "--version -> 0");
-	CHECK_HAS(cap_out, " (libpmuctx 0.5.0, pmuctx ABI 1)",
+	CHECK_HAS(cap_out, " (libpmuctx 0.6.0, pmuctx ABI 1)",
 		  "--version text");
 	CHECK_EQ(run_bin(NULL, "--help", NULL), 0, "--help -> 0");
 	CHECK(strstr(cap_out, "  info ") && strstr(cap_out, "  stat "),

@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Runner of the ring-buffer unit tests (test_ring.c, test_ring_file.c,
- * test_report.c):
+ * test_report.c, test_buildid.c):
  * ring-tests, and ring-tests-san built with ASan and UBSan (harness.c
  * prints the results).
  *
- *   ./ring-tests [GROUP...]	groups: ring file report
+ *   ./ring-tests [GROUP...]	groups: ring file report buildid
  */
 #include "test.h"
 
 void test_ring(void);
 void test_ring_file(void);
 void test_report_opts(void);
+void test_buildid(void);
 
 static const struct t_group groups[] = {
 	{ "ring", test_ring },
 	{ "file", test_ring_file },
 	{ "report", test_report_opts },
+	{ "buildid", test_buildid },
 };
 
 int main(int argc, char **argv)

@@ -936,6 +936,9 @@ static int dwarf_stack(struct prof *p, const struct pmuctx_rec_header *h)
 
 	if (!q->unw) {
 		n = unw_new(&q->unw);
+		if (!n)
+			n = unw_no_files(q->unw, q->in->no_files,
+					 q->in->nr_no_files);
 		if (!n && !q->pending) {
 			q->pending = calloc(DWARF_PENDING, sizeof(*q->pending));
 			if (!q->pending)
@@ -1094,6 +1097,8 @@ int prof_build(const struct prof_input *in, struct prof **out, char *err,
 	e = pmuctx_stitch_new(&s, NULL);
 	if (!e)
 		e = pmuctx_syms_new(&y, &so);
+	for (i = 0; !e && i < in->nr_no_files; i++)
+		e = pmuctx_syms_no_file(y, in->no_files[i]);
 	if (e)
 		goto lib_fail;
 	for (i = 0; i < in->nr_maps; i++) {

@@ -81,6 +81,9 @@ struct prof_input {
 	bool lines;			/* source lines (pprof) */
 	bool keep_samples;		/* prof_find_sample() (perf-script) */
 	const struct prof_filter *filter;	/* NULL: every sample */
+	/* files not read (build-id changed): their frames file+offset */
+	const char *const *no_files;
+	size_t nr_no_files;
 };
 
 /* ---- DWARF unwinding of USER_STACK records (unwind.c) ------------------- */
@@ -105,6 +108,11 @@ struct unw_stats {
  */
 int unw_check(const void *rec, size_t len);
 int unw_new(struct unw **out);
+/*
+ * unw_no_files() - files not read for CFI (build-id changed): their
+ * frames end unwinds; @paths stay valid while @u is used
+ */
+int unw_no_files(struct unw *u, const char *const *paths, size_t n);
 void unw_free(struct unw *u);
 /*
  * unw_unwind() - unwind the USER_STACK record @rec of process @pid with

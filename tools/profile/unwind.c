@@ -39,6 +39,8 @@ struct unw {
 	char *debuginfo_path;
 	struct unw_map *maps;
 	size_t nr_maps, cap_maps;
+	const char *const *no_files;	/* unw_no_files() */
+	size_t nr_no_files;
 	/* the record being unwound */
 	__s32 tid;
 	Dwarf_Word regs[PMUCTX_REGS_X86_64_NR];
@@ -78,8 +80,11 @@ int unw_check(const void *rec, size_t len)
  * /proc/PID/mem with the recorded PID, on the machine that runs the
  * report, where that PID is some other process (or, from a crafted
  * file, any process the analyst can read).  A deleted file's module has
- * no CFI here and its frames end the unwind.
+ * no CFI here and its frames end the unwind, as do those of a file
+ * unw_no_files() names (marked by mark_no_file()).
  */
+static char no_file_mark;
+
 static int unw_find_elf(Dwfl_Module *mod, void **userdata,
 			const char *modname, Dwarf_Addr base,
 			char **file_name, Elf **elfp)
@@ -88,10 +93,9 @@ static int unw_find_elf(Dwfl_Module *mod, void **userdata,
 	int fd;
 
 	(void)mod;
-	(void)userdata;
 	(void)base;
 	*elfp = NULL;
-	if (!modname || modname[0] != '/')
+	if (*userdata == &no_file_mark || !modname || modname[0] != '/')
 		return -1;
 	fd = open(modname, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -120,6 +124,27 @@ int unw_new(struct unw **out)
 	u->cbs.debuginfo_path = &u->debuginfo_path;
 	*out = u;
 	return 0;
+}
+
+int unw_no_files(struct unw *u, const char *const *paths, size_t n)
+{
+	u->no_files = paths;
+	u->nr_no_files = n;
+	return 0;
+}
+
+static int mark_no_file(Dwfl_Module *mod, void **userdata, const char *name,
+			Dwarf_Addr start, void *arg)
+{
+	const struct unw *u = arg;
+	size_t i;
+
+	(void)mod;
+	(void)start;
+	for (i = 0; name && i < u->nr_no_files; i++)
+		if (!strcmp(name, u->no_files[i]))
+			*userdata = &no_file_mark;
+	return DWARF_CB_OK;
 }
 
 void unw_free(struct unw *u)
@@ -268,6 +293,8 @@ static Dwfl *unw_dwfl(struct unw *u, const struct prof_maps *m, __s32 pid)
 	fclose(f);
 	if (dwfl_report_end(dwfl, NULL, NULL))
 		goto err_end;
+	if (u->nr_no_files)
+		dwfl_getmodules(dwfl, mark_no_file, u, 0);
 	if (!dwfl_attach_state(dwfl, NULL, pid, &unw_thread_cbs, u))
 		goto err_end;
 	um->dwfl = dwfl;

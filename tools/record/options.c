@@ -24,6 +24,7 @@ enum {
 	OPT_MAX_STACK,
 	OPT_SAMPLE_EVENT,
 	OPT_NO_SAMPLES,
+	OPT_NO_BUILDID,
 };
 
 static const struct target_spec record_target = {
@@ -260,6 +261,10 @@ static int sample_opt(struct record_opts *o, int c, const char *arg)
 	case OPT_NO_SAMPLES:
 		o->no_samples = true;
 		return 0;
+	case 'B':
+	case OPT_NO_BUILDID:
+		o->no_buildid = true;
+		return 0;
 	default:
 		return -ENOENT;
 	}
@@ -418,6 +423,7 @@ int record_parse_opts(int argc, char **argv, struct record_opts *o)
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "sample-event", required_argument, NULL, OPT_SAMPLE_EVENT },
 		{ "no-samples", no_argument, NULL, OPT_NO_SAMPLES },
+		{ "no-buildid", no_argument, NULL, OPT_NO_BUILDID },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -425,7 +431,7 @@ int record_parse_opts(int argc, char **argv, struct record_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:e:ap:qF:c:gnh", longopts,
+	while ((c = getopt_long(argc, argv, "+:o:e:ap:qF:c:gnBh", longopts,
 				NULL)) != -1) {
 		if (c == 'h') {
 			print_cmd_help(&cmd_record, stdout);

@@ -51,6 +51,7 @@ struct record_opts {
 	bool quiet;
 	__u32 freq;		/* 0: no sampling (--no-samples) */
 	bool no_samples;	/* --no-samples (-n) */
+	bool no_buildid;	/* --no-buildid (-B) */
 	bool freq_default;	/* sampling only because it is the default */
 	enum call_graph call_graph;
 	__u32 max_stack;

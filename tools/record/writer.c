@@ -324,6 +324,7 @@ int record_create_file(struct recorder *R)
 		fprintf(stderr, "pmuctx record: %s\n", why);
 		return EXIT_RUNTIME;
 	}
+	pmf_set_buildids(R->w, !o->no_buildid);
 	if (o->freq) {
 		if (maps_cap_new(&R->mc, NULL, store_maps, R)) {
 			fprintf(stderr, "pmuctx record: out of memory\n");

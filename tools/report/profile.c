@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildid.h"
 #include "report/profile.h"
 #include "report/records.h"
 
@@ -28,6 +29,8 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 	const struct pmf_reader *r = R->r;
 	struct prof_maps *maps;
 	struct prof_input in;
+	const char **stale = NULL;
+	size_t nr_stale = 0;
 	char err[512];
 	size_t i;
 	int e;
@@ -43,7 +46,15 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 		maps[i].text = r->maps[i].text;
 		maps[i].len = r->maps[i].len;
 	}
+	/* files rebuilt or gone since: named once, not read */
+	if (buildid_check(r, "pmuctx report: ", stderr, &stale, &nr_stale)) {
+		free(maps);
+		fprintf(stderr, "pmuctx report: out of memory\n");
+		return -ENOMEM;
+	}
 	memset(&in, 0, sizeof(in));
+	in.no_files = stale;
+	in.nr_no_files = nr_stale;
 	in.recs = a;
 	in.nr_recs = n;
 	in.maps = maps;
@@ -68,6 +79,7 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 	in.filter = R->filter;
 	e = prof_build(&in, out, err, sizeof(err));
 	free(maps);
+	free(stale);
 	if (e)
 		fprintf(stderr, "pmuctx report: %s\n", err);
 	return e;
