@@ -56,6 +56,13 @@
 struct rhltable pmuctx_store;
 
 static unsigned int pmuctx_store_users;	/* under pmuctx_mutex */
+/*
+ * The table exists and the lifecycle probes are hooked (under
+ * pmuctx_mutex): from the first session's pmuctx_store_get() to
+ * pmuctx_store_reap(), a second after the last session's put (hooks.c,
+ * "Deferred unhooking"); a session created meanwhile keeps both.
+ */
+static bool pmuctx_store_up;
 
 /* First session: create the table and hook the scheduler. */
 int pmuctx_store_get(void)
@@ -64,7 +71,7 @@ int pmuctx_store_get(void)
 	int ret;
 
 	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_store_users++)
+	if (pmuctx_store_users++ || pmuctx_store_up)
 		return 0;
 	/*
 	 * PREEMPT_RT: room for max_tasks entries from the start, and never
@@ -91,6 +98,7 @@ int pmuctx_store_get(void)
 	ret = pmuctx_hooks_register();
 	if (ret)
 		goto err_table;
+	pmuctx_store_up = true;
 	return 0;
 
 err_table:
@@ -100,15 +108,33 @@ err_users:
 	return ret;
 }
 
-/* Last session gone: unhook (waits for running probes), drop the table. */
+/*
+ * Last session gone: the probes and the table go a second later
+ * (pmuctx_store_reap() from the unhook work), unless a session comes.
+ * Until then the probes find an empty table.
+ */
 void pmuctx_store_put(void)
 {
 	lockdep_assert_held(&pmuctx_mutex);
-	if (--pmuctx_store_users)
-		return;
+	if (!--pmuctx_store_users)
+		pmuctx_hooks_unhook_later();
+}
+
+/*
+ * The unhook work or module exit, under pmuctx_mutex: with no session
+ * left, unhook (waits for running probes) and drop the table.  True if
+ * it did.
+ */
+bool pmuctx_store_reap(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_store_users || !pmuctx_store_up)
+		return false;
 	pmuctx_hooks_unregister();
 	/* Sessions removed all their entries before putting the store. */
 	rhltable_destroy(&pmuctx_store);
+	pmuctx_store_up = false;
+	return true;
 }
 
 /*
