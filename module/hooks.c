@@ -7,8 +7,10 @@
  * while at least one session exists (store.c calls us under
  * pmuctx_mutex); sched_switch only while a session needs per-switch work
  * (a switchless one counts from its tasks' own counters: tasksrc.c), and
- * cgroup_attach_task while a cgroup session exists.  Unregistration waits
- * with tracepoint_synchronize_unregister() so no probe runs once it
+ * cgroup_attach_task while a cgroup session exists, each for a second
+ * more after its last user (pmuctx_unhook_work, "Deferred unhooking"
+ * below: every (un)registration patches kernel text).  Unregistration
+ * waits with tracepoint_synchronize_unregister() so no probe runs once it
  * returns.
  *
  * Per CPU we remember the entries of the task that is on the CPU
@@ -45,6 +47,23 @@
  *			cgroup session exists.
  *  pmuctx_cpu_sync/forget  IPI (hardirq) on each CPU.
  *
+ * Registration contexts (process context, pmuctx_mutex held for all of
+ * them; the tracepoint, cpu-hotplug, jump-label and text mutexes nest
+ * inside, as does the free work's flush):
+ *  pmuctx_store_get/put, pmuctx_hooks_switch_get/put, _cgroup_get/put
+ *			SESSION_CREATE and release.  A get registers only
+ *			what is not hooked; a put that leaves a probe unused
+ *			(re)arms pmuctx_unhook_work (mod_delayed_work()),
+ *			never unregisters itself.
+ *  pmuctx_unhook_work	system_wq, PMUCTX_UNHOOK_DELAY after the last such
+ *			put: takes pmuctx_mutex, unregisters what still has
+ *			no user, waits for running probes, then (no session
+ *			left) drops the store table.  Cancelled (sync) only
+ *			in module exit, without pmuctx_mutex: never flush or
+ *			cancel it under that mutex (the work takes it).
+ *  pmuctx_hooks_exit	module exit, after the device is gone: cancels the
+ *			work, then unhooks what it would have (synchronously).
+ *
  * Locks and contexts of the whole module: the map at the top of session.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -57,6 +76,7 @@
 #include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "counters.h"
@@ -1309,15 +1329,17 @@ u32 pmuctx_hooks_registered(void)
 }
 
 /*
- * Hook @t for its first user (*@users counts them, under pmuctx_mutex).
- * Returns 0 or the registration's error (no user taken then).
+ * Hook @t for its first user (*@users counts them, under pmuctx_mutex),
+ * unless it is still hooked from its last one (the unhook work has not
+ * run yet: it now finds a user and leaves it).  Returns 0 or the
+ * registration's error (no user taken then).
  */
 static int pmuctx_tp_get(struct pmuctx_tp *t, unsigned int *users)
 {
 	int ret = -ENOENT;
 
 	lockdep_assert_held(&pmuctx_mutex);
-	if ((*users)++)
+	if ((*users)++ || t->registered)
 		return 0;
 	if (t->tp)
 		ret = tracepoint_probe_register(t->tp, t->probe, NULL);
@@ -1326,42 +1348,58 @@ static int pmuctx_tp_get(struct pmuctx_tp *t, unsigned int *users)
 		(*users)--;
 		return ret;
 	}
+	pmuctx_selftest_probe_flip();	/* debug build only */
 	WRITE_ONCE(t->registered, true);
 	return 0;
 }
 
-/* Unhook @t when its last user goes: true then, and no probe runs now. */
-static bool pmuctx_tp_put(struct pmuctx_tp *t, unsigned int *users)
+/* Its last user is gone: @t is unhooked a second later, unless used again. */
+static void pmuctx_tp_put(struct pmuctx_tp *t, unsigned int *users)
 {
 	lockdep_assert_held(&pmuctx_mutex);
-	if (--(*users))
+	if (!--(*users))
+		pmuctx_hooks_unhook_later();
+}
+
+/*
+ * Unregister @t if it is hooked and nobody uses it; the caller waits
+ * (tracepoint_synchronize_unregister()) before anything the probe
+ * touches goes.  True if it was unregistered.
+ */
+static bool pmuctx_tp_unhook(struct pmuctx_tp *t, unsigned int users)
+{
+	if (users || !t->registered)
 		return false;
 	tracepoint_probe_unregister(t->tp, t->probe, NULL);
+	pmuctx_selftest_probe_flip();	/* debug build only */
 	WRITE_ONCE(t->registered, false);
-	tracepoint_synchronize_unregister();
 	return true;
 }
 
 /*
  * A session that needs per-switch work is created (after
- * pmuctx_hooks_register()).  The per-CPU caches are emptied first: what
- * they held when the probe was last unhooked is stale, and nothing
- * refills them while it is (pmuctx_cpu_sync() runs only for sessions
- * that hold the probe).
+ * pmuctx_hooks_register()).  If the probe is not hooked, the per-CPU
+ * caches are emptied first: what they held when it was last unhooked is
+ * stale, and nothing refilled them meanwhile (pmuctx_cpu_sync() runs only
+ * for sessions that hold the probe).  Still hooked (its unhook pending),
+ * the probe kept them current.
  */
 int pmuctx_hooks_switch_get(void)
 {
-	if (!pmuctx_switch_sessions)
+	lockdep_assert_held(&pmuctx_mutex);
+	if (!pmuctx_tp_switch.registered)
 		on_each_cpu(pmuctx_cpu_forget, NULL, 1);
 	return pmuctx_tp_get(&pmuctx_tp_switch, &pmuctx_switch_sessions);
 }
 
-/* The last session needing per-switch work is released. */
+/*
+ * The last session needing per-switch work is released: the probe goes a
+ * second later (pmuctx_hooks_unhook_idle()).  The session forgot its own
+ * cached entries already; the probe only ever caches live sessions'.
+ */
 void pmuctx_hooks_switch_put(void)
 {
-	/* no switch probe runs any more: then nothing stays cached */
-	if (pmuctx_tp_put(&pmuctx_tp_switch, &pmuctx_switch_sessions))
-		on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+	pmuctx_tp_put(&pmuctx_tp_switch, &pmuctx_switch_sessions);
 }
 
 /* A cgroup session is created (after pmuctx_hooks_register()). */
@@ -1370,13 +1408,91 @@ int pmuctx_hooks_cgroup_get(void)
 	return pmuctx_tp_get(&pmuctx_tp_attach, &pmuctx_cgroup_sessions);
 }
 
-/* The last cgroup session is released: no attach probe runs after this. */
+/*
+ * The last cgroup session is released: the attach probe goes a second
+ * later.  Until then it finds no live cgroup session on pmuctx_adopters
+ * and does nothing.
+ */
 void pmuctx_hooks_cgroup_put(void)
 {
 	pmuctx_tp_put(&pmuctx_tp_attach, &pmuctx_cgroup_sessions);
 }
 
-/* Called under pmuctx_mutex when the first session appears. */
+/*
+ * Deferred unhooking (issue 29 item 8).  Registering or unregistering a
+ * tracepoint probe patches kernel text (its static key and static call:
+ * text_poke_bp(), IPIs to every CPU).  A probe whose last user goes stays
+ * hooked for PMUCTX_UNHOOK_DELAY more, as perf_sched_delayed() defers
+ * perf's own static key: a session created meanwhile finds it hooked, so
+ * a loop of create/close flips nothing after its first round.  Each put
+ * that leaves a probe unused pushes the work back (mod_delayed_work()):
+ * the probes go once no session has needed them for a second.
+ *
+ * The work takes pmuctx_mutex and unregisters what still has no user, so
+ * a get either runs before it (the work then finds the user and leaves
+ * the probe) or after it (the probe is gone and the get registers it
+ * again); nothing else is shared.  Module exit cancels it (no session is
+ * left to queue it again) and unhooks synchronously
+ * (pmuctx_hooks_exit()).  Never cancel or flush it under pmuctx_mutex.
+ */
+#define PMUCTX_UNHOOK_DELAY	HZ
+
+static void pmuctx_unhook_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pmuctx_unhook_work, pmuctx_unhook_fn);
+
+/* Under pmuctx_mutex: a probe lost its last user. */
+void pmuctx_hooks_unhook_later(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	mod_delayed_work(system_wq, &pmuctx_unhook_work, PMUCTX_UNHOOK_DELAY);
+}
+
+/*
+ * Under pmuctx_mutex: unhook every probe nobody uses now.  With no
+ * session at all, the store goes with the lifecycle probes
+ * (pmuctx_store_reap(): pmuctx_hooks_unregister(), then the table).
+ */
+static void pmuctx_hooks_unhook_idle(void)
+{
+	bool sw, cg;
+
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_store_reap())
+		return;
+	sw = pmuctx_tp_unhook(&pmuctx_tp_switch, pmuctx_switch_sessions);
+	cg = pmuctx_tp_unhook(&pmuctx_tp_attach, pmuctx_cgroup_sessions);
+	if (!sw && !cg)
+		return;
+	/* No probe we unhooked runs past this point. */
+	tracepoint_synchronize_unregister();
+	/* no switch probe keeps the caches current: nothing stays cached */
+	if (sw)
+		on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+}
+
+static void pmuctx_unhook_fn(struct work_struct *work)
+{
+	mutex_lock(&pmuctx_mutex);
+	pmuctx_hooks_unhook_idle();
+	mutex_unlock(&pmuctx_mutex);
+}
+
+/*
+ * Module exit, after the device is gone (no session exists, none can be
+ * created, so nothing queues the work again): the pending unhook, now.
+ */
+void pmuctx_hooks_exit(void)
+{
+	cancel_delayed_work_sync(&pmuctx_unhook_work);
+	mutex_lock(&pmuctx_mutex);
+	pmuctx_hooks_unhook_idle();
+	mutex_unlock(&pmuctx_mutex);
+}
+
+/*
+ * Called under pmuctx_mutex when the first session appears and the
+ * lifecycle probes are not hooked (pmuctx_store_get()).
+ */
 int pmuctx_hooks_register(void)
 {
 	unsigned int i;
@@ -1402,6 +1518,7 @@ int pmuctx_hooks_register(void)
 			pr_err("cannot hook %s: %d\n", pmuctx_tps[i].name, ret);
 			goto err_unregister;
 		}
+		pmuctx_selftest_probe_flip();
 		WRITE_ONCE(pmuctx_tps[i].registered, true);
 	}
 	return 0;
@@ -1411,24 +1528,28 @@ err_unregister:
 	return ret;
 }
 
-/* Called under pmuctx_mutex when the last session is gone. */
+/*
+ * Called under pmuctx_mutex when no session is left (the unhook work,
+ * module exit, a failed pmuctx_hooks_register()): every probe goes, and
+ * none runs when it returns.
+ */
 void pmuctx_hooks_unregister(void)
 {
 	unsigned int i;
 
+	lockdep_assert_held(&pmuctx_mutex);
 	for (i = 0; i < ARRAY_SIZE(pmuctx_tps); i++) {
 		if (!pmuctx_tps[i].registered)
 			continue;
 		tracepoint_probe_unregister(pmuctx_tps[i].tp,
 					    pmuctx_tps[i].probe, NULL);
+		pmuctx_selftest_probe_flip();
 		WRITE_ONCE(pmuctx_tps[i].registered, false);
 	}
-	/* the sessions that held it are gone: the count is 0 already */
-	if (pmuctx_tp_switch.registered) {
-		tracepoint_probe_unregister(pmuctx_tp_switch.tp,
-					    pmuctx_tp_switch.probe, NULL);
-		WRITE_ONCE(pmuctx_tp_switch.registered, false);
-	}
+	/* the sessions that held them are gone: the counts are 0 already */
+	WARN_ON_ONCE(pmuctx_switch_sessions || pmuctx_cgroup_sessions);
+	pmuctx_tp_unhook(&pmuctx_tp_switch, 0);
+	pmuctx_tp_unhook(&pmuctx_tp_attach, 0);
 	/* No probe runs past this point. */
 	tracepoint_synchronize_unregister();
 	pmuctx_hooks_flush_free();

@@ -32,6 +32,8 @@ void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
 		  struct task_struct *parent);
 int pmuctx_hooks_cgroup_get(void);
 void pmuctx_hooks_cgroup_put(void);
+void pmuctx_hooks_unhook_later(void);
+void pmuctx_hooks_exit(void);
 extern struct list_head pmuctx_adopters;
 bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t);
 

@@ -12,6 +12,7 @@
 
 #include "chrdev.h"
 #include "counters.h"
+#include "hooks.h"
 #include "main.h"
 #include "perm.h"
 #include "probebench.h"
@@ -120,6 +121,11 @@ static void __exit pmuctx_exit(void)
 
 	pmuctx_ringbench_exit();
 	pmuctx_chrdev_exit();
+	/*
+	 * No session is left: the probes and the store a deferred unhook
+	 * still keeps go now, before anything they touch is freed.
+	 */
+	pmuctx_hooks_exit();
 	pmuctx_hotplug_exit();
 	/*
 	 * A task_work (deferred callchain, MMAP snapshot) drops its module

@@ -122,6 +122,31 @@ void pmuctx_selftest_cache_check(struct pmuctx_entry *e)
 		atomic_inc(&pmuctx_selftest_dead_cached);
 }
 
+/*
+ * Tracepoint probes (un)hooked since load: each tracepoint_probe_register()
+ * or _unregister() of the module patches kernel text (a static key and a
+ * static call: text_poke_bp(), IPIs to every CPU).  75-unhook counts them
+ * across a create/close loop (issue 29 item 8).
+ */
+static atomic_t pmuctx_selftest_flips = ATOMIC_INIT(0);
+static int pmuctx_param_flips_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&pmuctx_selftest_flips));
+}
+
+static const struct kernel_param_ops pmuctx_flips_ops = {
+	.get = pmuctx_param_flips_get,
+};
+module_param_cb(selftest_probe_flips, &pmuctx_flips_ops, NULL, 0400);
+MODULE_PARM_DESC(selftest_probe_flips,
+		 "Test counter (read only): tracepoint probes registered or unregistered since load");
+
+/* hooks.c registered or unregistered one tracepoint probe */
+void pmuctx_selftest_probe_flip(void)
+{
+	atomic_inc(&pmuctx_selftest_flips);
+}
+
 /* SESSION_CREATE of a PID target: widen the window an exec can race into */
 void pmuctx_selftest_attach_delay(void)
 {

@@ -42,6 +42,7 @@ void pmuctx_selftest_exec_delay(void);
 void pmuctx_selftest_join_delay(void);
 void pmuctx_selftest_total_delay(void);
 void pmuctx_selftest_cache_check(struct pmuctx_entry *e);
+void pmuctx_selftest_probe_flip(void);
 
 /*
  * The SELFTEST backend's own state in each entry, after the save area:
@@ -113,6 +114,7 @@ static inline void pmuctx_selftest_exec_delay(void) { }
 static inline void pmuctx_selftest_join_delay(void) { }
 static inline void pmuctx_selftest_total_delay(void) { }
 static inline void pmuctx_selftest_cache_check(struct pmuctx_entry *e) { }
+static inline void pmuctx_selftest_probe_flip(void) { }
 static inline unsigned int pmuctx_selftest_tail_ms(void) { return 0; }
 
 #endif /* PMUCTX_DEBUG */

@@ -18,7 +18,9 @@
  *	pmuctx_mutex.
  *  pmuctx_mutex (mutex, process context): the adopters and counting
  *	session lists, probe (un)registration (tracepoint, cpu-hotplug and
- *	jump-label locks inside), store creation and destruction, the
+ *	jump-label locks inside; also taken by the deferred unhook work,
+ *	hooks.c, which is therefore never flushed under it), store
+ *	creation and destruction, the
  *	CPU-online work that replaces counters (perf's locks inside), and
  *	ENABLE/DISABLE of sampling counters (under sess->lock).  Never
  *	taken in a hotplug callback: they hold the hotplug lock for write,

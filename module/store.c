@@ -56,6 +56,20 @@
 struct rhltable pmuctx_store;
 
 static unsigned int pmuctx_store_users;	/* under pmuctx_mutex */
+/*
+ * The table exists and the lifecycle probes are hooked (under
+ * pmuctx_mutex): from the first session's pmuctx_store_get() to
+ * pmuctx_store_reap(), a second after the last session's put (hooks.c,
+ * "Deferred unhooking"); a session created meanwhile keeps both.
+ */
+static bool pmuctx_store_up;
+/* PREEMPT_RT: the nelem_hint the table was made with (pmuctx_mutex) */
+static unsigned int pmuctx_store_hint;
+
+static unsigned int pmuctx_store_rt_hint(void)
+{
+	return clamp(READ_ONCE(pmuctx_max_tasks), 1U, (unsigned int)U16_MAX);
+}
 
 /* First session: create the table and hook the scheduler. */
 int pmuctx_store_get(void)
@@ -65,6 +79,22 @@ int pmuctx_store_get(void)
 
 	lockdep_assert_held(&pmuctx_mutex);
 	if (pmuctx_store_users++)
+		return 0;
+	/*
+	 * PREEMPT_RT: a table kept from the last session (deferred unhook)
+	 * but made for a smaller max_tasks than today's is remade, so the
+	 * room below holds (t_store cap-raised: one made for max_tasks 5
+	 * had 8 buckets, and a burst of 9 after max_tasks was raised lost
+	 * 2).  It is empty: no session has entries.  The reap unhooks
+	 * (waits for running probes) before it frees the table.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && pmuctx_store_up &&
+	    pmuctx_store_hint < pmuctx_store_rt_hint()) {
+		pmuctx_store_users--;
+		pmuctx_store_reap();
+		pmuctx_store_users++;
+	}
+	if (pmuctx_store_up)
 		return 0;
 	/*
 	 * PREEMPT_RT: room for max_tasks entries from the start, and never
@@ -81,8 +111,8 @@ int pmuctx_store_get(void)
 	 * (t_store cap).  The worker still grows the table at 75 %.
 	 */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		p.nelem_hint = clamp(READ_ONCE(pmuctx_max_tasks), 1U,
-				     (unsigned int)U16_MAX);
+		pmuctx_store_hint = pmuctx_store_rt_hint();
+		p.nelem_hint = pmuctx_store_hint;
 		p.automatic_shrinking = false;
 	}
 	ret = rhltable_init(&pmuctx_store, &p);
@@ -91,6 +121,7 @@ int pmuctx_store_get(void)
 	ret = pmuctx_hooks_register();
 	if (ret)
 		goto err_table;
+	pmuctx_store_up = true;
 	return 0;
 
 err_table:
@@ -100,15 +131,33 @@ err_users:
 	return ret;
 }
 
-/* Last session gone: unhook (waits for running probes), drop the table. */
+/*
+ * Last session gone: the probes and the table go a second later
+ * (pmuctx_store_reap() from the unhook work), unless a session comes.
+ * Until then the probes find an empty table.
+ */
 void pmuctx_store_put(void)
 {
 	lockdep_assert_held(&pmuctx_mutex);
-	if (--pmuctx_store_users)
-		return;
+	if (!--pmuctx_store_users)
+		pmuctx_hooks_unhook_later();
+}
+
+/*
+ * The unhook work or module exit, under pmuctx_mutex: with no session
+ * left, unhook (waits for running probes) and drop the table.  True if
+ * it did.
+ */
+bool pmuctx_store_reap(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_store_users || !pmuctx_store_up)
+		return false;
 	pmuctx_hooks_unregister();
 	/* Sessions removed all their entries before putting the store. */
 	rhltable_destroy(&pmuctx_store);
+	pmuctx_store_up = false;
+	return true;
 }
 
 /*

@@ -183,6 +183,7 @@ static const struct rhashtable_params pmuctx_store_params __maybe_unused = {
 
 int pmuctx_store_get(void);
 void pmuctx_store_put(void);
+bool pmuctx_store_reap(void);
 void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 		       bool slices);
 int pmuctx_entry_caches_init(void);

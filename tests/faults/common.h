@@ -66,11 +66,16 @@ static struct state get_state(void)
 	return s;
 }
 
+/*
+ * probes is not compared: a probe stays hooked for a second after its
+ * last session (issue 29 item 8), so it lags the rest by up to that.
+ * store_empty() waits for it to be 0.
+ */
 static bool state_eq(const struct state *a, const struct state *b)
 {
 	return a->tasks == b->tasks && a->bytes == b->bytes &&
 	       a->pool == b->pool && a->live == b->live &&
-	       a->sessions == b->sessions && a->probes == b->probes;
+	       a->sessions == b->sessions;
 }
 
 static const char *state_str(const struct state *s)
@@ -99,11 +104,18 @@ static bool wait_state(const struct state *want, struct state *got, int ms)
 	}
 }
 
+/* Nothing left, the deferred unhook of the probes included: poll up to @ms. */
 static __attribute__((unused)) bool store_empty(int ms)
 {
 	struct state zero = { 0 }, got;
 
-	return wait_state(&zero, &got, ms);
+	for (;;) {
+		got = get_state();
+		if ((state_eq(&zero, &got) && !got.probes) || ms <= 0)
+			return state_eq(&zero, &got) && !got.probes;
+		usleep(10000);
+		ms -= 10;
+	}
 }
 
 static void attr_init(struct pmuctx_session_attr *a, unsigned int target,

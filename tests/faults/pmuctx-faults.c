@@ -12,7 +12,8 @@
  *  - the call failed cleanly (an errno it may return) or absorbed the
  *    failure (a fork whose child could not be tracked counts one drop);
  *  - after a failure the store is exactly as before (INFO: tasks_tracked,
- *    store_bytes, pool_entries, entries alive, sessions, probes), and the
+ *    store_bytes, pool_entries, entries alive, sessions; the probes may
+ *    stay a second longer, issue 29 item 8), and the
  *    same fd still works (a failed SESSION_CREATE can be retried);
  *  - after cleanup the store is back to its starting state.
  * The loop ends at the first n the call completes without reaching.

@@ -74,6 +74,16 @@
  *                              of root's PID...
  *   pmuctx-sec cgroup-opath    an O_PATH cgroup fd is refused (EBADF), as
  *                              perf refuses it
+ *   pmuctx-sec churn pid|cgroup N GAP_MS
+ *                              N create/close rounds of one per-switch
+ *                              session (of the caller, or of the root
+ *                              cgroup), GAP_MS between a close and the
+ *                              next create; prints the rounds per second
+ *                              and the slow rounds (over 0.5 s from a
+ *                              close to the next create's return)
+ *                              (75-unhook counts the probe flips)
+ *   pmuctx-sec idle MS         waits up to MS for INFO's probes_registered
+ *                              to be 0, prints how long it took
  */
 #include <linux/capability.h>
 #include <linux/perf_event.h>
@@ -2166,6 +2176,68 @@ static void mode_cgroup_opath(void)
 	close(cg);
 }
 
+/* ---- create/close churn: how often the probes are (un)hooked ---------- */
+
+/*
+ * N rounds of SESSION_CREATE + close() of one session that needs the
+ * sched_switch probe (PER_SWITCH), with nothing else open: before issue
+ * 29 item 8 every round registered and unregistered every probe (text
+ * pokes, IPIs to every CPU).  The caller counts the flips around it.
+ */
+static void mode_churn(const char *kind, int n, int gap_ms)
+{
+	bool cg = !strcmp(kind, "cgroup");
+	struct pmuctx_session_attr a;
+	uint64_t t0 = now_ns(), dt, closed = 0;
+	int i, fd = -1, cgfd = -1, bad = 0, slow = 0;
+
+	if (cg)
+		cgfd = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	attr_init(&a, cg ? PMUCTX_TARGET_CGROUP : PMUCTX_TARGET_PID,
+		  cg ? 0 : getpid(), PMUCTX_SESSION_PER_SWITCH);
+	a.cgroup_fd = cgfd;
+	for (i = 0; i < n; i++) {
+		fd = session_attr(&a, true);
+		/*
+		 * From the last close (its release ran before close()
+		 * returned) to this create's return: the probes had no user
+		 * for at most that long, and may have gone past a second.
+		 */
+		if (closed && now_ns() - closed > 500000000ULL)
+			slow++;
+		if (fd < 0) {
+			if (!bad++)
+				diag("churn: round %d: %s", i, strerror(-fd));
+			continue;
+		}
+		close(fd);
+		if (gap_ms)
+			usleep(gap_ms * 1000);
+		closed = now_ns();
+	}
+	dt = now_ns() - t0;
+	if (cgfd >= 0)
+		close(cgfd);
+	diag("churn %s: %d rounds in %.3f s (%.0f/s), %d slow (over 0.5 s from a close to the next create's return)",
+	     kind, n, dt / 1e9, n / (dt / 1e9 + 1e-9), slow);
+	result(!bad, "churn %s: %d create/close rounds, %d refused", kind, n,
+	       bad);
+}
+
+static void mode_idle(int ms)
+{
+	uint64_t t0 = now_ns();
+	struct pmuctx_info in;
+	int left = ms;
+
+	while (get_info(&in) == 0 && in.probes_registered && left > 0) {
+		usleep(10000);
+		left -= 10;
+	}
+	printf("%u %llu\n", in.probes_registered,
+	       (unsigned long long)((now_ns() - t0) / 1000000));
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -2217,13 +2289,18 @@ int main(int argc, char **argv)
 		mode_mmap_wide(argc - 2, argv + 2);
 	else if (!strcmp(m, "cgroup-opath"))
 		mode_cgroup_opath();
+	else if (!strcmp(m, "churn") && argc > 4)
+		mode_churn(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (!strcmp(m, "idle") && argc > 2)
+		mode_idle(atoi(argv[2]));
 	else {
 		fprintf(stderr, "usage: pmuctx-sec deny PID...|nondumpable|perf|poison|limit N|userns|subuid N [--rootns]|\n"
 			"       memavail SESSIONS TASKS MEMLOCK_KB|\n"
 			"       ring-tail|privexec N SUID PLAIN|execwindow N SUID ROUNDS|\n"
 			"       switch-next PID...|spin SECS|kmode user|kernel|ipis SECS SESSIONS|\n"
 			"       countercap N|victim [--split] READY|ptrace PID allow|deny|split WHAT|\n"
-			"       ptrace-userns PID|mmap-wide PID...|cgroup-opath\n");
+			"       ptrace-userns PID|mmap-wide PID...|cgroup-opath|\n"
+			"       churn pid|cgroup N GAP_MS|idle MS\n");
 		return 2;
 	}
 	return !!failures;

@@ -73,7 +73,8 @@
  * @sessions:		sessions open now
  * @probes_registered:	PMUCTX_PROBES_* bits: LIFECYCLE while any session
  *			exists (fork, exec, exit, free), SWITCH while a
- *			session needs per-switch work (sched_switch)
+ *			session needs per-switch work (sched_switch); each
+ *			for a second more after its last session
  * @entry_bytes:	bytes of one entry without its PMU save area
  * @max_tasks:		cap on entries (module parameter max_tasks)
  * @entries_created:	entries ever created
