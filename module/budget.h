@@ -23,10 +23,12 @@ struct pmuctx_budget_share {
 extern unsigned int pmuctx_sample_budget;
 extern unsigned int pmuctx_sample_cpu_percent;
 
-bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh);
+bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
+			const void *user);
 bool pmuctx_budget_may(u64 now, const struct pmuctx_budget_share *sh);
 u64 pmuctx_budget_next_ns(u64 now);
 void pmuctx_budget_cost(u64 ns);
+void pmuctx_budget_deferred(u64 t0);
 u64 pmuctx_budget_window(void);
 u64 pmuctx_budget_period_ns(void);
 u64 pmuctx_budget_avg_ns(void);

@@ -44,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 
+#include "budget.h"
 #include "maps.h"
 #include "perm.h"
 #include "records.h"
@@ -204,6 +205,7 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 {
 	struct pmuctx_maps *m = container_of(cb, struct pmuctx_maps, work);
 	struct pmuctx_entry *e = m->e;
+	u64 t0 = local_clock();
 
 	/*
 	 * Not for a task that dies (exit_task_work(), a fatal signal), nor
@@ -216,6 +218,7 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 	    !READ_ONCE(e->dead) && pmuctx_sess_live(e->sess))
 		pmuctx_maps_scan(e);
 	WRITE_ONCE(m->pending, false);
+	pmuctx_budget_deferred(t0);	/* the scan is sampling's cost too */
 	pmuctx_sample_work_end(e);	/* last: only the return follows */
 }
 

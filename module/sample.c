@@ -466,7 +466,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 {
 	struct pmuctx_defer *d = container_of(cb, struct pmuctx_defer, work);
 	struct pmuctx_entry *e = d->e, *joined, *x;
-	u64 cookie = READ_ONCE(d->cookie);
+	u64 cookie = READ_ONCE(d->cookie), t0 = local_clock();
 
 	/*
 	 * From here on no sample joins this unwind (they queue their own).
@@ -500,6 +500,8 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	WRITE_ONCE(d->owner, false);
 	WRITE_ONCE(d->delivering, false);
 	WRITE_ONCE(d->pending, false);
+	/* the walk, the dumps, a snapshot: sampling's cost too */
+	pmuctx_budget_deferred(t0);
 	/*
 	 * Last: drop the module reference this work held, then the mark
 	 * and the entry's reference.  Module removal waits for the rest
@@ -850,7 +852,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	    pmuctx_sample_ours(e, regs)) {
 		pmuctx_defer(e)->carry_ns = 0;
 	} else {
-		if (!pmuctx_budget_take(now, &sc->budget)) {
+		if (!pmuctx_budget_take(now, &sc->budget, s->user)) {
 			/*
 			 * The next sample's period covers this tick's time.
 			 * No chance before the next budget window: wait for
@@ -895,7 +897,7 @@ static void pmuctx_sample_stage_fn(struct irq_work *w)
 		missed = atomic64_xchg(&st->missed, 0);
 		if (missed)
 			pmuctx_rec_lost(s, missed);
-		if (pmuctx_budget_take(now, &sc->budget)) {
+		if (pmuctx_budget_take(now, &sc->budget, s->user)) {
 			pmuctx_sample_budget_report(s, sc);
 			pmuctx_sample_emit(s, e, &st->b, st->weight,
 					   st->task == current);
