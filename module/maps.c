@@ -205,7 +205,7 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 {
 	struct pmuctx_maps *m = container_of(cb, struct pmuctx_maps, work);
 	struct pmuctx_entry *e = m->e;
-	u64 t0 = local_clock();
+	u64 t0;
 
 	/*
 	 * Not for a task that dies (exit_task_work(), a fatal signal), nor
@@ -214,6 +214,7 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 	 * the session's to see (security item 1's rule).
 	 */
 	pmuctx_sample_mark_work(e, true);	/* no sample of the scan */
+	t0 = local_clock();	/* marked first: no sample of this either */
 	if (!(current->flags & PF_EXITING) && !fatal_signal_pending(current) &&
 	    !READ_ONCE(e->dead) && pmuctx_sess_live(e->sess))
 		pmuctx_maps_scan(e);

@@ -466,7 +466,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 {
 	struct pmuctx_defer *d = container_of(cb, struct pmuctx_defer, work);
 	struct pmuctx_entry *e = d->e, *joined, *x;
-	u64 cookie = READ_ONCE(d->cookie), t0 = local_clock();
+	u64 cookie = READ_ONCE(d->cookie), t0;
 
 	/*
 	 * From here on no sample joins this unwind (they queue their own).
@@ -482,6 +482,8 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	pmuctx_sample_mark_work(e, true);
 	for (x = joined; x; x = pmuctx_defer(x)->join_next)
 		pmuctx_sample_mark_work(x, true);
+	/* the work's cost (the budget's), from here: marked, no sample */
+	t0 = local_clock();
 	/*
 	 * A task that will not return to user space writes nothing: run by
 	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that
