@@ -60,6 +60,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -428,6 +429,25 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 		pmuctx_maps_scan(e);
 }
 
+#ifdef PMUCTX_DEBUG
+static unsigned int pmuctx_selftest_work_stall_ms;
+module_param_named(selftest_work_stall_ms, pmuctx_selftest_work_stall_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(selftest_work_stall_ms,
+		 "Test hook: the deferred user callchain work sleeps this long (at most 2000 ms) inside the time the sample budget charges, as a work its task's owner stalls does (0: off)");
+
+/* Debug build: a stall of the deferred work (t_sample budget-stall). */
+static void pmuctx_sample_debug_stall(void)
+{
+	unsigned int ms = READ_ONCE(pmuctx_selftest_work_stall_ms);
+
+	if (ms)
+		msleep(min(ms, 2000U));
+}
+#else
+static inline void pmuctx_sample_debug_stall(void) { }
+#endif
+
 /*
  * A tick in pmuctx's own code: one of its task_works (this file's unwind,
  * maps.c's scan) marks the entries it holds references to while it runs
@@ -484,6 +504,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 		pmuctx_sample_mark_work(x, true);
 	/* the work's cost (the budget's), from here: marked, no sample */
 	t0 = local_clock();
+	pmuctx_sample_debug_stall();
 	/*
 	 * A task that will not return to user space writes nothing: run by
 	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that

@@ -1114,6 +1114,85 @@ static void test_budget_deferred(void)
 }
 
 /*
+ * A stalled deferred work costs other sessions nothing (issue 29 item 8,
+ * review of the per-user budget): the task's owner decides how long its
+ * task_work waits (SCHED_IDLE behind a busy task, a stack page on a slow
+ * file, mmap_lock held by another thread).  The debug hook
+ * selftest_work_stall_ms makes each deferred walk of task A sleep 20 ms
+ * inside the time the budget charges.  A and a busy task B share CPU 1;
+ * B's own session (1 kHz, no stacks) must still get a sample for at
+ * least half of B's task-clock milliseconds.  When the work was charged
+ * its wall time, def_ns reached its cap of a window per sample and every
+ * session on the CPU fell to the floor of one sample per 10 ms window.
+ * Debug build only (66-sample.sh runs it after use_debug_module).
+ */
+static void test_budget_stall(void)
+{
+	long old = param_get("sample_budget");
+	struct pmuctx_read rd = { .size = sizeof(rd) };
+	int fa = -1, fb = -1, ok_setup;
+	uint64_t tclock = 0;
+	struct stats d = { 0 };
+	pid_t a, b;
+	cpu_set_t cs;
+
+	if (param_get("selftest_work_stall_ms") < 0) {
+		result(0, "budget stall: the debug hook selftest_work_stall_ms (load the debug build)");
+		return;
+	}
+	if (old <= 0 || param_set("sample_budget", 100000)) {
+		result(0, "budget stall: sample_budget can be set to 100000");
+		return;
+	}
+	CPU_ZERO(&cs);
+	CPU_SET(1, &cs);
+	b = fork();
+	if (b == 0) {
+		if (sched_setaffinity(0, sizeof(cs), &cs))
+			_exit(2);
+		for (;;)
+			__asm__ __volatile__("" ::: "memory");
+	}
+	a = fork();
+	if (a == 0) {
+		if (sched_setaffinity(0, sizeof(cs), &cs))
+			_exit(2);
+		for (;;)
+			__asm__ __volatile__("" ::: "memory");
+	}
+	ring_pages = 64;
+	fb = session(b, 0, 1000);
+	fa = session(a, PMUCTX_SAMPLE_USER_STACK | PMUCTX_SAMPLE_DEFER_USER,
+		     1000);
+	ring_pages = RING_PAGES;
+	ok_setup = fa >= 0 && fb >= 0 && !param_set("selftest_work_stall_ms", 20);
+	usleep(1500 * 1000);
+	param_set("selftest_work_stall_ms", 0);
+	if (fb >= 0) {
+		ioctl(fb, PMUCTX_IOC_DISABLE, 0);
+		if (!ioctl(fb, PMUCTX_IOC_READ, &rd))
+			tclock = rd.values[0];
+		drain(fb, b, &d);
+	}
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	param_set("sample_budget", old);
+	diag("budget stall: B's session %ld samples in %.1f ms of B's task-clock, sample_budget_now %ld",
+	     d.samples, tclock / 1e6, param_get("sample_budget_now"));
+	result(ok_setup && tclock > 0,
+	       "budget stall: a session on busy B and a deferred one on A, whose works stall 20 ms, on CPU 1");
+	result(d.samples * 1000000LL * 2 >= (long long)tclock,
+	       "budget stall: B's session gets a sample for at least half of its task-clock ms (%ld samples, %.0f ms)",
+	       d.samples, tclock / 1e6);
+}
+
+/*
  * Sampling counters across CPU hotplug (lifetimes item 5): a sample_event
  * session (cpu-clock overflows) on a child; cpu1 goes offline and comes
  * back; then the child burns 400 ms of CPU pinned to cpu1.  perf leaves a
@@ -1489,6 +1568,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "budget")) {
 		test_budget();
+		return !!failures;
+	}
+	if (argc > 1 && !strcmp(argv[1], "budget-stall")) {
+		test_budget_stall();
 		return !!failures;
 	}
 	if (argc > 1 && !strcmp(argv[1], "budget-user")) {
