@@ -24,8 +24,8 @@
  * avg_ns: an EWMA over samples) plus its share of the deferred work the
  * samples cause in the sampled tasks (pmuctx_budget_deferred(): the
  * task_works of the user callchain walk, the USER_STACK dumps and the
- * MMAP snapshots, measured with local_clock() and charged to the CPU they
- * ran on; def_ns: an EWMA over windows of that work / the samples the
+ * MMAP snapshots, the time they ran (not waited: preempted, asleep)
+ * charged to the CPU they end on; def_ns: an EWMA over windows of that work / the samples the
  * window took).  So sample_cpu_percent bounds
  *
  *   samples per window * (avg_ns + def_ns) <= sample_cpu_percent % of it
@@ -174,14 +174,18 @@ static u32 pmuctx_budget_allow(u64 avg_ns)
  * At the end of a window: the deferred work that ran in it (task_works of
  * the sampled tasks, pmuctx_budget_deferred()), per sample the window
  * took, into def_ns.  Work that ran in a window that took no sample is
- * charged to the next one that does.  IRQs off.
+ * dropped, not charged to the next one that does: that may take only
+ * another user's samples.  IRQs off.
  */
 static void pmuctx_budget_fold(struct pmuctx_budget_cpu *b)
 {
 	u64 per;
 
-	if (!b->used)
+	if (!b->used) {
+		/* no backlog for a later window's samples to pay */
+		b->deferred_ns = 0;
 		return;
+	}
 	/* at most a window per sample: a backlog is not charged at once */
 	per = min_t(u64, div_u64(b->deferred_ns, b->used),
 		    PMUCTX_BUDGET_WINDOW_NS);
@@ -314,25 +318,53 @@ void pmuctx_budget_cost(u64 ns)
 	WRITE_ONCE(b->avg_ns, b->avg_ns ? (b->avg_ns * 7 + ns) / 8 : ns);
 }
 
+/* current's voluntary and involuntary context switches so far */
+static unsigned long pmuctx_budget_csw(void)
+{
+	return READ_ONCE(current->nvcsw) + READ_ONCE(current->nivcsw);
+}
+
 /*
  * A task_work of sampling (the deferred user callchain and its dumps,
- * sample.c; an MMAP snapshot, maps.c) that started at @t0 (local_clock())
- * ends on this CPU: its run time is sampling's cost too, charged to this
- * CPU's budget (pmuctx_budget_fold()).  Task context, preemptible: a work
- * that was preempted or migrated is charged its wall time here, more than
- * it ran (never less).
+ * sample.c; an MMAP snapshot, maps.c) starts in current.  Task context.
  */
-void pmuctx_budget_deferred(u64 t0)
+void pmuctx_budget_work_start(struct pmuctx_budget_mark *m)
+{
+	m->csw = pmuctx_budget_csw();
+	m->run0 = READ_ONCE(current->se.sum_exec_runtime);
+	m->t0 = local_clock();
+}
+
+/*
+ * The task_work started at @m ends on this CPU: what it ran is
+ * sampling's cost too, charged to this CPU's budget
+ * (pmuctx_budget_fold()).  Task context, preemptible.
+ *
+ * Not its wall time: the task's owner decides how long a work waits
+ * (a SCHED_IDLE task behind a busy one, a stack page on a slow FUSE
+ * file, mmap_lock held by another of its threads), and a charge of
+ * hundreds of milliseconds would shrink every user's sampling on the
+ * CPU it ends on to the floor.  If the task never left the CPU in
+ * between (no context switch: no preemption, no sleep, no migration),
+ * the wall time is its run time plus interrupts; otherwise the
+ * scheduler's account of its run time (sum_exec_runtime, brought up to
+ * date at each switch), at most the wall time.
+ */
+void pmuctx_budget_deferred(const struct pmuctx_budget_mark *m)
 {
 	struct pmuctx_budget_cpu *b;
 	unsigned long flags;
-	u64 now;
+	u64 now, ns, ran;
 
 	local_irq_save(flags);
 	now = local_clock();
+	ns = now > m->t0 ? now - m->t0 : 0;
+	if (pmuctx_budget_csw() != m->csw) {
+		ran = READ_ONCE(current->se.sum_exec_runtime) - m->run0;
+		ns = min(ns, ran);
+	}
 	b = this_cpu_ptr(&pmuctx_budget);
-	if (now > t0)
-		b->deferred_ns += now - t0;
+	b->deferred_ns += ns;
 	local_irq_restore(flags);
 }
 

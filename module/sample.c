@@ -486,7 +486,8 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 {
 	struct pmuctx_defer *d = container_of(cb, struct pmuctx_defer, work);
 	struct pmuctx_entry *e = d->e, *joined, *x;
-	u64 cookie = READ_ONCE(d->cookie), t0;
+	struct pmuctx_budget_mark bm;
+	u64 cookie = READ_ONCE(d->cookie);
 
 	/*
 	 * From here on no sample joins this unwind (they queue their own).
@@ -503,7 +504,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	for (x = joined; x; x = pmuctx_defer(x)->join_next)
 		pmuctx_sample_mark_work(x, true);
 	/* the work's cost (the budget's), from here: marked, no sample */
-	t0 = local_clock();
+	pmuctx_budget_work_start(&bm);
 	pmuctx_sample_debug_stall();
 	/*
 	 * A task that will not return to user space writes nothing: run by
@@ -524,7 +525,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	WRITE_ONCE(d->delivering, false);
 	WRITE_ONCE(d->pending, false);
 	/* the walk, the dumps, a snapshot: sampling's cost too */
-	pmuctx_budget_deferred(t0);
+	pmuctx_budget_deferred(&bm);
 	/*
 	 * Last: drop the module reference this work held, then the mark
 	 * and the entry's reference.  Module removal waits for the rest
