@@ -20,14 +20,36 @@
  * samples get cheaper).  A refused sample is the session's to report
  * (sample.c: THROTTLE records with PMUCTX_THROTTLE_BUDGET).
  *
+ * A sample's cost is what its interrupt took (pmuctx_budget_cost(),
+ * avg_ns: an EWMA over samples) plus its share of the deferred work the
+ * samples cause in the sampled tasks (pmuctx_budget_deferred(): the
+ * task_works of the user callchain walk, the USER_STACK dumps and the
+ * MMAP snapshots, the time they ran (not waited: preempted, asleep)
+ * charged to the CPU they end on; def_ns: an EWMA over windows of that work / the samples the
+ * window took).  So sample_cpu_percent bounds
+ *
+ *   samples per window * (avg_ns + def_ns) <= sample_cpu_percent % of it
+ *
+ * on average: the interrupts and the work they queue together.  Not in
+ * it: the sched_switch probe and the ring's reader (the session owner's
+ * own CPU time).  The averages follow the cost: a window's allowance uses
+ * the cost measured up to its start.
+ *
+ * The allowance is shared fairly between the users that sample on a CPU
+ * (pmuctx_budget_take()): an unprivileged user's sessions together get one
+ * share, so one group member's many sessions take no more from another
+ * user's session than one user's share.
+ *
  * Context: the per-CPU state is used only on its own CPU with IRQs off,
  * in hardirq context (the sampling hrtimer callback, HARD on PREEMPT_RT
  * too; the overflow stage's irq_work, IRQ_WORK_INIT_HARD) and in the
- * sched_switch probe: one writer at a time, no lock, no atomic.  The
+ * sched_switch probe; and in a task_work with IRQs disabled around it
+ * (pmuctx_budget_deferred()): one writer at a time, no lock, no atomic,
+ * no allocation (the users of a window are a fixed table).  The
  * overflow handler (NMI) only reads it (pmuctx_budget_may(), before it
- * walks any stack); the writes it may see half-way are WRITE_ONCE.  The read-only parameters
- * sample_budget_now and sample_budget_dropped read other CPUs' fields
- * racily (statistics).
+ * walks any stack); the writes it may see half-way are WRITE_ONCE.  The
+ * read-only parameters sample_budget_now and sample_budget_dropped read
+ * other CPUs' fields racily (statistics).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,18 +59,39 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
+#include <linux/string.h>
 
 #include "budget.h"
+
+/*
+ * The users that asked in a window (pmuctx_budget_take()): an
+ * unprivileged user's sessions together, by their struct pmuctx_user
+ * (a key, compared and never dereferenced: it may be freed and reused,
+ * which merges two users' counts for a window at worst).
+ */
+#define PMUCTX_BUDGET_USERS	16
+
+struct pmuctx_budget_user {
+	const void	*key;
+	u32		sessions;	/* of it that asked in the window */
+};
 
 struct pmuctx_budget_cpu {
 	u64	start;		/* local_clock() at the current window's start */
 	u64	window;		/* windows started on this CPU */
 	u32	used;		/* samples taken in the current window */
 	u32	allow;		/* samples allowed in it */
-	u32	asking;		/* sessions that asked in it */
-	u32	share;		/* a session's share of it, PMUCTX_CREDIT units */
+	u32	share;		/* one user's share of it, PMUCTX_CREDIT units */
+	u32	nr_users;	/* in users[] (the current window's) */
+	u32	solo;		/* sessions that asked as users of their own */
+	u32	nr_prev;	/* in prev[] (the previous window's users) */
 	u64	avg_ns;		/* a sample's cost here, all sessions (EWMA) */
+	u64	def_ns;		/* its deferred work's, per sample (EWMA) */
+	u64	deferred_ns;	/* deferred work in the current window */
 	u64	dropped;	/* samples refused, ever */
+	struct pmuctx_budget_user users[PMUCTX_BUDGET_USERS];
+	struct pmuctx_budget_user prev[PMUCTX_BUDGET_USERS];
 };
 
 /* Credits are counted in 1/1024 of a sample. */
@@ -128,37 +171,108 @@ static u32 pmuctx_budget_allow(u64 avg_ns)
 }
 
 /*
- * May @sh's session take one more sample on this CPU at @now
- * (local_clock())?  Counts it if so.  IRQs off, see the top of the file.
- *
- * Fair between sessions: each session that asks in a window gets a share
- * of it, allow / the sessions that asked in the previous window, as
- * credit (kept up to two windows' worth); a sample needs one sample of
- * credit and room in the window.  A session cannot be starved by sessions
- * whose timers happen to fire first: when there are more sessions than
- * samples in a window, each takes one every few windows.
+ * At the end of a window: the deferred work that ran in it (task_works of
+ * the sampled tasks, pmuctx_budget_deferred()), per sample the window
+ * took, into def_ns.  Work that ran in a window that took no sample is
+ * dropped, not charged to the next one that does: that may take only
+ * another user's samples.  IRQs off.
  */
-bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh)
+static void pmuctx_budget_fold(struct pmuctx_budget_cpu *b)
+{
+	u64 per;
+
+	if (!b->used) {
+		/* no backlog for a later window's samples to pay */
+		b->deferred_ns = 0;
+		return;
+	}
+	/* at most a window per sample: a backlog is not charged at once */
+	per = min_t(u64, div_u64(b->deferred_ns, b->used),
+		    PMUCTX_BUDGET_WINDOW_NS);
+	WRITE_ONCE(b->def_ns, b->def_ns ? (b->def_ns * 3 + per) / 4 : per);
+	b->deferred_ns = 0;
+}
+
+/*
+ * Count @user's session as asking in this CPU's current window, and
+ * return its share of the window: a user's share, divided between its
+ * sessions that asked in the previous window.  @user NULL (a privileged
+ * session), or a new user when users[] is full: a user of its own.
+ */
+static u32 pmuctx_budget_ask(struct pmuctx_budget_cpu *b, const void *user)
+{
+	u32 i;
+
+	if (!user)
+		goto solo;
+	for (i = 0; i < b->nr_users && b->users[i].key != user; i++)
+		;
+	if (i == b->nr_users) {
+		if (i == PMUCTX_BUDGET_USERS)
+			goto solo;
+		b->users[i].key = user;
+		b->users[i].sessions = 0;
+		b->nr_users++;
+	}
+	b->users[i].sessions++;
+	for (i = 0; i < b->nr_prev; i++)
+		if (b->prev[i].key == user)
+			return max(b->share / b->prev[i].sessions, 1U);
+	return b->share;	/* none of its sessions asked last time */
+solo:
+	b->solo++;
+	return b->share;
+}
+
+/*
+ * May a session of @user (its struct pmuctx_user, NULL for a privileged
+ * one) take one more sample on this CPU at @now (local_clock()), @sh
+ * being its part of this CPU's budget?  Counts it if so.  IRQs off, see
+ * the top of the file.
+ *
+ * Fair between users, then between a user's sessions: each user that
+ * asks in a window gets a share of it, allow / the users that asked in the
+ * previous window, split evenly between its sessions that asked then; a
+ * session gets its part as credit when it first asks in a window (kept up
+ * to two windows' worth); a sample needs one sample of credit and room in
+ * the window.  A privileged session (root, CAP_PERFMON: trusted, as with
+ * perf, and they can change sample_budget) counts as a user of its own,
+ * as does every session of an unprivileged user that finds the CPU's
+ * table of PMUCTX_BUDGET_USERS users for the window full (then the
+ * sharing is per session, as it was before users counted).  A session
+ * cannot be starved by sessions whose timers happen to fire first: when
+ * there are more sessions than samples in a window, each takes one every
+ * few windows.
+ */
+bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
+			const void *user)
 {
 	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
 
 	if (!b->window || now - b->start >= PMUCTX_BUDGET_WINDOW_NS) {
-		u32 allow = pmuctx_budget_allow(b->avg_ns);
+		u32 users = b->nr_users + b->solo;
+		u32 allow;
+
+		pmuctx_budget_fold(b);
+		allow = pmuctx_budget_allow(b->avg_ns + b->def_ns);
 
 		WRITE_ONCE(b->start, now);
 		WRITE_ONCE(b->window, b->window + 1);
 		WRITE_ONCE(b->used, 0);
-		/* at least 1: never a stall with 1024+ sessions asking */
-		b->share = max(allow * PMUCTX_CREDIT / max(b->asking, 1U), 1U);
-		b->asking = 0;
+		/* at least 1: never a stall with 1024+ users asking */
+		b->share = max(allow * PMUCTX_CREDIT / max(users, 1U), 1U);
+		memcpy(b->prev, b->users, b->nr_users * sizeof(b->users[0]));
+		b->nr_prev = b->nr_users;
+		b->nr_users = 0;
+		b->solo = 0;
 		WRITE_ONCE(b->allow, allow);
 	}
 	if (sh->window != b->window) {
-		u32 cap = 2 * max(b->share, PMUCTX_CREDIT);
+		u32 share = pmuctx_budget_ask(b, user);
+		u32 cap = 2 * max(share, PMUCTX_CREDIT);
 
 		WRITE_ONCE(sh->window, b->window);
-		b->asking++;
-		WRITE_ONCE(sh->credit, min(sh->credit + b->share, cap));
+		WRITE_ONCE(sh->credit, min(sh->credit + share, cap));
 	}
 	if (b->used >= b->allow || sh->credit < PMUCTX_CREDIT) {
 		WRITE_ONCE(b->dropped, b->dropped + 1);
@@ -204,6 +318,56 @@ void pmuctx_budget_cost(u64 ns)
 	WRITE_ONCE(b->avg_ns, b->avg_ns ? (b->avg_ns * 7 + ns) / 8 : ns);
 }
 
+/* current's voluntary and involuntary context switches so far */
+static unsigned long pmuctx_budget_csw(void)
+{
+	return READ_ONCE(current->nvcsw) + READ_ONCE(current->nivcsw);
+}
+
+/*
+ * A task_work of sampling (the deferred user callchain and its dumps,
+ * sample.c; an MMAP snapshot, maps.c) starts in current.  Task context.
+ */
+void pmuctx_budget_work_start(struct pmuctx_budget_mark *m)
+{
+	m->csw = pmuctx_budget_csw();
+	m->run0 = READ_ONCE(current->se.sum_exec_runtime);
+	m->t0 = local_clock();
+}
+
+/*
+ * The task_work started at @m ends on this CPU: what it ran is
+ * sampling's cost too, charged to this CPU's budget
+ * (pmuctx_budget_fold()).  Task context, preemptible.
+ *
+ * Not its wall time: the task's owner decides how long a work waits
+ * (a SCHED_IDLE task behind a busy one, a stack page on a slow FUSE
+ * file, mmap_lock held by another of its threads), and a charge of
+ * hundreds of milliseconds would shrink every user's sampling on the
+ * CPU it ends on to the floor.  If the task never left the CPU in
+ * between (no context switch: no preemption, no sleep, no migration),
+ * the wall time is its run time plus interrupts; otherwise the
+ * scheduler's account of its run time (sum_exec_runtime, brought up to
+ * date at each switch), at most the wall time.
+ */
+void pmuctx_budget_deferred(const struct pmuctx_budget_mark *m)
+{
+	struct pmuctx_budget_cpu *b;
+	unsigned long flags;
+	u64 now, ns, ran;
+
+	local_irq_save(flags);
+	now = local_clock();
+	ns = now > m->t0 ? now - m->t0 : 0;
+	if (pmuctx_budget_csw() != m->csw) {
+		ran = READ_ONCE(current->se.sum_exec_runtime) - m->run0;
+		ns = min(ns, ran);
+	}
+	b = this_cpu_ptr(&pmuctx_budget);
+	b->deferred_ns += ns;
+	local_irq_restore(flags);
+}
+
 /* This CPU's current window (0: none yet).  IRQs off. */
 u64 pmuctx_budget_window(void)
 {
@@ -218,10 +382,12 @@ u64 pmuctx_budget_period_ns(void)
 	return div_u64(PMUCTX_BUDGET_WINDOW_NS, max(allow, 1U));
 }
 
-/* This CPU's average sample cost.  IRQs off. */
+/* This CPU's average sample cost, its deferred work's included.  IRQs off. */
 u64 pmuctx_budget_avg_ns(void)
 {
-	return this_cpu_ptr(&pmuctx_budget)->avg_ns;
+	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+
+	return b->avg_ns + b->def_ns;
 }
 
 /*
@@ -236,7 +402,8 @@ static int pmuctx_param_now_get(char *buf, const struct kernel_param *kp)
 	for_each_online_cpu(cpu) {
 		struct pmuctx_budget_cpu *b = per_cpu_ptr(&pmuctx_budget, cpu);
 
-		sum += pmuctx_budget_allow(READ_ONCE(b->avg_ns));
+		sum += pmuctx_budget_allow(READ_ONCE(b->avg_ns) +
+					   READ_ONCE(b->def_ns));
 	}
 	return sysfs_emit(buf, "%llu\n",
 			  div_u64(sum * NSEC_PER_SEC, PMUCTX_BUDGET_WINDOW_NS));

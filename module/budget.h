@@ -23,10 +23,20 @@ struct pmuctx_budget_share {
 extern unsigned int pmuctx_sample_budget;
 extern unsigned int pmuctx_sample_cpu_percent;
 
-bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh);
+bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
+			const void *user);
 bool pmuctx_budget_may(u64 now, const struct pmuctx_budget_share *sh);
 u64 pmuctx_budget_next_ns(u64 now);
 void pmuctx_budget_cost(u64 ns);
+/* Where a task_work of sampling started (pmuctx_budget_work_start()). */
+struct pmuctx_budget_mark {
+	u64		t0;	/* local_clock() */
+	u64		run0;	/* current->se.sum_exec_runtime */
+	unsigned long	csw;	/* current's context switches */
+};
+
+void pmuctx_budget_work_start(struct pmuctx_budget_mark *m);
+void pmuctx_budget_deferred(const struct pmuctx_budget_mark *m);
 u64 pmuctx_budget_window(void);
 u64 pmuctx_budget_period_ns(void);
 u64 pmuctx_budget_avg_ns(void);

@@ -44,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 
+#include "budget.h"
 #include "maps.h"
 #include "perm.h"
 #include "records.h"
@@ -204,6 +205,7 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 {
 	struct pmuctx_maps *m = container_of(cb, struct pmuctx_maps, work);
 	struct pmuctx_entry *e = m->e;
+	struct pmuctx_budget_mark bm;
 
 	/*
 	 * Not for a task that dies (exit_task_work(), a fatal signal), nor
@@ -212,10 +214,12 @@ static void pmuctx_maps_fn(struct callback_head *cb)
 	 * the session's to see (security item 1's rule).
 	 */
 	pmuctx_sample_mark_work(e, true);	/* no sample of the scan */
+	pmuctx_budget_work_start(&bm);	/* marked first: no sample of this either */
 	if (!(current->flags & PF_EXITING) && !fatal_signal_pending(current) &&
 	    !READ_ONCE(e->dead) && pmuctx_sess_live(e->sess))
 		pmuctx_maps_scan(e);
 	WRITE_ONCE(m->pending, false);
+	pmuctx_budget_deferred(&bm);	/* the scan is sampling's cost too */
 	pmuctx_sample_work_end(e);	/* last: only the return follows */
 }
 

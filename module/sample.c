@@ -60,6 +60,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -428,6 +429,25 @@ static noinline void pmuctx_defer_deliver(struct pmuctx_entry *e,
 		pmuctx_maps_scan(e);
 }
 
+#ifdef PMUCTX_DEBUG
+static unsigned int pmuctx_selftest_work_stall_ms;
+module_param_named(selftest_work_stall_ms, pmuctx_selftest_work_stall_ms,
+		   uint, 0600);
+MODULE_PARM_DESC(selftest_work_stall_ms,
+		 "Test hook: the deferred user callchain work sleeps this long (at most 2000 ms) inside the time the sample budget charges, as a work its task's owner stalls does (0: off)");
+
+/* Debug build: a stall of the deferred work (t_sample budget-stall). */
+static void pmuctx_sample_debug_stall(void)
+{
+	unsigned int ms = READ_ONCE(pmuctx_selftest_work_stall_ms);
+
+	if (ms)
+		msleep(min(ms, 2000U));
+}
+#else
+static inline void pmuctx_sample_debug_stall(void) { }
+#endif
+
 /*
  * A tick in pmuctx's own code: one of its task_works (this file's unwind,
  * maps.c's scan) marks the entries it holds references to while it runs
@@ -466,6 +486,7 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 {
 	struct pmuctx_defer *d = container_of(cb, struct pmuctx_defer, work);
 	struct pmuctx_entry *e = d->e, *joined, *x;
+	struct pmuctx_budget_mark bm;
 	u64 cookie = READ_ONCE(d->cookie);
 
 	/*
@@ -482,6 +503,9 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	pmuctx_sample_mark_work(e, true);
 	for (x = joined; x; x = pmuctx_defer(x)->join_next)
 		pmuctx_sample_mark_work(x, true);
+	/* the work's cost (the budget's), from here: marked, no sample */
+	pmuctx_budget_work_start(&bm);
+	pmuctx_sample_debug_stall();
 	/*
 	 * A task that will not return to user space writes nothing: run by
 	 * exit_task_work() (PF_EXITING), or by get_signal() for a task that
@@ -500,6 +524,8 @@ static void pmuctx_defer_fn(struct callback_head *cb)
 	WRITE_ONCE(d->owner, false);
 	WRITE_ONCE(d->delivering, false);
 	WRITE_ONCE(d->pending, false);
+	/* the walk, the dumps, a snapshot: sampling's cost too */
+	pmuctx_budget_deferred(&bm);
 	/*
 	 * Last: drop the module reference this work held, then the mark
 	 * and the entry's reference.  Module removal waits for the rest
@@ -850,7 +876,7 @@ static enum hrtimer_restart pmuctx_sample_tick(struct hrtimer *t)
 	    pmuctx_sample_ours(e, regs)) {
 		pmuctx_defer(e)->carry_ns = 0;
 	} else {
-		if (!pmuctx_budget_take(now, &sc->budget)) {
+		if (!pmuctx_budget_take(now, &sc->budget, s->user)) {
 			/*
 			 * The next sample's period covers this tick's time.
 			 * No chance before the next budget window: wait for
@@ -895,7 +921,7 @@ static void pmuctx_sample_stage_fn(struct irq_work *w)
 		missed = atomic64_xchg(&st->missed, 0);
 		if (missed)
 			pmuctx_rec_lost(s, missed);
-		if (pmuctx_budget_take(now, &sc->budget)) {
+		if (pmuctx_budget_take(now, &sc->budget, s->user)) {
 			pmuctx_sample_budget_report(s, sc);
 			pmuctx_sample_emit(s, e, &st->b, st->weight,
 					   st->task == current);

@@ -20,7 +20,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 MAKE=${MAKE:-make}
-HOOKS="selftest_inject selftest_inject_pid selftest_attach_delay_ms selftest_task_work_tail_ms selftest_revive_delay_ms selftest_join_delay_ms selftest_dead_cached selftest_exec_delay_ms"
+HOOKS="selftest_inject selftest_inject_pid selftest_attach_delay_ms selftest_task_work_tail_ms selftest_revive_delay_ms selftest_join_delay_ms selftest_dead_cached selftest_exec_delay_ms selftest_work_stall_ms"
 TEST_SYMS='selftest|ringbench|ring_bench|probebench'
 
 if [ $# -eq 0 ]; then

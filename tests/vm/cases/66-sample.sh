@@ -22,6 +22,8 @@ rc=0
 "$T" || rc=1
 # the global sample budget and its module parameters (sampling item 1)
 "$T" budget || rc=1
+# sample_cpu_percent bounds the deferred work (dumps) too (issue 29 item 8)
+"$T" budget-deferred || rc=1
 # one user stack walk per kernel entry for all sessions (sampling item 4)
 "$T" shared || rc=1
 
@@ -40,6 +42,9 @@ mkdir -p /tmp/pmuctx-sample
 cp tests/sample/t_sample tests/sample/chain /tmp/pmuctx-sample/
 chmod 0755 /tmp/pmuctx-sample /tmp/pmuctx-sample/*
 as_user 65534 65534 "$GID" /tmp/pmuctx-sample/t_sample unpriv || rc=1
+# the budget is shared per user: uid 65534's 16 sessions against root's
+# one (issue 29 item 8); root forks the user's side, group $GID
+"$T" budget-user || rc=1
 # kernel.perf_event_max_sample_rate holds for them too (sampling item 1)
 oldr=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 echo 1000 > /proc/sys/kernel/perf_event_max_sample_rate
@@ -47,4 +52,8 @@ as_user 65534 65534 "$GID" /tmp/pmuctx-sample/t_sample maxrate || rc=1
 echo "$oldr" > /proc/sys/kernel/perf_event_max_sample_rate
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
 echo "$oldk" > /proc/sys/kernel/kptr_restrict
+# a stalled deferred work (debug hook selftest_work_stall_ms) costs the
+# other sessions on its CPU nothing (issue 29 item 8)
+use_debug_module
+"$T" budget-stall || rc=1
 exit "$rc"
