@@ -411,7 +411,9 @@ ns=$(weight "$W/defer.ns" '^chain;')
 # depends on the host (issue 32 item 6: under 50 % in a make check-debug
 # beside two busy VMs): a vCPU the host deschedules runs on in the guest's
 # clock, so a sample in the exit or exec path, which has no user stack by
-# design (NOUSER in lib.sh), or in ld.so can weigh many periods.  Of the
+# design (NOUSER in lib.sh), or in ld.so could weigh many periods (the
+# default weight caps a sample at its sampling period since issue 30 item
+# 3; --weight raw-period does not).  Of the
 # weight of chain's samples that can have a user stack, main must have
 # most: broken stitching or symbols leave it none.
 main_pct=$(printf '%s\n' "$out" | awk '$3 == "chain" && $NF == "main" { sub("%", "", $1); print $1; exit }')
