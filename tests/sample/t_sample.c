@@ -934,6 +934,30 @@ static void become_user(void)
 		_exit(3);
 }
 
+static int buser_migrate;	/* the busy task changes CPU every 15 ms */
+
+static void buser_busy(void)
+{
+	struct timespec ts;
+	uint64_t next = 0, now;
+	cpu_set_t cs;
+	int cpu = 0;
+
+	for (;;) {
+		if (!buser_migrate)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		if (now < next)
+			continue;
+		next = now + 15000000;
+		CPU_ZERO(&cs);
+		CPU_SET(cpu, &cs);
+		sched_setaffinity(0, sizeof(cs), &cs);
+		cpu ^= 1;
+	}
+}
+
 static void test_budget_user(void)
 {
 	long old = param_get("sample_budget"), root_n, user_n = -1;
@@ -953,8 +977,7 @@ static void test_budget_user(void)
 		become_user();
 		if (write(ready[1], &c, 1) != 1)
 			_exit(2);
-		for (;;)
-			__asm__ __volatile__("" ::: "memory");
+		buser_busy();
 	}
 	if (read(ready[0], &c, 1) != 1)
 		exit(2);
@@ -1002,7 +1025,8 @@ static void test_budget_user(void)
 		root_n = d.samples;
 	}
 	param_set("sample_budget", old);
-	diag("budget per user: root's 1 session %ld samples, uid %d's %d sessions %ld together",
+	diag("budget per user%s: root's 1 session %ld samples, uid %d's %d sessions %ld together",
+	     buser_migrate ? " (the task changes CPU every 15 ms)" : "",
 	     root_n, BUSER_UID, made, user_n);
 	result(fd >= 0 && made == BUSER_NSESS && user_n >= 0,
 	       "budget per user: %d sessions of one user and one of root on one busy task",
@@ -1572,6 +1596,11 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "budget-stall")) {
 		test_budget_stall();
+		return !!failures;
+	}
+	if (argc > 1 && !strcmp(argv[1], "budget-user-migrate")) {
+		buser_migrate = 1;
+		test_budget_user();
 		return !!failures;
 	}
 	if (argc > 1 && !strcmp(argv[1], "budget-user")) {
