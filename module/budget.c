@@ -74,7 +74,7 @@
 
 struct pmuctx_budget_user {
 	const void	*key;
-	u32		sessions;	/* of it that asked in the window */
+	u32		credit;		/* its sessions' samples, in 1/1024 */
 };
 
 struct pmuctx_budget_cpu {
@@ -194,34 +194,30 @@ static void pmuctx_budget_fold(struct pmuctx_budget_cpu *b)
 }
 
 /*
- * Count @user's session as asking in this CPU's current window, and
- * return its share of the window: a user's share, divided between its
- * sessions that asked in the previous window.  @user NULL (a privileged
- * session), or a new user when users[] is full: a user of its own.
+ * The slot of @user (an unprivileged user's struct pmuctx_user) in this
+ * CPU's current window, added with its credit if it had none: what it
+ * kept from the previous window plus a user's share, at most one
+ * window's worth (or one sample).  NULL when the table is full: the
+ * session then asks as a user of its own.
  */
-static u32 pmuctx_budget_ask(struct pmuctx_budget_cpu *b, const void *user)
+static struct pmuctx_budget_user *
+pmuctx_budget_slot(struct pmuctx_budget_cpu *b, const void *user)
 {
-	u32 i;
+	u32 i, credit = 0;
 
-	if (!user)
-		goto solo;
-	for (i = 0; i < b->nr_users && b->users[i].key != user; i++)
-		;
-	if (i == b->nr_users) {
-		if (i == PMUCTX_BUDGET_USERS)
-			goto solo;
-		b->users[i].key = user;
-		b->users[i].sessions = 0;
-		b->nr_users++;
-	}
-	b->users[i].sessions++;
+	for (i = 0; i < b->nr_users; i++)
+		if (b->users[i].key == user)
+			return &b->users[i];
+	if (i == PMUCTX_BUDGET_USERS)
+		return NULL;
 	for (i = 0; i < b->nr_prev; i++)
 		if (b->prev[i].key == user)
-			return max(b->share / b->prev[i].sessions, 1U);
-	return b->share;	/* none of its sessions asked last time */
-solo:
-	b->solo++;
-	return b->share;
+			credit = b->prev[i].credit;
+	i = b->nr_users++;
+	b->users[i].key = user;
+	b->users[i].credit = min(credit + b->share,
+				 max(b->share, PMUCTX_CREDIT));
+	return &b->users[i];
 }
 
 /*
@@ -230,24 +226,35 @@ solo:
  * being its part of this CPU's budget?  Counts it if so.  IRQs off, see
  * the top of the file.
  *
- * Fair between users, then between a user's sessions: each user that
- * asks in a window gets a share of it, allow / the users that asked in the
- * previous window, split evenly between its sessions that asked then; a
- * session gets its part as credit when it first asks in a window (kept up
- * to two windows' worth); a sample needs one sample of credit and room in
- * the window.  A privileged session (root, CAP_PERFMON: trusted, as with
- * perf, and they can change sample_budget) counts as a user of its own,
- * as does every session of an unprivileged user that finds the CPU's
- * table of PMUCTX_BUDGET_USERS users for the window full (then the
- * sharing is per session, as it was before users counted).  A session
- * cannot be starved by sessions whose timers happen to fire first: when
- * there are more sessions than samples in a window, each takes one every
- * few windows.
+ * Fair between users: each user that asks in a window gets a share of
+ * it, allow / the users that asked in the previous window, as credit in
+ * the window's table of users, kept up to one window's worth (or one
+ * sample); its sessions take from that one credit, first come (t_sample
+ * budget-user, budget-user-migrate).  Credit per session (its part of
+ * the user's share, kept by each session) let a user with many sessions
+ * bank many samples where one with a single session banked two: the many
+ * drained their banks into each window's room first, and a single
+ * session's income overflowed its cap.  Credit kept for two windows did
+ * the same on a smaller scale: the user whose sessions asked first in a
+ * window spent two windows' worth of the room.  A sample needs one sample of credit and
+ * room in the window.  A privileged session (root, CAP_PERFMON:
+ * trusted, as with perf, and they can change sample_budget) counts as a
+ * user of its own with its own credit in @sh, as does every session of
+ * an unprivileged user that finds the CPU's table of
+ * PMUCTX_BUDGET_USERS users for the window full (then the sharing is per
+ * session, as it was before users counted).  A user cannot be starved
+ * by sessions whose timers happen to fire first: when there are more
+ * users than samples in a window, each takes one every few windows.
+ * @sh->credit of a session of a user in the table is a copy of the
+ * user's credit after the session's last take, for pmuctx_budget_may().
  */
 bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
 			const void *user)
 {
 	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+	struct pmuctx_budget_user *u;
+	u32 *credit;
+	bool ok;
 
 	if (!b->window || now - b->start >= PMUCTX_BUDGET_WINDOW_NS) {
 		u32 users = b->nr_users + b->solo;
@@ -267,20 +274,29 @@ bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
 		b->solo = 0;
 		WRITE_ONCE(b->allow, allow);
 	}
-	if (sh->window != b->window) {
-		u32 share = pmuctx_budget_ask(b, user);
-		u32 cap = 2 * max(share, PMUCTX_CREDIT);
-
-		WRITE_ONCE(sh->window, b->window);
-		WRITE_ONCE(sh->credit, min(sh->credit + share, cap));
+	u = user ? pmuctx_budget_slot(b, user) : NULL;
+	if (u) {
+		credit = &u->credit;
+	} else {
+		credit = &sh->credit;
+		if (sh->window != b->window) {
+			b->solo++;
+			WRITE_ONCE(sh->credit,
+				   min(sh->credit + b->share,
+				       max(b->share, PMUCTX_CREDIT)));
+		}
 	}
-	if (b->used >= b->allow || sh->credit < PMUCTX_CREDIT) {
+	WRITE_ONCE(sh->window, b->window);
+	ok = b->used < b->allow && *credit >= PMUCTX_CREDIT;
+	if (ok) {
+		*credit -= PMUCTX_CREDIT;
+		WRITE_ONCE(b->used, b->used + 1);
+	} else {
 		WRITE_ONCE(b->dropped, b->dropped + 1);
-		return false;
 	}
-	WRITE_ONCE(sh->credit, sh->credit - PMUCTX_CREDIT);
-	WRITE_ONCE(b->used, b->used + 1);
-	return true;
+	if (u)
+		WRITE_ONCE(sh->credit, u->credit);
+	return ok;
 }
 
 /*

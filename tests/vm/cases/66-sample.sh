@@ -45,6 +45,8 @@ as_user 65534 65534 "$GID" /tmp/pmuctx-sample/t_sample unpriv || rc=1
 # the budget is shared per user: uid 65534's 16 sessions against root's
 # one (issue 29 item 8); root forks the user's side, group $GID
 "$T" budget-user || rc=1
+# the same while the task changes CPU every 15 ms
+"$T" budget-user-migrate || rc=1
 # kernel.perf_event_max_sample_rate holds for them too (sampling item 1)
 oldr=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 echo 1000 > /proc/sys/kernel/perf_event_max_sample_rate
