@@ -4,9 +4,11 @@
  *
  * Five sched tracepoints and cgroup_attach_task are looked up with
  * for_each_kernel_tracepoint().  fork, exec, exit and free are hooked
- * while at least one session exists (store.c calls us under
- * pmuctx_mutex); sched_switch only while a session needs per-switch work
- * (a switchless one counts from its tasks' own counters: tasksrc.c), and
+ * while at least one session exists (pmuctx_hooks_lifecycle_get(), under
+ * pmuctx_mutex), and the store's table (store.c) is made and dropped
+ * with them, the table first in and last out; sched_switch only while
+ * a session needs per-switch work (a switchless one counts from its
+ * tasks' own counters: tasksrc.c), and
  * cgroup_attach_task while a cgroup session exists, each for a second
  * more after its last user (pmuctx_unhook_work, "Deferred unhooking"
  * below: every (un)registration patches kernel text).  Unregistration
@@ -50,7 +52,7 @@
  * Registration contexts (process context, pmuctx_mutex held for all of
  * them; the tracepoint, cpu-hotplug, jump-label and text mutexes nest
  * inside, as does the free work's flush):
- *  pmuctx_store_get/put, pmuctx_hooks_switch_get/put, _cgroup_get/put
+ *  pmuctx_hooks_lifecycle_get/put, _switch_get/put, _cgroup_get/put
  *			SESSION_CREATE and release.  A get registers only
  *			what is not hooked; a put that leaves a probe unused
  *			(re)arms pmuctx_unhook_work (mod_delayed_work()),
@@ -632,15 +634,13 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	rcu_read_lock();
 	/* next's entries: for the SWITCH records of prev, then switch-in */
 	if (!is_idle_task(next))
-		list = rhltable_lookup(&pmuctx_store, &next,
-				       pmuctx_store_params);
+		list = pmuctx_store_lookup(next);
 	if (cc->task == prev && cc->nr <= PMUCTX_CUR_MAX) {
 		for (i = 0; i < cc->nr; i++)
 			pmuctx_switch_out(cc->e[i], &now, cpu, gen, prev, next,
 					  list, prev_state, preempt);
 	} else {
-		plist = rhltable_lookup(&pmuctx_store, &prev,
-					pmuctx_store_params);
+		plist = pmuctx_store_lookup(prev);
 		rhl_for_each_entry_rcu(e, pos, plist, node)
 			if (!e->sess->switchless)
 				pmuctx_switch_out(e, &now, cpu, gen, prev,
@@ -673,37 +673,6 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 out:
 	rcu_read_unlock();
 	pmuctx_probebench_end(start, cc->nr);	/* debug build only */
-}
-
-/*
- * @t's live entry in @s from the store, parked or not.  RCU read side.
- */
-struct pmuctx_entry *pmuctx_sess_entry(struct pmuctx_session *s,
-				       struct task_struct *t)
-{
-	struct rhlist_head *list, *pos;
-	struct pmuctx_entry *e;
-
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
-	rhl_for_each_entry_rcu(e, pos, list, node)
-		if (e->sess == s && !READ_ONCE(e->dead))
-			return e;
-	return NULL;
-}
-
-/*
- * @t's entry in @s that counts and samples now (not parked, not past
- * sched_process_exit) from the
- * store alone, without this CPU's cache, which the switch probe may be
- * rewriting under an NMI.  RCU read side.
- */
-struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
-				       struct task_struct *t)
-{
-	struct pmuctx_entry *e = pmuctx_sess_entry(s, t);
-
-	return e && !READ_ONCE(e->parked) &&
-	       !(READ_ONCE(e->flags) & PMUCTX_EF_EXITED) ? e : NULL;
 }
 
 /*
@@ -777,7 +746,7 @@ void pmuctx_cpu_sync(void *info)
 		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL);
 		pmuctx_entry_start(e, cpu, 0);
 	}
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		if (e->sess != s || READ_ONCE(e->dead) ||
 		    pmuctx_cache_has(cc, e))
@@ -900,7 +869,7 @@ static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr,
 	unsigned int n = 0;
 
 	*more = false;
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		if (!READ_ONCE(e->dead))
 			pmuctx_batch_add(arr, &n, e, after, more);
@@ -1037,7 +1006,7 @@ static void pmuctx_probe_free(void *data, PMUCTX_EXIT_ARGS)
 	bool any = false;
 
 	rcu_read_lock();
-	list = rhltable_lookup(&pmuctx_store, &p, pmuctx_store_params);
+	list = pmuctx_store_lookup(p);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		/*
 		 * The task is dead: nothing else writes e->flags until the
@@ -1148,7 +1117,7 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 	if (parent != t)
 		return;
 	rcu_read_lock();
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		s = e->sess;
 		if (READ_ONCE(e->dead) || !pmuctx_sess_live(s))
@@ -1378,7 +1347,7 @@ static bool pmuctx_tp_unhook(struct pmuctx_tp *t, unsigned int users)
 
 /*
  * A session that needs per-switch work is created (after
- * pmuctx_hooks_register()).  If the probe is not hooked, the per-CPU
+ * pmuctx_hooks_lifecycle_get()).  If the probe is not hooked, the per-CPU
  * caches are emptied first: what they held when it was last unhooked is
  * stale, and nothing refilled them meanwhile (pmuctx_cpu_sync() runs only
  * for sessions that hold the probe).  Still hooked (its unhook pending),
@@ -1402,7 +1371,7 @@ void pmuctx_hooks_switch_put(void)
 	pmuctx_tp_put(&pmuctx_tp_switch, &pmuctx_switch_sessions);
 }
 
-/* A cgroup session is created (after pmuctx_hooks_register()). */
+/* A cgroup session is created (after pmuctx_hooks_lifecycle_get()). */
 int pmuctx_hooks_cgroup_get(void)
 {
 	return pmuctx_tp_get(&pmuctx_tp_attach, &pmuctx_cgroup_sessions);
@@ -1439,6 +1408,7 @@ void pmuctx_hooks_cgroup_put(void)
 
 static void pmuctx_unhook_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pmuctx_unhook_work, pmuctx_unhook_fn);
+static bool pmuctx_hooks_reap(void);
 
 /* Under pmuctx_mutex: a probe lost its last user. */
 void pmuctx_hooks_unhook_later(void)
@@ -1450,14 +1420,14 @@ void pmuctx_hooks_unhook_later(void)
 /*
  * Under pmuctx_mutex: unhook every probe nobody uses now.  With no
  * session at all, the store goes with the lifecycle probes
- * (pmuctx_store_reap(): pmuctx_hooks_unregister(), then the table).
+ * (pmuctx_hooks_reap(): pmuctx_hooks_unregister(), then the table).
  */
 static void pmuctx_hooks_unhook_idle(void)
 {
 	bool sw, cg;
 
 	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_store_reap())
+	if (pmuctx_hooks_reap())
 		return;
 	sw = pmuctx_tp_unhook(&pmuctx_tp_switch, pmuctx_switch_sessions);
 	cg = pmuctx_tp_unhook(&pmuctx_tp_attach, pmuctx_cgroup_sessions);
@@ -1489,11 +1459,13 @@ void pmuctx_hooks_exit(void)
 	mutex_unlock(&pmuctx_mutex);
 }
 
+static void pmuctx_hooks_unregister(void);
+
 /*
  * Called under pmuctx_mutex when the first session appears and the
- * lifecycle probes are not hooked (pmuctx_store_get()).
+ * lifecycle probes are not hooked (pmuctx_hooks_lifecycle_get()).
  */
-int pmuctx_hooks_register(void)
+static int pmuctx_hooks_register(void)
 {
 	unsigned int i;
 	int ret;
@@ -1533,7 +1505,7 @@ err_unregister:
  * module exit, a failed pmuctx_hooks_register()): every probe goes, and
  * none runs when it returns.
  */
-void pmuctx_hooks_unregister(void)
+static void pmuctx_hooks_unregister(void)
 {
 	unsigned int i;
 
@@ -1554,4 +1526,82 @@ void pmuctx_hooks_unregister(void)
 	tracepoint_synchronize_unregister();
 	pmuctx_hooks_flush_free();
 	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+}
+
+/*
+ * The lifecycle probes and the store's table, from the first session's
+ * pmuctx_hooks_lifecycle_get() to pmuctx_hooks_reap(), a second after
+ * the last session's put ("Deferred unhooking"); a session created
+ * meanwhile keeps both.  The store makes and drops its table only when
+ * told (pmuctx_store_create(), pmuctx_store_destroy()): made before the
+ * probes that look it up are hooked, dropped after they are unhooked.
+ */
+static unsigned int pmuctx_lifecycle_users;	/* under pmuctx_mutex */
+static bool pmuctx_lifecycle_up;		/* under pmuctx_mutex */
+
+/* First session: create the table and hook the scheduler. */
+int pmuctx_hooks_lifecycle_get(void)
+{
+	int ret;
+
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_lifecycle_users++)
+		return 0;
+	/*
+	 * PREEMPT_RT: a table kept from the last session (deferred unhook)
+	 * but made for a smaller max_tasks than today's is remade
+	 * (pmuctx_store_outgrown()).  It is empty: no session has entries.
+	 * The reap unhooks (waits for running probes) before it drops the
+	 * table.
+	 */
+	if (pmuctx_lifecycle_up && pmuctx_store_outgrown()) {
+		pmuctx_lifecycle_users--;
+		pmuctx_hooks_reap();
+		pmuctx_lifecycle_users++;
+	}
+	if (pmuctx_lifecycle_up)
+		return 0;
+	ret = pmuctx_store_create();
+	if (ret)
+		goto err_users;
+	ret = pmuctx_hooks_register();
+	if (ret)
+		goto err_table;
+	pmuctx_lifecycle_up = true;
+	return 0;
+
+err_table:
+	pmuctx_store_destroy();
+err_users:
+	pmuctx_lifecycle_users--;
+	return ret;
+}
+
+/*
+ * Last session gone: the probes and the table go a second later
+ * (pmuctx_hooks_reap() from the unhook work), unless a session comes.
+ * Until then the probes find an empty table.
+ */
+void pmuctx_hooks_lifecycle_put(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (!--pmuctx_lifecycle_users)
+		pmuctx_hooks_unhook_later();
+}
+
+/*
+ * The unhook work, module exit or a first session that remakes the
+ * table, under pmuctx_mutex: with no session left, unhook (waits for
+ * running probes) and drop the table.  True if it did.
+ */
+static bool pmuctx_hooks_reap(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_lifecycle_users || !pmuctx_lifecycle_up)
+		return false;
+	pmuctx_hooks_unregister();
+	/* Sessions removed all their entries before their put. */
+	pmuctx_store_destroy();
+	pmuctx_lifecycle_up = false;
+	return true;
 }

@@ -13,8 +13,8 @@ struct pmuctx_entry;
 struct pmuctx_session;
 struct task_struct;
 
-int pmuctx_hooks_register(void);
-void pmuctx_hooks_unregister(void);
+int pmuctx_hooks_lifecycle_get(void);
+void pmuctx_hooks_lifecycle_put(void);
 void pmuctx_cpu_sync(void *info);
 void pmuctx_cpu_forget(void *info);
 void pmuctx_cpu_forget_entry(void *info);
@@ -24,10 +24,6 @@ void pmuctx_hooks_switch_put(void);
 u32 pmuctx_hooks_registered(void);
 void pmuctx_cpu_swap_counters(void *info);
 struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
-struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
-				       struct task_struct *t);
-struct pmuctx_entry *pmuctx_sess_entry(struct pmuctx_session *s,
-				       struct task_struct *t);
 void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
 		  struct task_struct *parent);
 int pmuctx_hooks_cgroup_get(void);

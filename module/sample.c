@@ -472,7 +472,7 @@ static bool pmuctx_sample_ours(struct pmuctx_entry *e, struct pt_regs *regs)
 		return true;
 	if (READ_ONCE(pmuctx_defer(e)->in_work))
 		return true;
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(x, pos, list, node) {
 		struct pmuctx_defer *dx = x == e ? NULL : pmuctx_defer(x);
 
@@ -547,7 +547,7 @@ static u64 pmuctx_defer_join(struct pmuctx_entry *e, struct pmuctx_defer *d)
 	struct rhlist_head *list, *pos;
 	struct pmuctx_entry *x;
 
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(x, pos, list, node) {
 		struct pmuctx_defer *dx = x == e ? NULL : pmuctx_defer(x);
 		u64 cookie;

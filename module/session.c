@@ -693,7 +693,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	}
 
 	mutex_lock(&pmuctx_mutex);
-	ret = pmuctx_store_get();
+	ret = pmuctx_hooks_lifecycle_get();
 	if (ret) {
 		mutex_unlock(&pmuctx_mutex);
 		goto err_unlock;
@@ -701,7 +701,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	if (!s->switchless) {
 		ret = pmuctx_hooks_switch_get();
 		if (ret) {
-			pmuctx_store_put();
+			pmuctx_hooks_lifecycle_put();
 			mutex_unlock(&pmuctx_mutex);
 			goto err_unlock;
 		}
@@ -711,7 +711,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 		if (ret) {
 			if (!s->switchless)
 				pmuctx_hooks_switch_put();
-			pmuctx_store_put();
+			pmuctx_hooks_lifecycle_put();
 			mutex_unlock(&pmuctx_mutex);
 			goto err_unlock;
 		}
@@ -1264,7 +1264,7 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	atomic_dec(&pmuctx_stats.sessions);
 	if (!s->switchless)
 		pmuctx_hooks_switch_put();
-	pmuctx_store_put();
+	pmuctx_hooks_lifecycle_put();
 	mutex_unlock(&pmuctx_mutex);
 out_free:
 	pmuctx_session_put(s);

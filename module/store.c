@@ -55,14 +55,6 @@
 
 struct rhltable pmuctx_store;
 
-static unsigned int pmuctx_store_users;	/* under pmuctx_mutex */
-/*
- * The table exists and the lifecycle probes are hooked (under
- * pmuctx_mutex): from the first session's pmuctx_store_get() to
- * pmuctx_store_reap(), a second after the last session's put (hooks.c,
- * "Deferred unhooking"); a session created meanwhile keeps both.
- */
-static bool pmuctx_store_up;
 /* PREEMPT_RT: the nelem_hint the table was made with (pmuctx_mutex) */
 static unsigned int pmuctx_store_hint;
 
@@ -71,31 +63,30 @@ static unsigned int pmuctx_store_rt_hint(void)
 	return clamp(READ_ONCE(pmuctx_max_tasks), 1U, (unsigned int)U16_MAX);
 }
 
-/* First session: create the table and hook the scheduler. */
-int pmuctx_store_get(void)
+/*
+ * PREEMPT_RT: whether the table was made for a smaller max_tasks than
+ * today's, so that the room below no longer holds (t_store cap-raised:
+ * one made for max_tasks 5 had 8 buckets, and a burst of 9 after
+ * max_tasks was raised lost 2).  Its owner (hooks.c, which keeps an
+ * empty table a second after the last session: "Deferred unhooking")
+ * asks at the next first session, and remakes it.  Under pmuctx_mutex.
+ */
+bool pmuctx_store_outgrown(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	return IS_ENABLED(CONFIG_PREEMPT_RT) &&
+	       pmuctx_store_hint < pmuctx_store_rt_hint();
+}
+
+/*
+ * Make the table: hooks.c, for the first session, under pmuctx_mutex,
+ * before it hooks the probes that look entries up.
+ */
+int pmuctx_store_create(void)
 {
 	struct rhashtable_params p = pmuctx_store_params;
-	int ret;
 
 	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_store_users++)
-		return 0;
-	/*
-	 * PREEMPT_RT: a table kept from the last session (deferred unhook)
-	 * but made for a smaller max_tasks than today's is remade, so the
-	 * room below holds (t_store cap-raised: one made for max_tasks 5
-	 * had 8 buckets, and a burst of 9 after max_tasks was raised lost
-	 * 2).  It is empty: no session has entries.  The reap unhooks
-	 * (waits for running probes) before it frees the table.
-	 */
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) && pmuctx_store_up &&
-	    pmuctx_store_hint < pmuctx_store_rt_hint()) {
-		pmuctx_store_users--;
-		pmuctx_store_reap();
-		pmuctx_store_users++;
-	}
-	if (pmuctx_store_up)
-		return 0;
 	/*
 	 * PREEMPT_RT: room for max_tasks entries from the start, and never
 	 * shrunk, so an insert with preemption off never finds the table
@@ -115,49 +106,18 @@ int pmuctx_store_get(void)
 		p.nelem_hint = pmuctx_store_hint;
 		p.automatic_shrinking = false;
 	}
-	ret = rhltable_init(&pmuctx_store, &p);
-	if (ret)
-		goto err_users;
-	ret = pmuctx_hooks_register();
-	if (ret)
-		goto err_table;
-	pmuctx_store_up = true;
-	return 0;
-
-err_table:
-	rhltable_destroy(&pmuctx_store);
-err_users:
-	pmuctx_store_users--;
-	return ret;
+	return rhltable_init(&pmuctx_store, &p);
 }
 
 /*
- * Last session gone: the probes and the table go a second later
- * (pmuctx_store_reap() from the unhook work), unless a session comes.
- * Until then the probes find an empty table.
+ * Drop the table: hooks.c, under pmuctx_mutex, with no session left
+ * (every session removed its entries before it let go of the hooks) and
+ * after the probes are unhooked and none runs.
  */
-void pmuctx_store_put(void)
+void pmuctx_store_destroy(void)
 {
 	lockdep_assert_held(&pmuctx_mutex);
-	if (!--pmuctx_store_users)
-		pmuctx_hooks_unhook_later();
-}
-
-/*
- * The unhook work or module exit, under pmuctx_mutex: with no session
- * left, unhook (waits for running probes) and drop the table.  True if
- * it did.
- */
-bool pmuctx_store_reap(void)
-{
-	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_store_users || !pmuctx_store_up)
-		return false;
-	pmuctx_hooks_unregister();
-	/* Sessions removed all their entries before putting the store. */
 	rhltable_destroy(&pmuctx_store);
-	pmuctx_store_up = false;
-	return true;
 }
 
 /*
@@ -846,7 +806,7 @@ void pmuctx_entry_take_retire(struct pmuctx_entry *e)
  * but an insert that finds it above 100 % (a burst the worker did not
  * keep up with) allocates with GFP_ATOMIC, which PREEMPT_RT forbids with
  * preemption off: in the probes and under sess->entries_lock.  On RT the
- * table is made with room for max_tasks (pmuctx_store_get()), so this
+ * table is made with room for max_tasks (pmuctx_store_create()), so this
  * only refuses after max_tasks was raised while sessions exist; the
  * caller counts the task as dropped.  Elsewhere the insert may allocate.
  * RCU read side.

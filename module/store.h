@@ -8,7 +8,7 @@
 
 #include <linux/gfp.h>
 #include <linux/hash.h>
-#include <linux/rhashtable-types.h>
+#include <linux/rhashtable.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/task_work.h>
@@ -181,9 +181,53 @@ static const struct rhashtable_params pmuctx_store_params __maybe_unused = {
 	.automatic_shrinking	= true,
 };
 
-int pmuctx_store_get(void);
-void pmuctx_store_put(void);
-bool pmuctx_store_reap(void);
+/*
+ * Every entry of task @t, one per session that monitors it: walk the
+ * list with rhl_for_each_entry_rcu(e, pos, list, node).  RCU read side,
+ * any context: the sched_switch probe and the NMI sampler look up here,
+ * inline, with the parameters folded in.
+ */
+static __always_inline struct rhlist_head *
+pmuctx_store_lookup(struct task_struct *t)
+{
+	return rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+}
+
+/*
+ * @t's live entry in @s from the store, parked or not.  RCU read side.
+ * Inline, as the lookups of the probes and the sampler are.
+ */
+static inline struct pmuctx_entry *
+pmuctx_sess_entry(struct pmuctx_session *s, struct task_struct *t)
+{
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *e;
+
+	list = pmuctx_store_lookup(t);
+	rhl_for_each_entry_rcu(e, pos, list, node)
+		if (e->sess == s && !READ_ONCE(e->dead))
+			return e;
+	return NULL;
+}
+
+/*
+ * @t's entry in @s that counts and samples now (not parked, not past
+ * sched_process_exit) from the store alone, without this CPU's cache
+ * (hooks.c), which the switch probe may be rewriting under an NMI.  RCU
+ * read side.
+ */
+static inline struct pmuctx_entry *
+pmuctx_task_entry(struct pmuctx_session *s, struct task_struct *t)
+{
+	struct pmuctx_entry *e = pmuctx_sess_entry(s, t);
+
+	return e && !READ_ONCE(e->parked) &&
+	       !(READ_ONCE(e->flags) & PMUCTX_EF_EXITED) ? e : NULL;
+}
+
+int pmuctx_store_create(void);
+void pmuctx_store_destroy(void);
+bool pmuctx_store_outgrown(void);
 void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
 		       bool slices);
 int pmuctx_entry_caches_init(void);
