@@ -27,27 +27,19 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/irq_work.h>
-#include <linux/log2.h>
 #include <linux/memcontrol.h>
-#include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/sysfs.h>
-#include <linux/task_work.h>
 
-#include "counters.h"
 #include "hooks.h"
 #include "main.h"
-#include "maps.h"
 #include "perm.h"
-#include "sample.h"
 #include "selftest.h"
 #include "session.h"
 #include "store.h"
@@ -157,13 +149,7 @@ int pmuctx_entry_caches_init(void)
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) % sizeof(u64));
 	/* the 4 default events in 200 bytes (DESIGN.md, PERFORMANCE.md) */
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) > 128);
-	/* e->size is a u16 */
-	BUILD_BUG_ON(sizeof(struct pmuctx_entry) +
-		     3 * sizeof(u64) * PMUCTX_MAX_EVENTS + PMUCTX_MAX_DATA_SIZE +
-		     2 * sizeof(u64) +
-		     sizeof(struct pmuctx_defer) + sizeof(struct pmuctx_maps) +
-		     sizeof(u64) * PMUCTX_MAX_EVENTS + 2 * sizeof(u64) >
-		     U16_MAX);
+	/* e->size is a u16: the biggest layout, pmuctx_entry_size() */
 	for (i = 0; i < PMUCTX_NR_CACHES; i++) {
 		size = PMUCTX_CACHE_MIN + i * PMUCTX_CACHE_STEP;
 		snprintf(name, sizeof(name), "pmuctx_entry_%u", size);
@@ -190,69 +176,15 @@ void pmuctx_entry_caches_destroy(void)
 }
 
 /*
- * Session creation: lay out @s's entries (the counts, the save area, the
- * deferred-callchain state if @sampling, the MMAP-record state if @maps
- * too, the slice accumulators if @slices) and pick their size: the next
- * cache size, or the exact size for kmalloc.
+ * The size an entry of @size bytes (its layout: the session's,
+ * pmuctx_entry_size()) is allocated with: the next cache size, or the
+ * exact size for kmalloc.
  */
-void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
-		       bool slices)
+u32 pmuctx_entry_alloc_size(size_t size)
 {
-	unsigned int i;
-	size_t size;
-
-	/*
-	 * A snapshot slot per counter-backed event (pmuctx_entry_start());
-	 * none in a switchless session, which reads no counter.  The
-	 * module's own events (task-clock, context-switches,
-	 * cpu-migrations; pmuctx_event_is_native()) go to their masks.
-	 */
-	/* the masks and snap_ev[] are u8: one bit, one index per event */
-	BUILD_BUG_ON(PMUCTX_MAX_EVENTS > 8);
-	s->nr_snap = 0;
-	s->clock_mask = 0;
-	s->cs_mask = 0;
-	s->migr_mask = 0;
-	for (i = 0; i < s->nr_events; i++) {
-		u32 id = s->events[i];
-
-		s->snap_slot[i] = 0;
-		if (id == PMUCTX_EV_TASK_CLOCK) {
-			s->clock_mask |= BIT(i);
-		} else if (id == PMUCTX_EV_CONTEXT_SWITCHES) {
-			s->cs_mask |= BIT(i);
-		} else if (id == PMUCTX_EV_CPU_MIGRATIONS) {
-			s->migr_mask |= BIT(i);
-		} else if (!s->switchless && !pmuctx_event_is_native(id)) {
-			s->snap_ev[s->nr_snap] = i;
-			s->snap_slot[i] = s->nr_snap++;
-		}
-	}
-	size = sizeof(struct pmuctx_entry) +
-	       sizeof(u64) * (2 * s->nr_events + s->nr_snap) + s->data_size;
-	/* the debug build's SELFTEST backend keeps its state after it */
-	size += pmuctx_selftest_entry_extra(s, size);
-	s->defer_offset = 0;
-	s->maps_offset = 0;
-	s->slice_offset = 0;
-	if (sampling) {
-		size = ALIGN(size, __alignof__(struct pmuctx_defer));
-		s->defer_offset = size;
-		size += sizeof(struct pmuctx_defer);
-	}
-	if (sampling && maps) {
-		size = ALIGN(size, __alignof__(struct pmuctx_maps));
-		s->maps_offset = size;
-		size += sizeof(struct pmuctx_maps);
-	}
-	if (slices) {
-		size = ALIGN(size, sizeof(u64));
-		s->slice_offset = size;
-		size += sizeof(u64) * s->nr_events;
-	}
 	if (size <= PMUCTX_CACHE_MAX)
 		size = ALIGN(size, PMUCTX_CACHE_STEP);
-	s->entry_size = size;
+	return size;
 }
 
 /*
@@ -485,126 +417,6 @@ void pmuctx_entry_unparent(struct pmuctx_entry *e)
 
 	if (parent)
 		pmuctx_entry_put(parent);
-}
-
-/*
- * The entries whose task has a work of ours queued, for the administrator
- * whose rmmod fails with EBUSY: a task blocked in a system call keeps its
- * work, and with it a module reference, until it returns to user space
- * (SECURITY.md, "module unload").  The read-only parameter pending_works
- * names them.  A fixed table, since works are queued from interrupts and
- * NMIs (no lock, no allocation): a slot is taken and given back with
- * cmpxchg(); works beyond PMUCTX_PENDING_SLOTS are counted, not named.
- * The entry stays allocated while its work is queued (the work's
- * reference), and is freed after a grace period: the reader looks under
- * rcu_read_lock().
- */
-#define PMUCTX_PENDING_SLOTS	64
-
-static struct pmuctx_entry *pmuctx_pending[PMUCTX_PENDING_SLOTS];
-static atomic_t pmuctx_pending_works = ATOMIC_INIT(0);
-
-static void pmuctx_pending_add(struct pmuctx_entry *e)
-{
-	unsigned int i, k = hash_ptr(e, ilog2(PMUCTX_PENDING_SLOTS));
-
-	atomic_inc(&pmuctx_pending_works);
-	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++, k++) {
-		k %= PMUCTX_PENDING_SLOTS;
-		if (!READ_ONCE(pmuctx_pending[k]) &&
-		    !cmpxchg(&pmuctx_pending[k], NULL, e))
-			return;
-	}
-}
-
-static void pmuctx_pending_del(struct pmuctx_entry *e)
-{
-	unsigned int i, k = hash_ptr(e, ilog2(PMUCTX_PENDING_SLOTS));
-
-	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++, k++) {
-		k %= PMUCTX_PENDING_SLOTS;
-		if (READ_ONCE(pmuctx_pending[k]) == e &&
-		    cmpxchg(&pmuctx_pending[k], e, NULL) == e)
-			break;
-	}
-	atomic_dec(&pmuctx_pending_works);
-}
-
-/* "N" and then one "PID COMM" line per named task (pids of the init ns) */
-static int pmuctx_param_pending_get(char *buf, const struct kernel_param *kp)
-{
-	int n = atomic_read(&pmuctx_pending_works), len, named = 0;
-	struct pmuctx_entry *e;
-	unsigned int i;
-
-	len = sysfs_emit(buf, "%d\n", n);
-	rcu_read_lock();
-	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++) {
-		e = READ_ONCE(pmuctx_pending[i]);
-		if (!e)
-			continue;
-		len += sysfs_emit_at(buf, len, "%d %.*s\n",
-				     task_pid_nr(READ_ONCE(e->task)),
-				     (int)sizeof(e->comm), e->comm);
-		named++;
-	}
-	rcu_read_unlock();
-	if (n > named && named == PMUCTX_PENDING_SLOTS)
-		len += sysfs_emit_at(buf, len, "(%d more not named)\n",
-				     n - named);
-	return len;
-}
-
-static const struct kernel_param_ops pmuctx_pending_ops = {
-	.get = pmuctx_param_pending_get,
-};
-
-module_param_cb(pending_works, &pmuctx_pending_ops, NULL, 0444);
-MODULE_PARM_DESC(pending_works,
-		 "Read only: the deferred works (user callchains, MMAP snapshots) queued in tasks, each holding a module reference until its task returns to user space; then the tasks (pid, comm; the first 64)");
-
-/*
- * Queue @fn on the current task, @e's (TWA_RESUME: at its return to user
- * space), holding a reference on @e and on the module until the work
- * drops them (pmuctx_sample_work_end()): task_work cannot be cancelled
- * from a module.  *@pending is true while it is queued.
- * Interrupt or task context.  False if nothing was queued.
- */
-bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
-			    task_work_func_t fn, bool *pending)
-{
-	if (!refcount_inc_not_zero(&e->ref))
-		return false;
-	__module_get(THIS_MODULE);
-	WRITE_ONCE(*pending, true);
-	init_task_work(cb, fn);
-	pmuctx_pending_add(e);
-	if (task_work_add(current, cb, TWA_RESUME)) {
-		pmuctx_pending_del(e);
-		WRITE_ONCE(*pending, false);
-		module_put(THIS_MODULE);
-		pmuctx_entry_put(e);
-		return false;
-	}
-	return true;
-}
-
-/*
- * The end of a work queued by pmuctx_entry_task_work(): drop its module
- * reference.  What follows (the mark, the entry's put, the return) is
- * module code that pmuctx_exit() waits for with synchronize_rcu_tasks().
- * The test hook busy-waits here (no voluntary switch, so RCU Tasks must
- * wait for it) to make that window wide; the work's mark is still on
- * (pmuctx_sample_work_end()), so no tick samples the wait.
- */
-void pmuctx_task_work_done(struct pmuctx_entry *e)
-{
-	unsigned int ms = pmuctx_selftest_tail_ms();
-
-	pmuctx_pending_del(e);
-	module_put(THIS_MODULE);
-	if (unlikely(ms))
-		mdelay(min(ms, 2000U));
 }
 
 void pmuctx_entry_put(struct pmuctx_entry *e)

@@ -11,7 +11,6 @@
 #include <linux/rhashtable.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
-#include <linux/task_work.h>
 #include <linux/types.h>
 
 #include "session.h"
@@ -228,8 +227,7 @@ pmuctx_task_entry(struct pmuctx_session *s, struct task_struct *t)
 int pmuctx_store_create(void);
 void pmuctx_store_destroy(void);
 bool pmuctx_store_outgrown(void);
-void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
-		       bool slices);
+u32 pmuctx_entry_alloc_size(size_t size);
 int pmuctx_entry_caches_init(void);
 void pmuctx_entry_caches_destroy(void);
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
@@ -242,9 +240,6 @@ bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		       struct task_struct *t, struct pmuctx_entry *parent);
 void pmuctx_entry_free_unused(struct pmuctx_entry *e);
 void pmuctx_entry_put(struct pmuctx_entry *e);
-void pmuctx_task_work_done(struct pmuctx_entry *e);
-bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
-			    task_work_func_t fn, bool *pending);
 void pmuctx_entry_unparent(struct pmuctx_entry *e);
 int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);
 bool pmuctx_entry_unpublish(struct pmuctx_entry *e);
