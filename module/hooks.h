@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmuctx: the scheduler tracepoint hooks and per-CPU slice accounting
- * (hooks.c).
+ * pmuctx: the scheduler tracepoint hooks and per-CPU slice accounting,
+ * the lifecycle probes' and the store table's lifetime, and publishing
+ * and retiring entries (hooks.c).
  */
 #ifndef _PMUCTX_HOOKS_H
 #define _PMUCTX_HOOKS_H
@@ -32,5 +33,7 @@ void pmuctx_hooks_unhook_later(void);
 void pmuctx_hooks_exit(void);
 extern struct list_head pmuctx_adopters;
 bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t);
+int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);
+bool pmuctx_entry_unpublish(struct pmuctx_entry *e);
 
 #endif /* _PMUCTX_HOOKS_H */

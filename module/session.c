@@ -558,6 +558,22 @@ static bool pmuctx_sess_prefill(const struct pmuctx_session *s, int cpu,
 }
 
 /*
+ * irq_work of the CPU whose pool ran low (pmuctx_pool_pop(), store.c):
+ * hardirq, or on PREEMPT_RT the irq_work thread of that CPU (see
+ * pmuctx_pool_fill()).  A dead session's pool is not refilled.
+ */
+static void pmuctx_pool_refill_fn(struct irq_work *work)
+{
+	struct pmuctx_sess_cpu *sc = container_of(work, struct pmuctx_sess_cpu,
+						  refill);
+	struct pmuctx_session *s = sc->sess;
+
+	if (!pmuctx_sess_live(s))
+		return;
+	pmuctx_pool_fill(s, sc->cpu, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/*
  * Session creation: lay out @s's entries (the counts, the save area, the
  * deferred-callchain state if @sampling, the MMAP-record state if @maps
  * too, the slice accumulators if @slices) and pick their size: the store

@@ -13,6 +13,18 @@
  * inherited child one on its parent's entry until the child is retired, a
  * pending deferred unwind one) and freed with call_rcu().
  *
+ * A container: it holds entries and knows nothing above it but the
+ * session struct whose layout the entries follow (e->sess: the counts of
+ * events, the per-CPU pools) and the reference an entry holds on its
+ * session (dropped at free: pmuctx_session_put(), the one call up).  Who
+ * uses it, and when: the table is made and dropped when hooks.c says
+ * (pmuctx_store_create(), pmuctx_store_destroy(): with the lifecycle
+ * probes, "Deferred unhooking" there); entries are laid out by the session
+ * (pmuctx_entry_size(), session.c), hashed and removed by their members'
+ * code (pmuctx_entry_publish(), _unpublish(), hooks.c, through
+ * pmuctx_store_insert() and pmuctx_store_remove()) and retired there; the
+ * lookups are inline in store.h.
+ *
  * Keying by task pointer rather than pid: the pointer is what the probes
  * have, it is unique among live tasks, and an entry holds a task reference
  * until it is retired, so the address cannot be reused while hashed.
@@ -27,23 +39,18 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/memcontrol.h>
-#include <linux/rculist.h>
 #include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 
-#include "hooks.h"
 #include "main.h"
 #include "perm.h"
-#include "selftest.h"
 #include "session.h"
 #include "store.h"
-#include "tasksrc.h"
 
 struct rhltable pmuctx_store;
 
@@ -309,21 +316,6 @@ int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp)
 	return 0;
 }
 
-/*
- * irq_work of the CPU whose pool ran low: hardirq, or on PREEMPT_RT the
- * irq_work thread of that CPU (see pmuctx_pool_fill()).
- */
-void pmuctx_pool_refill_fn(struct irq_work *work)
-{
-	struct pmuctx_sess_cpu *sc = container_of(work, struct pmuctx_sess_cpu,
-						  refill);
-	struct pmuctx_session *s = sc->sess;
-
-	if (!pmuctx_sess_live(s))
-		return;
-	pmuctx_pool_fill(s, sc->cpu, GFP_ATOMIC | __GFP_NOWARN);
-}
-
 /* Teardown: the session is dead and its irq_works are synced. */
 void pmuctx_pool_drain(struct pmuctx_session *s)
 {
@@ -435,184 +427,6 @@ void pmuctx_entry_free_unused(struct pmuctx_entry *e)
 }
 
 /*
- * The entry's task exited or stopped being counted, and the entry is out of
- * the store and of every CPU cache.  Fold its counts into the session and
- * into the parent's children totals, then keep it on the session's exited
- * list (KEEP_EXITED) or drop the store's reference.
- */
-/*
- * Move @e's totals into the session's (this CPU's sc->folded) and its own
- * with its children's into its parent's children totals, once: the task
- * was freed, or stopped at a privilege-raising exec (retire).  READ sees
- * it bracketed by sess->retiring and sess->retired, and skips a folded
- * entry's own totals.  Nothing adds to @e's totals afterwards: its task
- * is dead, or the entry is.  The free work or the exec probe, IRQs on,
- * on the RCU read side.  The walk up the ancestors is short (it stops at
- * the first that has not folded, and folds compress the path), but not
- * bounded by anything but the entry caps: never in sched_switch or an
- * interrupt.
- */
-/*
- * Point @e at @np instead of its parent (NULL: no parent).  Teardown may
- * unparent @e meanwhile: both exchange the pointer, each puts what it
- * took out, and what is left is put when @e is freed.
- */
-static void pmuctx_entry_reparent(struct pmuctx_entry *e,
-				  struct pmuctx_entry *np)
-{
-	struct pmuctx_entry *old;
-
-	if (np && !refcount_inc_not_zero(&np->ref))
-		np = NULL;
-	old = xchg(&e->parent, np);
-	if (old)
-		pmuctx_entry_put(old);
-}
-
-static void pmuctx_entry_fold(struct pmuctx_entry *e)
-{
-	struct pmuctx_session *s = e->sess;
-	u64 tot[PMUCTX_MAX_EVENTS], sum[PMUCTX_MAX_EVENTS];
-	struct pmuctx_entry *parent, *top;
-	struct pmuctx_sess_cpu *sc;
-	unsigned int i;
-	u32 gen;
-
-	lockdep_assert_irqs_enabled();
-	if (e->flags & PMUCTX_EF_FOLDED)
-		return;
-	/*
-	 * Only counts of the current RESET generation move: RESET waits a
-	 * grace period (we are on the RCU read side) after it moves to the
-	 * next one before it zeroes the sums we add to, so a fold that read
-	 * an older one has added before the zeroing.
-	 */
-	gen = READ_ONCE(s->reset_gen);
-	/* the task's counts to now are its final ones (tasksrc.c) */
-	if (s->switchless)
-		pmuctx_tsrc_close(e);
-	atomic_inc(&s->retiring);
-	/* READ sees retiring before any total moves (pmuctx_read_walk()) */
-	smp_mb__after_atomic();
-	pmuctx_total_get(e, gen, tot);
-	pmuctx_children_get(e, gen, sum);
-	sc = get_cpu_ptr(s->cpu);
-	for (i = 0; i < s->nr_events; i++) {
-		pmuctx_selftest_total_delay();	/* t_store reset-race */
-		atomic64_add(tot[i], &sc->folded[i]);
-		sum[i] += tot[i];
-	}
-	put_cpu_ptr(s->cpu);
-	/*
-	 * Into the parent's children totals, and on up past every ancestor
-	 * that has folded already: a task is freed a grace period after it
-	 * was reaped and switched out for the last time, and its parent
-	 * may have been freed, or stopped at a privilege-raising exec, and
-	 * folded its own children totals (without ours) first.  The first
-	 * ancestor that has not folded carries ours up when it does.  The
-	 * free work folds one entry at a time; a fold in the exec probe at
-	 * the same instant as its child's in the work can still miss (the
-	 * parent read its children totals before ours arrived and had not
-	 * yet marked itself folded).  Each link holds a reference on its
-	 * parent entry until the entry is freed, or teardown unparents it: either
-	 * way the entry is freed after a grace period, and we are on the
-	 * RCU read side.
-	 */
-	for (parent = READ_ONCE(e->parent), top = NULL; parent;
-	     top = parent, parent = READ_ONCE(parent->parent)) {
-		atomic64_t *pch = pmuctx_children(parent);
-
-		for (i = 0; i < s->nr_events; i++)
-			atomic64_add(sum[i], &pch[i]);
-		/* our additions before we look at its flag */
-		smp_mb();
-		if (!(READ_ONCE(parent->flags) & PMUCTX_EF_FOLDED))
-			break;
-	}
-	/*
-	 * Path compression: a descendant that folds later goes from us
-	 * straight to the first ancestor that had not folded (@parent), or
-	 * when all had, to the topmost (@top: the session's target, whose
-	 * children totals are the tree's), not through the folded ones in
-	 * between, which it would pin and walk at every fold: a process
-	 * forking a child and exiting, generation after generation, made the
-	 * chain as long as the user's entry cap (and its frees one grace
-	 * period per link).  The folded ancestors skipped miss those later
-	 * totals in their own children totals (the per-task READ of a kept
-	 * exited task in the middle of a tree); the session's, the target's
-	 * and the live ancestors' are whole.
-	 */
-	if (!parent)
-		parent = top;
-	if (parent != READ_ONCE(e->parent))
-		pmuctx_entry_reparent(e, parent);
-	e->flags |= PMUCTX_EF_FOLDED;
-	/* the moved totals before retired; pairs with READ's smp_mb() */
-	smp_mb__before_atomic();
-	atomic_inc(&s->retired);
-	atomic_dec(&s->retiring);
-}
-
-static void pmuctx_entry_retire(struct pmuctx_entry *e)
-{
-	struct pmuctx_session *s = e->sess;
-
-	WRITE_ONCE(e->dead, true);
-	pmuctx_entry_fold(e);
-	/*
-	 * The parent link stays until the entry is freed (or teardown):
-	 * a child freed after us still walks through us to the ancestors
-	 * (pmuctx_entry_fold()), its reference keeping us.  Unparented
-	 * here, its totals stopped at us: the root's children totals
-	 * missed every grandchild freed after its parent (t_store forktree).
-	 */
-
-	/* The task's memory is not ours to keep while it sits on a list. */
-	put_task_struct(e->task);
-	e->flags |= PMUCTX_EF_TASK_PUT;
-
-	if (!(s->flags & PMUCTX_SESSION_KEEP_EXITED)) {
-		pmuctx_entry_put(e);
-		return;
-	}
-	/*
-	 * No lock: this runs in the exec probe (preemption off, where a
-	 * spinlock_t sleeps on PREEMPT_RT) and in the free work, both on
-	 * the RCU read side.  Teardown marks the session dead and waits a
-	 * grace period (these) before it empties the list, so nothing is
-	 * added after.
-	 */
-	if (pmuctx_sess_live(s) &&
-	    atomic_add_unless(&s->nr_exited, 1, s->max_exited)) {
-		llist_add(&e->exit_node, &s->exited);
-		return;
-	}
-	atomic64_inc(&s->unlisted);
-	pmuctx_entry_put(e);
-}
-
-/*
- * Take @e out of the store and retire it, unless someone else (teardown,
- * the create walk that found the task exiting) took it out first.  READ
- * sees the retirement bracketed by sess->retiring and sess->retired.
- * The exec probe or the free work, on the RCU read side, IRQs on.
- */
-void pmuctx_entry_take_retire(struct pmuctx_entry *e)
-{
-	struct pmuctx_session *s = e->sess;
-
-	atomic_inc(&s->retiring);
-	/* as in pmuctx_entry_fold(): READ sees retiring first */
-	smp_mb__after_atomic();
-	if (pmuctx_entry_unpublish(e))
-		pmuctx_entry_retire(e);
-	/* and retired last */
-	smp_mb__before_atomic();
-	atomic_inc(&s->retired);
-	atomic_dec(&s->retiring);
-}
-
-/*
  * Whether one more entry fits in the store without the insert allocating
  * a bucket table itself.  rhashtable grows a table past 75 % in a worker,
  * but an insert that finds it above 100 % (a burst the worker did not
@@ -637,71 +451,25 @@ static bool pmuctx_store_room(void)
 }
 
 /*
- * Hash @e, initialized for session @s = e->sess and task t = e->task, and
- * list it on @s.  For an adopting session (@adopt) the create walk, the
- * fork probe and the cgroup-attach probe may race for one task: under
- * s->entries_lock, t must still belong to @s (its cgroup; not exiting)
- * and have no entry there yet.  Process context or the fork probe, IRQs
- * on: in 6.1 the bucket locks end with local_bh_enable(), which must not
- * run with IRQs off (so s->entries_lock is taken without disabling
- * them; no interrupt takes it).  Returns 0; -EEXIST (another path hashed
- * t first) or -ESRCH (t left) with @adopt; -EBUSY (RT, no room:
- * pmuctx_store_room()); or the table's error.  On error @e was not
- * published and the caller drops it.
+ * Hash @e (e->task its key) into the store: its owner's
+ * pmuctx_entry_publish() (hooks.c), under e->sess->entries_lock with IRQs
+ * on (in 6.1 the bucket locks end with local_bh_enable()), on the RCU
+ * read side.  -EBUSY (RT, no room: pmuctx_store_room()) or the table's
+ * error; then @e is not hashed.
  */
-int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt)
+int pmuctx_store_insert(struct pmuctx_entry *e)
 {
-	struct pmuctx_session *s = e->sess;
-	int ret;
-
-	lockdep_assert_irqs_enabled();
-	raw_spin_lock(&s->entries_lock);
-	rcu_read_lock();
-	if (adopt && pmuctx_sess_entry(s, e->task))
-		ret = -EEXIST;
-	else if (adopt && !pmuctx_session_matches(s, e->task))
-		ret = -ESRCH;
-	else if (!pmuctx_store_room())
-		ret = -EBUSY;
-	else
-		ret = rhltable_insert(&pmuctx_store, &e->node,
-				      pmuctx_store_params);
-	if (!ret) {
-		list_add_tail_rcu(&e->sess_node, &s->entries);
-		e->listed = true;
-		/*
-		 * A switchless entry counts from now if the session is
-		 * enabled.  ENABLE sets s->enabled, then walks the list
-		 * opening every entry (pmuctx_session_enable()): the barrier
-		 * pairs with its own, so one of the two opens this one.
-		 */
-		if (s->switchless) {
-			smp_mb(); /* list_add before s->enabled; see above */
-			pmuctx_tsrc_open_locked(e);
-		}
-	}
-	rcu_read_unlock();
-	raw_spin_unlock(&s->entries_lock);
-	return ret;
+	if (!pmuctx_store_room())
+		return -EBUSY;
+	return rhltable_insert(&pmuctx_store, &e->node, pmuctx_store_params);
 }
 
 /*
- * Take @e out of the store and off its session's list.  True for the one
- * caller that removed it (rhltable_remove() succeeds once): that caller
- * retires or drops it.  Process context or the exec probe, IRQs on
- * (see pmuctx_entry_publish()).
+ * Take @e out of the store.  True for the one caller that removed it
+ * (rhltable_remove() succeeds once): pmuctx_entry_unpublish() (hooks.c),
+ * whose caller retires or drops it.  IRQs on.
  */
-bool pmuctx_entry_unpublish(struct pmuctx_entry *e)
+bool pmuctx_store_remove(struct pmuctx_entry *e)
 {
-	struct pmuctx_session *s = e->sess;
-
-	if (rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params))
-		return false;
-	raw_spin_lock(&s->entries_lock);
-	if (e->listed) {
-		list_del_rcu(&e->sess_node);
-		e->listed = false;
-	}
-	raw_spin_unlock(&s->entries_lock);
-	return true;
+	return !rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmuctx: the per-task store (store.c): entries, their pools, publishing
- * and retiring.  Contexts and locks: the map at the top of session.h.
+ * pmuctx: the per-task store (store.c): the table and its lookups,
+ * entries, their memory, pools and references.  Publishing and retiring
+ * are hooks.c's.  Contexts and locks: the map at the top of session.h.
  */
 #ifndef _PMUCTX_STORE_H
 #define _PMUCTX_STORE_H
@@ -235,14 +236,12 @@ struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s);
 void pmuctx_pool_push(struct pmuctx_session *s, struct pmuctx_entry *e);
 int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp);
 void pmuctx_pool_drain(struct pmuctx_session *s);
-void pmuctx_pool_refill_fn(struct irq_work *work);
 bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		       struct task_struct *t, struct pmuctx_entry *parent);
 void pmuctx_entry_free_unused(struct pmuctx_entry *e);
 void pmuctx_entry_put(struct pmuctx_entry *e);
 void pmuctx_entry_unparent(struct pmuctx_entry *e);
-int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);
-bool pmuctx_entry_unpublish(struct pmuctx_entry *e);
-void pmuctx_entry_take_retire(struct pmuctx_entry *e);
+int pmuctx_store_insert(struct pmuctx_entry *e);
+bool pmuctx_store_remove(struct pmuctx_entry *e);
 
 #endif /* _PMUCTX_STORE_H */
