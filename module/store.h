@@ -182,16 +182,17 @@ static const struct rhashtable_params pmuctx_store_params __maybe_unused = {
 };
 
 /*
- * Every entry of task @t, one per session that monitors it: walk the
- * list with rhl_for_each_entry_rcu(e, pos, list, node).  RCU read side,
- * any context: the sched_switch probe and the NMI sampler look up here,
- * inline, with the parameters folded in.
+ * Every entry of task @t (a task_struct pointer variable), one per
+ * session that monitors it: walk the list with
+ * rhl_for_each_entry_rcu(e, pos, list, node).  RCU read side, any
+ * context: the sched_switch probe and the NMI sampler look up here,
+ * inline, with the parameters folded in.  A macro, keyed by the caller's
+ * own variable: an inline function's copy of the key made gcc pass the
+ * table to its out-of-line clone of the lookup, two more instructions
+ * per lookup in the switch probe (6.12, objdump).
  */
-static __always_inline struct rhlist_head *
-pmuctx_store_lookup(struct task_struct *t)
-{
-	return rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
-}
+#define pmuctx_store_lookup(t) \
+	rhltable_lookup(&pmuctx_store, &(t), pmuctx_store_params)
 
 /*
  * @t's live entry in @s from the store, parked or not.  RCU read side.
