@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmuctx: scheduler tracepoint hooks and per-task slice accounting.
+ * pmuctx: scheduler tracepoint hooks and per-task slice accounting, and
+ * the entries' membership in the store and their session (publishing,
+ * retiring: "membership" below; the store itself only hashes).
  *
  * Five sched tracepoints and cgroup_attach_task are looked up with
  * for_each_kernel_tracepoint().  fork, exec, exit and free are hooked
- * while at least one session exists (store.c calls us under
- * pmuctx_mutex); sched_switch only while a session needs per-switch work
- * (a switchless one counts from its tasks' own counters: tasksrc.c), and
+ * while at least one session exists (pmuctx_hooks_lifecycle_get(), under
+ * pmuctx_mutex), and the store's table (store.c) is made and dropped
+ * with them, the table first in and last out; sched_switch only while
+ * a session needs per-switch work (a switchless one counts from its
+ * tasks' own counters: tasksrc.c), and
  * cgroup_attach_task while a cgroup session exists, each for a second
  * more after its last user (pmuctx_unhook_work, "Deferred unhooking"
  * below: every (un)registration patches kernel text).  Unregistration
@@ -50,7 +54,7 @@
  * Registration contexts (process context, pmuctx_mutex held for all of
  * them; the tracepoint, cpu-hotplug, jump-label and text mutexes nest
  * inside, as does the free work's flush):
- *  pmuctx_store_get/put, pmuctx_hooks_switch_get/put, _cgroup_get/put
+ *  pmuctx_hooks_lifecycle_get/put, _switch_get/put, _cgroup_get/put
  *			SESSION_CREATE and release.  A get registers only
  *			what is not hooked; a put that leaves a probe unused
  *			(re)arms pmuctx_unhook_work (mod_delayed_work()),
@@ -616,6 +620,264 @@ bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t)
 	}
 }
 
+/* ---- membership: publishing and retiring entries ------------------------ */
+
+/*
+ * An entry's life in the store and its session: hashed and listed on its
+ * session (publish: the create walk and attach in session.c, the fork
+ * probe, the join worker), unhashed by whoever wins rhltable_remove()
+ * (unpublish: the exec probe and the free work here, teardown in
+ * session.c), and then retired: its counts folded into the session and
+ * its parent, and kept on the exited list or put.  The store does the
+ * hashing (pmuctx_store_insert(), pmuctx_store_remove()); what an entry
+ * means to its session is decided here.
+ */
+
+/*
+ * Hash @e, initialized for session @s = e->sess and task t = e->task, and
+ * list it on @s.  For an adopting session (@adopt) the create walk, the
+ * fork probe and the cgroup-attach probe may race for one task: under
+ * s->entries_lock, t must still belong to @s (its cgroup; not exiting)
+ * and have no entry there yet.  Process context or the fork probe, IRQs
+ * on: in 6.1 the bucket locks end with local_bh_enable(), which must not
+ * run with IRQs off (so s->entries_lock is taken without disabling
+ * them; no interrupt takes it).  Returns 0; -EEXIST (another path hashed
+ * t first) or -ESRCH (t left) with @adopt; -EBUSY (RT, no room:
+ * pmuctx_store_room()); or the table's error.  On error @e was not
+ * published and the caller drops it.
+ */
+int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt)
+{
+	struct pmuctx_session *s = e->sess;
+	int ret;
+
+	lockdep_assert_irqs_enabled();
+	raw_spin_lock(&s->entries_lock);
+	rcu_read_lock();
+	if (adopt && pmuctx_sess_entry(s, e->task))
+		ret = -EEXIST;
+	else if (adopt && !pmuctx_session_matches(s, e->task))
+		ret = -ESRCH;
+	else
+		ret = pmuctx_store_insert(e);
+	if (!ret) {
+		list_add_tail_rcu(&e->sess_node, &s->entries);
+		e->listed = true;
+		/*
+		 * A switchless entry counts from now if the session is
+		 * enabled.  ENABLE sets s->enabled, then walks the list
+		 * opening every entry (pmuctx_session_enable()): the barrier
+		 * pairs with its own, so one of the two opens this one.
+		 */
+		if (s->switchless) {
+			smp_mb(); /* list_add before s->enabled; see above */
+			pmuctx_tsrc_open_locked(e);
+		}
+	}
+	rcu_read_unlock();
+	raw_spin_unlock(&s->entries_lock);
+	return ret;
+}
+
+/*
+ * Take @e out of the store and off its session's list.  True for the one
+ * caller that removed it (pmuctx_store_remove()): that caller
+ * retires or drops it.  Process context or the exec probe, IRQs on
+ * (see pmuctx_entry_publish()).
+ */
+bool pmuctx_entry_unpublish(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+
+	if (!pmuctx_store_remove(e))
+		return false;
+	raw_spin_lock(&s->entries_lock);
+	if (e->listed) {
+		list_del_rcu(&e->sess_node);
+		e->listed = false;
+	}
+	raw_spin_unlock(&s->entries_lock);
+	return true;
+}
+
+/*
+ * The entry's task exited or stopped being counted, and the entry is out of
+ * the store and of every CPU cache.  Fold its counts into the session and
+ * into the parent's children totals, then keep it on the session's exited
+ * list (KEEP_EXITED) or drop the store's reference.
+ */
+/*
+ * Move @e's totals into the session's (this CPU's sc->folded) and its own
+ * with its children's into its parent's children totals, once: the task
+ * was freed, or stopped at a privilege-raising exec (retire).  READ sees
+ * it bracketed by sess->retiring and sess->retired, and skips a folded
+ * entry's own totals.  Nothing adds to @e's totals afterwards: its task
+ * is dead, or the entry is.  The free work or the exec probe, IRQs on,
+ * on the RCU read side.  The walk up the ancestors is short (it stops at
+ * the first that has not folded, and folds compress the path), but not
+ * bounded by anything but the entry caps: never in sched_switch or an
+ * interrupt.
+ */
+/*
+ * Point @e at @np instead of its parent (NULL: no parent).  Teardown may
+ * unparent @e meanwhile: both exchange the pointer, each puts what it
+ * took out, and what is left is put when @e is freed.
+ */
+static void pmuctx_entry_reparent(struct pmuctx_entry *e,
+				  struct pmuctx_entry *np)
+{
+	struct pmuctx_entry *old;
+
+	if (np && !refcount_inc_not_zero(&np->ref))
+		np = NULL;
+	old = xchg(&e->parent, np);
+	if (old)
+		pmuctx_entry_put(old);
+}
+
+static void pmuctx_entry_fold(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+	u64 tot[PMUCTX_MAX_EVENTS], sum[PMUCTX_MAX_EVENTS];
+	struct pmuctx_entry *parent, *top;
+	struct pmuctx_sess_cpu *sc;
+	unsigned int i;
+	u32 gen;
+
+	lockdep_assert_irqs_enabled();
+	if (e->flags & PMUCTX_EF_FOLDED)
+		return;
+	/*
+	 * Only counts of the current RESET generation move: RESET waits a
+	 * grace period (we are on the RCU read side) after it moves to the
+	 * next one before it zeroes the sums we add to, so a fold that read
+	 * an older one has added before the zeroing.
+	 */
+	gen = READ_ONCE(s->reset_gen);
+	/* the task's counts to now are its final ones (tasksrc.c) */
+	if (s->switchless)
+		pmuctx_tsrc_close(e);
+	atomic_inc(&s->retiring);
+	/* READ sees retiring before any total moves (pmuctx_read_walk()) */
+	smp_mb__after_atomic();
+	pmuctx_total_get(e, gen, tot);
+	pmuctx_children_get(e, gen, sum);
+	sc = get_cpu_ptr(s->cpu);
+	for (i = 0; i < s->nr_events; i++) {
+		pmuctx_selftest_total_delay();	/* t_store reset-race */
+		atomic64_add(tot[i], &sc->folded[i]);
+		sum[i] += tot[i];
+	}
+	put_cpu_ptr(s->cpu);
+	/*
+	 * Into the parent's children totals, and on up past every ancestor
+	 * that has folded already: a task is freed a grace period after it
+	 * was reaped and switched out for the last time, and its parent
+	 * may have been freed, or stopped at a privilege-raising exec, and
+	 * folded its own children totals (without ours) first.  The first
+	 * ancestor that has not folded carries ours up when it does.  The
+	 * free work folds one entry at a time; a fold in the exec probe at
+	 * the same instant as its child's in the work can still miss (the
+	 * parent read its children totals before ours arrived and had not
+	 * yet marked itself folded).  Each link holds a reference on its
+	 * parent entry until the entry is freed, or teardown unparents it: either
+	 * way the entry is freed after a grace period, and we are on the
+	 * RCU read side.
+	 */
+	for (parent = READ_ONCE(e->parent), top = NULL; parent;
+	     top = parent, parent = READ_ONCE(parent->parent)) {
+		atomic64_t *pch = pmuctx_children(parent);
+
+		for (i = 0; i < s->nr_events; i++)
+			atomic64_add(sum[i], &pch[i]);
+		/* our additions before we look at its flag */
+		smp_mb();
+		if (!(READ_ONCE(parent->flags) & PMUCTX_EF_FOLDED))
+			break;
+	}
+	/*
+	 * Path compression: a descendant that folds later goes from us
+	 * straight to the first ancestor that had not folded (@parent), or
+	 * when all had, to the topmost (@top: the session's target, whose
+	 * children totals are the tree's), not through the folded ones in
+	 * between, which it would pin and walk at every fold: a process
+	 * forking a child and exiting, generation after generation, made the
+	 * chain as long as the user's entry cap (and its frees one grace
+	 * period per link).  The folded ancestors skipped miss those later
+	 * totals in their own children totals (the per-task READ of a kept
+	 * exited task in the middle of a tree); the session's, the target's
+	 * and the live ancestors' are whole.
+	 */
+	if (!parent)
+		parent = top;
+	if (parent != READ_ONCE(e->parent))
+		pmuctx_entry_reparent(e, parent);
+	e->flags |= PMUCTX_EF_FOLDED;
+	/* the moved totals before retired; pairs with READ's smp_mb() */
+	smp_mb__before_atomic();
+	atomic_inc(&s->retired);
+	atomic_dec(&s->retiring);
+}
+
+static void pmuctx_entry_retire(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+
+	WRITE_ONCE(e->dead, true);
+	pmuctx_entry_fold(e);
+	/*
+	 * The parent link stays until the entry is freed (or teardown):
+	 * a child freed after us still walks through us to the ancestors
+	 * (pmuctx_entry_fold()), its reference keeping us.  Unparented
+	 * here, its totals stopped at us: the root's children totals
+	 * missed every grandchild freed after its parent (t_store forktree).
+	 */
+
+	/* The task's memory is not ours to keep while it sits on a list. */
+	put_task_struct(e->task);
+	e->flags |= PMUCTX_EF_TASK_PUT;
+
+	if (!(s->flags & PMUCTX_SESSION_KEEP_EXITED)) {
+		pmuctx_entry_put(e);
+		return;
+	}
+	/*
+	 * No lock: this runs in the exec probe (preemption off, where a
+	 * spinlock_t sleeps on PREEMPT_RT) and in the free work, both on
+	 * the RCU read side.  Teardown marks the session dead and waits a
+	 * grace period (these) before it empties the list, so nothing is
+	 * added after.
+	 */
+	if (pmuctx_sess_live(s) &&
+	    atomic_add_unless(&s->nr_exited, 1, s->max_exited)) {
+		llist_add(&e->exit_node, &s->exited);
+		return;
+	}
+	atomic64_inc(&s->unlisted);
+	pmuctx_entry_put(e);
+}
+
+/*
+ * Take @e out of the store and retire it, unless someone else (teardown,
+ * the create walk that found the task exiting) took it out first.  READ
+ * sees the retirement bracketed by sess->retiring and sess->retired.
+ * The exec probe or the free work, on the RCU read side, IRQs on.
+ */
+static void pmuctx_entry_take_retire(struct pmuctx_entry *e)
+{
+	struct pmuctx_session *s = e->sess;
+
+	atomic_inc(&s->retiring);
+	/* as in pmuctx_entry_fold(): READ sees retiring first */
+	smp_mb__after_atomic();
+	if (pmuctx_entry_unpublish(e))
+		pmuctx_entry_retire(e);
+	/* and retired last */
+	smp_mb__before_atomic();
+	atomic_inc(&s->retired);
+	atomic_dec(&s->retiring);
+}
+
 /* ---- sched_switch ----------------------------------------------------- */
 
 static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
@@ -632,15 +894,13 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 	rcu_read_lock();
 	/* next's entries: for the SWITCH records of prev, then switch-in */
 	if (!is_idle_task(next))
-		list = rhltable_lookup(&pmuctx_store, &next,
-				       pmuctx_store_params);
+		list = pmuctx_store_lookup(next);
 	if (cc->task == prev && cc->nr <= PMUCTX_CUR_MAX) {
 		for (i = 0; i < cc->nr; i++)
 			pmuctx_switch_out(cc->e[i], &now, cpu, gen, prev, next,
 					  list, prev_state, preempt);
 	} else {
-		plist = rhltable_lookup(&pmuctx_store, &prev,
-					pmuctx_store_params);
+		plist = pmuctx_store_lookup(prev);
 		rhl_for_each_entry_rcu(e, pos, plist, node)
 			if (!e->sess->switchless)
 				pmuctx_switch_out(e, &now, cpu, gen, prev,
@@ -673,37 +933,6 @@ static void pmuctx_probe_switch(void *data, PMUCTX_SWITCH_ARGS)
 out:
 	rcu_read_unlock();
 	pmuctx_probebench_end(start, cc->nr);	/* debug build only */
-}
-
-/*
- * @t's live entry in @s from the store, parked or not.  RCU read side.
- */
-struct pmuctx_entry *pmuctx_sess_entry(struct pmuctx_session *s,
-				       struct task_struct *t)
-{
-	struct rhlist_head *list, *pos;
-	struct pmuctx_entry *e;
-
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
-	rhl_for_each_entry_rcu(e, pos, list, node)
-		if (e->sess == s && !READ_ONCE(e->dead))
-			return e;
-	return NULL;
-}
-
-/*
- * @t's entry in @s that counts and samples now (not parked, not past
- * sched_process_exit) from the
- * store alone, without this CPU's cache, which the switch probe may be
- * rewriting under an NMI.  RCU read side.
- */
-struct pmuctx_entry *pmuctx_task_entry(struct pmuctx_session *s,
-				       struct task_struct *t)
-{
-	struct pmuctx_entry *e = pmuctx_sess_entry(s, t);
-
-	return e && !READ_ONCE(e->parked) &&
-	       !(READ_ONCE(e->flags) & PMUCTX_EF_EXITED) ? e : NULL;
 }
 
 /*
@@ -777,7 +1006,7 @@ void pmuctx_cpu_sync(void *info)
 		pmuctx_entry_stop(e, cpu, PMUCTX_STOP_FOLD, 0, NULL);
 		pmuctx_entry_start(e, cpu, 0);
 	}
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		if (e->sess != s || READ_ONCE(e->dead) ||
 		    pmuctx_cache_has(cc, e))
@@ -900,7 +1129,7 @@ static unsigned int pmuctx_collect_current(struct pmuctx_entry **arr,
 	unsigned int n = 0;
 
 	*more = false;
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		if (!READ_ONCE(e->dead))
 			pmuctx_batch_add(arr, &n, e, after, more);
@@ -1037,7 +1266,7 @@ static void pmuctx_probe_free(void *data, PMUCTX_EXIT_ARGS)
 	bool any = false;
 
 	rcu_read_lock();
-	list = rhltable_lookup(&pmuctx_store, &p, pmuctx_store_params);
+	list = pmuctx_store_lookup(p);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		/*
 		 * The task is dead: nothing else writes e->flags until the
@@ -1148,7 +1377,7 @@ static void pmuctx_probe_fork(void *data, PMUCTX_FORK_ARGS)
 	if (parent != t)
 		return;
 	rcu_read_lock();
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(e, pos, list, node) {
 		s = e->sess;
 		if (READ_ONCE(e->dead) || !pmuctx_sess_live(s))
@@ -1378,7 +1607,7 @@ static bool pmuctx_tp_unhook(struct pmuctx_tp *t, unsigned int users)
 
 /*
  * A session that needs per-switch work is created (after
- * pmuctx_hooks_register()).  If the probe is not hooked, the per-CPU
+ * pmuctx_hooks_lifecycle_get()).  If the probe is not hooked, the per-CPU
  * caches are emptied first: what they held when it was last unhooked is
  * stale, and nothing refilled them meanwhile (pmuctx_cpu_sync() runs only
  * for sessions that hold the probe).  Still hooked (its unhook pending),
@@ -1402,7 +1631,7 @@ void pmuctx_hooks_switch_put(void)
 	pmuctx_tp_put(&pmuctx_tp_switch, &pmuctx_switch_sessions);
 }
 
-/* A cgroup session is created (after pmuctx_hooks_register()). */
+/* A cgroup session is created (after pmuctx_hooks_lifecycle_get()). */
 int pmuctx_hooks_cgroup_get(void)
 {
 	return pmuctx_tp_get(&pmuctx_tp_attach, &pmuctx_cgroup_sessions);
@@ -1439,6 +1668,7 @@ void pmuctx_hooks_cgroup_put(void)
 
 static void pmuctx_unhook_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pmuctx_unhook_work, pmuctx_unhook_fn);
+static bool pmuctx_hooks_reap(void);
 
 /* Under pmuctx_mutex: a probe lost its last user. */
 void pmuctx_hooks_unhook_later(void)
@@ -1450,14 +1680,14 @@ void pmuctx_hooks_unhook_later(void)
 /*
  * Under pmuctx_mutex: unhook every probe nobody uses now.  With no
  * session at all, the store goes with the lifecycle probes
- * (pmuctx_store_reap(): pmuctx_hooks_unregister(), then the table).
+ * (pmuctx_hooks_reap(): pmuctx_hooks_unregister(), then the table).
  */
 static void pmuctx_hooks_unhook_idle(void)
 {
 	bool sw, cg;
 
 	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_store_reap())
+	if (pmuctx_hooks_reap())
 		return;
 	sw = pmuctx_tp_unhook(&pmuctx_tp_switch, pmuctx_switch_sessions);
 	cg = pmuctx_tp_unhook(&pmuctx_tp_attach, pmuctx_cgroup_sessions);
@@ -1489,11 +1719,13 @@ void pmuctx_hooks_exit(void)
 	mutex_unlock(&pmuctx_mutex);
 }
 
+static void pmuctx_hooks_unregister(void);
+
 /*
  * Called under pmuctx_mutex when the first session appears and the
- * lifecycle probes are not hooked (pmuctx_store_get()).
+ * lifecycle probes are not hooked (pmuctx_hooks_lifecycle_get()).
  */
-int pmuctx_hooks_register(void)
+static int pmuctx_hooks_register(void)
 {
 	unsigned int i;
 	int ret;
@@ -1533,7 +1765,7 @@ err_unregister:
  * module exit, a failed pmuctx_hooks_register()): every probe goes, and
  * none runs when it returns.
  */
-void pmuctx_hooks_unregister(void)
+static void pmuctx_hooks_unregister(void)
 {
 	unsigned int i;
 
@@ -1554,4 +1786,82 @@ void pmuctx_hooks_unregister(void)
 	tracepoint_synchronize_unregister();
 	pmuctx_hooks_flush_free();
 	on_each_cpu(pmuctx_cpu_forget, NULL, 1);
+}
+
+/*
+ * The lifecycle probes and the store's table, from the first session's
+ * pmuctx_hooks_lifecycle_get() to pmuctx_hooks_reap(), a second after
+ * the last session's put ("Deferred unhooking"); a session created
+ * meanwhile keeps both.  The store makes and drops its table only when
+ * told (pmuctx_store_create(), pmuctx_store_destroy()): made before the
+ * probes that look it up are hooked, dropped after they are unhooked.
+ */
+static unsigned int pmuctx_lifecycle_users;	/* under pmuctx_mutex */
+static bool pmuctx_lifecycle_up;		/* under pmuctx_mutex */
+
+/* First session: create the table and hook the scheduler. */
+int pmuctx_hooks_lifecycle_get(void)
+{
+	int ret;
+
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_lifecycle_users++)
+		return 0;
+	/*
+	 * PREEMPT_RT: a table kept from the last session (deferred unhook)
+	 * but made for a smaller max_tasks than today's is remade
+	 * (pmuctx_store_outgrown()).  It is empty: no session has entries.
+	 * The reap unhooks (waits for running probes) before it drops the
+	 * table.
+	 */
+	if (pmuctx_lifecycle_up && pmuctx_store_outgrown()) {
+		pmuctx_lifecycle_users--;
+		pmuctx_hooks_reap();
+		pmuctx_lifecycle_users++;
+	}
+	if (pmuctx_lifecycle_up)
+		return 0;
+	ret = pmuctx_store_create();
+	if (ret)
+		goto err_users;
+	ret = pmuctx_hooks_register();
+	if (ret)
+		goto err_table;
+	pmuctx_lifecycle_up = true;
+	return 0;
+
+err_table:
+	pmuctx_store_destroy();
+err_users:
+	pmuctx_lifecycle_users--;
+	return ret;
+}
+
+/*
+ * Last session gone: the probes and the table go a second later
+ * (pmuctx_hooks_reap() from the unhook work), unless a session comes.
+ * Until then the probes find an empty table.
+ */
+void pmuctx_hooks_lifecycle_put(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (!--pmuctx_lifecycle_users)
+		pmuctx_hooks_unhook_later();
+}
+
+/*
+ * The unhook work, module exit or a first session that remakes the
+ * table, under pmuctx_mutex: with no session left, unhook (waits for
+ * running probes) and drop the table.  True if it did.
+ */
+static bool pmuctx_hooks_reap(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	if (pmuctx_lifecycle_users || !pmuctx_lifecycle_up)
+		return false;
+	pmuctx_hooks_unregister();
+	/* Sessions removed all their entries before their put. */
+	pmuctx_store_destroy();
+	pmuctx_lifecycle_up = false;
+	return true;
 }

@@ -61,7 +61,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/hash.h>
 #include <linux/hrtimer.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
@@ -72,6 +74,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
+#include <linux/sysfs.h>
 #include <linux/task_work.h>
 #include <linux/uaccess.h>
 #include <asm/irq_regs.h>
@@ -85,6 +88,7 @@
 #include "records.h"
 #include "ring.h"
 #include "sample.h"
+#include "selftest.h"
 #include "session.h"
 #include "store.h"
 
@@ -238,6 +242,128 @@ static struct pt_regs *pmuctx_user_regs(struct pt_regs *regs)
 	if (regs && user_mode(regs))
 		return regs;
 	return task_pt_regs(current);
+}
+
+/* ---- task works (deferred callchains, MMAP snapshots) ---------------------- */
+
+/*
+ * The entries whose task has a work of ours queued, for the administrator
+ * whose rmmod fails with EBUSY: a task blocked in a system call keeps its
+ * work, and with it a module reference, until it returns to user space
+ * (SECURITY.md, "module unload").  The read-only parameter pending_works
+ * names them.  A fixed table, since works are queued from interrupts and
+ * NMIs (no lock, no allocation): a slot is taken and given back with
+ * cmpxchg(); works beyond PMUCTX_PENDING_SLOTS are counted, not named.
+ * The entry stays allocated while its work is queued (the work's
+ * reference), and is freed after a grace period: the reader looks under
+ * rcu_read_lock().
+ */
+#define PMUCTX_PENDING_SLOTS	64
+
+static struct pmuctx_entry *pmuctx_pending[PMUCTX_PENDING_SLOTS];
+static atomic_t pmuctx_pending_works = ATOMIC_INIT(0);
+
+static void pmuctx_pending_add(struct pmuctx_entry *e)
+{
+	unsigned int i, k = hash_ptr(e, ilog2(PMUCTX_PENDING_SLOTS));
+
+	atomic_inc(&pmuctx_pending_works);
+	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++, k++) {
+		k %= PMUCTX_PENDING_SLOTS;
+		if (!READ_ONCE(pmuctx_pending[k]) &&
+		    !cmpxchg(&pmuctx_pending[k], NULL, e))
+			return;
+	}
+}
+
+static void pmuctx_pending_del(struct pmuctx_entry *e)
+{
+	unsigned int i, k = hash_ptr(e, ilog2(PMUCTX_PENDING_SLOTS));
+
+	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++, k++) {
+		k %= PMUCTX_PENDING_SLOTS;
+		if (READ_ONCE(pmuctx_pending[k]) == e &&
+		    cmpxchg(&pmuctx_pending[k], e, NULL) == e)
+			break;
+	}
+	atomic_dec(&pmuctx_pending_works);
+}
+
+/* "N" and then one "PID COMM" line per named task (pids of the init ns) */
+static int pmuctx_param_pending_get(char *buf, const struct kernel_param *kp)
+{
+	int n = atomic_read(&pmuctx_pending_works), len, named = 0;
+	struct pmuctx_entry *e;
+	unsigned int i;
+
+	len = sysfs_emit(buf, "%d\n", n);
+	rcu_read_lock();
+	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++) {
+		e = READ_ONCE(pmuctx_pending[i]);
+		if (!e)
+			continue;
+		len += sysfs_emit_at(buf, len, "%d %.*s\n",
+				     task_pid_nr(READ_ONCE(e->task)),
+				     (int)sizeof(e->comm), e->comm);
+		named++;
+	}
+	rcu_read_unlock();
+	if (n > named && named == PMUCTX_PENDING_SLOTS)
+		len += sysfs_emit_at(buf, len, "(%d more not named)\n",
+				     n - named);
+	return len;
+}
+
+static const struct kernel_param_ops pmuctx_pending_ops = {
+	.get = pmuctx_param_pending_get,
+};
+
+module_param_cb(pending_works, &pmuctx_pending_ops, NULL, 0444);
+MODULE_PARM_DESC(pending_works,
+		 "Read only: the deferred works (user callchains, MMAP snapshots) queued in tasks, each holding a module reference until its task returns to user space; then the tasks (pid, comm; the first 64)");
+
+/*
+ * Queue @fn on the current task, @e's (TWA_RESUME: at its return to user
+ * space), holding a reference on @e and on the module until the work
+ * drops them (pmuctx_sample_work_end()): task_work cannot be cancelled
+ * from a module.  *@pending is true while it is queued.
+ * Interrupt or task context.  False if nothing was queued.
+ */
+bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
+			    task_work_func_t fn, bool *pending)
+{
+	if (!refcount_inc_not_zero(&e->ref))
+		return false;
+	__module_get(THIS_MODULE);
+	WRITE_ONCE(*pending, true);
+	init_task_work(cb, fn);
+	pmuctx_pending_add(e);
+	if (task_work_add(current, cb, TWA_RESUME)) {
+		pmuctx_pending_del(e);
+		WRITE_ONCE(*pending, false);
+		module_put(THIS_MODULE);
+		pmuctx_entry_put(e);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The end of a work queued by pmuctx_entry_task_work(): drop its module
+ * reference.  What follows (the mark, the entry's put, the return) is
+ * module code that pmuctx_exit() waits for with synchronize_rcu_tasks().
+ * The test hook busy-waits here (no voluntary switch, so RCU Tasks must
+ * wait for it) to make that window wide; the work's mark is still on
+ * (pmuctx_sample_work_end()), so no tick samples the wait.
+ */
+void pmuctx_task_work_done(struct pmuctx_entry *e)
+{
+	unsigned int ms = pmuctx_selftest_tail_ms();
+
+	pmuctx_pending_del(e);
+	module_put(THIS_MODULE);
+	if (unlikely(ms))
+		mdelay(min(ms, 2000U));
 }
 
 /* ---- deferred user callchains ------------------------------------------- */
@@ -472,7 +598,7 @@ static bool pmuctx_sample_ours(struct pmuctx_entry *e, struct pt_regs *regs)
 		return true;
 	if (READ_ONCE(pmuctx_defer(e)->in_work))
 		return true;
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(x, pos, list, node) {
 		struct pmuctx_defer *dx = x == e ? NULL : pmuctx_defer(x);
 
@@ -547,7 +673,7 @@ static u64 pmuctx_defer_join(struct pmuctx_entry *e, struct pmuctx_defer *d)
 	struct rhlist_head *list, *pos;
 	struct pmuctx_entry *x;
 
-	list = rhltable_lookup(&pmuctx_store, &t, pmuctx_store_params);
+	list = pmuctx_store_lookup(t);
 	rhl_for_each_entry_rcu(x, pos, list, node) {
 		struct pmuctx_defer *dx = x == e ? NULL : pmuctx_defer(x);
 		u64 cookie;

@@ -9,6 +9,7 @@
 #include <linux/fs_struct.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/task_work.h>
 #include <linux/types.h>
 #include <uapi/linux/pmuctx.h>
 
@@ -82,6 +83,11 @@ static inline void pmuctx_sample_mark_work(struct pmuctx_entry *e, bool on)
 	if (d)
 		WRITE_ONCE(d->in_work, on);
 }
+
+/* sample.c, "task works": queue one (sample.c, maps.c), its end */
+bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
+			    task_work_func_t fn, bool *pending);
+void pmuctx_task_work_done(struct pmuctx_entry *e);
 
 /*
  * The end of such a work, its last statement.  (A work sets its mark

@@ -29,6 +29,7 @@
 #include "counters.h"
 #include "hooks.h"
 #include "main.h"
+#include "maps.h"
 #include "perm.h"
 #include "records.h"
 #include "ring.h"
@@ -557,6 +558,94 @@ static bool pmuctx_sess_prefill(const struct pmuctx_session *s, int cpu,
 }
 
 /*
+ * irq_work of the CPU whose pool ran low (pmuctx_pool_pop(), store.c):
+ * hardirq, or on PREEMPT_RT the irq_work thread of that CPU (see
+ * pmuctx_pool_fill()).  A dead session's pool is not refilled.
+ */
+static void pmuctx_pool_refill_fn(struct irq_work *work)
+{
+	struct pmuctx_sess_cpu *sc = container_of(work, struct pmuctx_sess_cpu,
+						  refill);
+	struct pmuctx_session *s = sc->sess;
+
+	if (!pmuctx_sess_live(s))
+		return;
+	pmuctx_pool_fill(s, sc->cpu, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+/*
+ * Session creation: lay out @s's entries (the counts, the save area, the
+ * deferred-callchain state if @sampling, the MMAP-record state if @maps
+ * too, the slice accumulators if @slices) and pick their size: the store
+ * rounds it to its allocation (pmuctx_entry_alloc_size()).  The layout is
+ * the session's and its writers': the store only holds the bytes.
+ */
+static void pmuctx_entry_size(struct pmuctx_session *s, bool sampling,
+			      bool maps, bool slices)
+{
+	unsigned int i;
+	size_t size;
+
+	/*
+	 * A snapshot slot per counter-backed event (pmuctx_entry_start());
+	 * none in a switchless session, which reads no counter.  The
+	 * module's own events (task-clock, context-switches,
+	 * cpu-migrations; pmuctx_event_is_native()) go to their masks.
+	 */
+	/* the masks and snap_ev[] are u8: one bit, one index per event */
+	BUILD_BUG_ON(PMUCTX_MAX_EVENTS > 8);
+	/* e->size is a u16 (the biggest layout below, cache rounding) */
+	BUILD_BUG_ON(sizeof(struct pmuctx_entry) +
+		     3 * sizeof(u64) * PMUCTX_MAX_EVENTS + PMUCTX_MAX_DATA_SIZE +
+		     2 * sizeof(u64) +
+		     sizeof(struct pmuctx_defer) + sizeof(struct pmuctx_maps) +
+		     sizeof(u64) * PMUCTX_MAX_EVENTS + 2 * sizeof(u64) >
+		     U16_MAX);
+	s->nr_snap = 0;
+	s->clock_mask = 0;
+	s->cs_mask = 0;
+	s->migr_mask = 0;
+	for (i = 0; i < s->nr_events; i++) {
+		u32 id = s->events[i];
+
+		s->snap_slot[i] = 0;
+		if (id == PMUCTX_EV_TASK_CLOCK) {
+			s->clock_mask |= BIT(i);
+		} else if (id == PMUCTX_EV_CONTEXT_SWITCHES) {
+			s->cs_mask |= BIT(i);
+		} else if (id == PMUCTX_EV_CPU_MIGRATIONS) {
+			s->migr_mask |= BIT(i);
+		} else if (!s->switchless && !pmuctx_event_is_native(id)) {
+			s->snap_ev[s->nr_snap] = i;
+			s->snap_slot[i] = s->nr_snap++;
+		}
+	}
+	size = sizeof(struct pmuctx_entry) +
+	       sizeof(u64) * (2 * s->nr_events + s->nr_snap) + s->data_size;
+	/* the debug build's SELFTEST backend keeps its state after it */
+	size += pmuctx_selftest_entry_extra(s, size);
+	s->defer_offset = 0;
+	s->maps_offset = 0;
+	s->slice_offset = 0;
+	if (sampling) {
+		size = ALIGN(size, __alignof__(struct pmuctx_defer));
+		s->defer_offset = size;
+		size += sizeof(struct pmuctx_defer);
+	}
+	if (sampling && maps) {
+		size = ALIGN(size, __alignof__(struct pmuctx_maps));
+		s->maps_offset = size;
+		size += sizeof(struct pmuctx_maps);
+	}
+	if (slices) {
+		size = ALIGN(size, sizeof(u64));
+		s->slice_offset = size;
+		size += sizeof(u64) * s->nr_events;
+	}
+	s->entry_size = pmuctx_entry_alloc_size(size);
+}
+
+/*
  * PMUCTX_IOC_SESSION_CREATE, process context, s->lock held.  @a is the
  * caller's attr, already read in by the ioctl (ioctl.c), which also
  * refused a session that is not new (EBUSY) before reading it: the order
@@ -693,7 +782,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	}
 
 	mutex_lock(&pmuctx_mutex);
-	ret = pmuctx_store_get();
+	ret = pmuctx_hooks_lifecycle_get();
 	if (ret) {
 		mutex_unlock(&pmuctx_mutex);
 		goto err_unlock;
@@ -701,7 +790,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	if (!s->switchless) {
 		ret = pmuctx_hooks_switch_get();
 		if (ret) {
-			pmuctx_store_put();
+			pmuctx_hooks_lifecycle_put();
 			mutex_unlock(&pmuctx_mutex);
 			goto err_unlock;
 		}
@@ -711,7 +800,7 @@ int pmuctx_session_create(struct pmuctx_session *s,
 		if (ret) {
 			if (!s->switchless)
 				pmuctx_hooks_switch_put();
-			pmuctx_store_put();
+			pmuctx_hooks_lifecycle_put();
 			mutex_unlock(&pmuctx_mutex);
 			goto err_unlock;
 		}
@@ -1264,7 +1353,7 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	atomic_dec(&pmuctx_stats.sessions);
 	if (!s->switchless)
 		pmuctx_hooks_switch_put();
-	pmuctx_store_put();
+	pmuctx_hooks_lifecycle_put();
 	mutex_unlock(&pmuctx_mutex);
 out_free:
 	pmuctx_session_put(s);

@@ -20,11 +20,11 @@
  *	session lists, probe (un)registration (tracepoint, cpu-hotplug and
  *	jump-label locks inside; also taken by the deferred unhook work,
  *	hooks.c, which is therefore never flushed under it), store
- *	creation and destruction, the
- *	CPU-online work that replaces counters (perf's locks inside), and
- *	ENABLE/DISABLE of sampling counters (under sess->lock).  Never
- *	taken in a hotplug callback: they hold the hotplug lock for write,
- *	which is taken for read inside this mutex.
+ *	creation and destruction (hooks.c tells store.c, with the lifecycle
+ *	probes), the CPU-online work that replaces counters (perf's locks
+ *	inside), and ENABLE/DISABLE of sampling counters (under sess->lock).
+ *	Never taken in a hotplug callback: they hold the hotplug lock for
+ *	write, which is taken for read inside this mutex.
  *  pmuctx_users_lock (spinlock, irqsave): unprivileged users' session
  *	counts and references; taken in SESSION_CREATE, release and the
  *	RCU callback that frees the last reference of a session.

@@ -13,6 +13,18 @@
  * inherited child one on its parent's entry until the child is retired, a
  * pending deferred unwind one) and freed with call_rcu().
  *
+ * A container: it holds entries and knows nothing above it but the
+ * session struct whose layout the entries follow (e->sess: the counts of
+ * events, the per-CPU pools) and the reference an entry holds on its
+ * session (dropped at free: pmuctx_session_put(), the one call up).  Who
+ * uses it, and when: the table is made and dropped when hooks.c says
+ * (pmuctx_store_create(), pmuctx_store_destroy(): with the lifecycle
+ * probes, "Deferred unhooking" there); entries are laid out by the session
+ * (pmuctx_entry_size(), session.c), hashed and removed by their members'
+ * code (pmuctx_entry_publish(), _unpublish(), hooks.c, through
+ * pmuctx_store_insert() and pmuctx_store_remove()) and retired there; the
+ * lookups are inline in store.h.
+ *
  * Keying by task pointer rather than pid: the pointer is what the probes
  * have, it is unique among live tasks, and an entry holds a task reference
  * until it is retired, so the address cannot be reused while hashed.
@@ -27,42 +39,21 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
-#include <linux/hash.h>
 #include <linux/irq_work.h>
-#include <linux/log2.h>
 #include <linux/memcontrol.h>
-#include <linux/module.h>
-#include <linux/rculist.h>
 #include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/sysfs.h>
-#include <linux/task_work.h>
 
-#include "counters.h"
-#include "hooks.h"
 #include "main.h"
-#include "maps.h"
 #include "perm.h"
-#include "sample.h"
-#include "selftest.h"
 #include "session.h"
 #include "store.h"
-#include "tasksrc.h"
 
 struct rhltable pmuctx_store;
 
-static unsigned int pmuctx_store_users;	/* under pmuctx_mutex */
-/*
- * The table exists and the lifecycle probes are hooked (under
- * pmuctx_mutex): from the first session's pmuctx_store_get() to
- * pmuctx_store_reap(), a second after the last session's put (hooks.c,
- * "Deferred unhooking"); a session created meanwhile keeps both.
- */
-static bool pmuctx_store_up;
 /* PREEMPT_RT: the nelem_hint the table was made with (pmuctx_mutex) */
 static unsigned int pmuctx_store_hint;
 
@@ -71,31 +62,30 @@ static unsigned int pmuctx_store_rt_hint(void)
 	return clamp(READ_ONCE(pmuctx_max_tasks), 1U, (unsigned int)U16_MAX);
 }
 
-/* First session: create the table and hook the scheduler. */
-int pmuctx_store_get(void)
+/*
+ * PREEMPT_RT: whether the table was made for a smaller max_tasks than
+ * today's, so that the room below no longer holds (t_store cap-raised:
+ * one made for max_tasks 5 had 8 buckets, and a burst of 9 after
+ * max_tasks was raised lost 2).  Its owner (hooks.c, which keeps an
+ * empty table a second after the last session: "Deferred unhooking")
+ * asks at the next first session, and remakes it.  Under pmuctx_mutex.
+ */
+bool pmuctx_store_outgrown(void)
+{
+	lockdep_assert_held(&pmuctx_mutex);
+	return IS_ENABLED(CONFIG_PREEMPT_RT) &&
+	       pmuctx_store_hint < pmuctx_store_rt_hint();
+}
+
+/*
+ * Make the table: hooks.c, for the first session, under pmuctx_mutex,
+ * before it hooks the probes that look entries up.
+ */
+int pmuctx_store_create(void)
 {
 	struct rhashtable_params p = pmuctx_store_params;
-	int ret;
 
 	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_store_users++)
-		return 0;
-	/*
-	 * PREEMPT_RT: a table kept from the last session (deferred unhook)
-	 * but made for a smaller max_tasks than today's is remade, so the
-	 * room below holds (t_store cap-raised: one made for max_tasks 5
-	 * had 8 buckets, and a burst of 9 after max_tasks was raised lost
-	 * 2).  It is empty: no session has entries.  The reap unhooks
-	 * (waits for running probes) before it frees the table.
-	 */
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) && pmuctx_store_up &&
-	    pmuctx_store_hint < pmuctx_store_rt_hint()) {
-		pmuctx_store_users--;
-		pmuctx_store_reap();
-		pmuctx_store_users++;
-	}
-	if (pmuctx_store_up)
-		return 0;
 	/*
 	 * PREEMPT_RT: room for max_tasks entries from the start, and never
 	 * shrunk, so an insert with preemption off never finds the table
@@ -115,49 +105,18 @@ int pmuctx_store_get(void)
 		p.nelem_hint = pmuctx_store_hint;
 		p.automatic_shrinking = false;
 	}
-	ret = rhltable_init(&pmuctx_store, &p);
-	if (ret)
-		goto err_users;
-	ret = pmuctx_hooks_register();
-	if (ret)
-		goto err_table;
-	pmuctx_store_up = true;
-	return 0;
-
-err_table:
-	rhltable_destroy(&pmuctx_store);
-err_users:
-	pmuctx_store_users--;
-	return ret;
+	return rhltable_init(&pmuctx_store, &p);
 }
 
 /*
- * Last session gone: the probes and the table go a second later
- * (pmuctx_store_reap() from the unhook work), unless a session comes.
- * Until then the probes find an empty table.
+ * Drop the table: hooks.c, under pmuctx_mutex, with no session left
+ * (every session removed its entries before it let go of the hooks) and
+ * after the probes are unhooked and none runs.
  */
-void pmuctx_store_put(void)
+void pmuctx_store_destroy(void)
 {
 	lockdep_assert_held(&pmuctx_mutex);
-	if (!--pmuctx_store_users)
-		pmuctx_hooks_unhook_later();
-}
-
-/*
- * The unhook work or module exit, under pmuctx_mutex: with no session
- * left, unhook (waits for running probes) and drop the table.  True if
- * it did.
- */
-bool pmuctx_store_reap(void)
-{
-	lockdep_assert_held(&pmuctx_mutex);
-	if (pmuctx_store_users || !pmuctx_store_up)
-		return false;
-	pmuctx_hooks_unregister();
-	/* Sessions removed all their entries before putting the store. */
 	rhltable_destroy(&pmuctx_store);
-	pmuctx_store_up = false;
-	return true;
 }
 
 /*
@@ -197,13 +156,7 @@ int pmuctx_entry_caches_init(void)
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) % sizeof(u64));
 	/* the 4 default events in 200 bytes (DESIGN.md, PERFORMANCE.md) */
 	BUILD_BUG_ON(sizeof(struct pmuctx_entry) > 128);
-	/* e->size is a u16 */
-	BUILD_BUG_ON(sizeof(struct pmuctx_entry) +
-		     3 * sizeof(u64) * PMUCTX_MAX_EVENTS + PMUCTX_MAX_DATA_SIZE +
-		     2 * sizeof(u64) +
-		     sizeof(struct pmuctx_defer) + sizeof(struct pmuctx_maps) +
-		     sizeof(u64) * PMUCTX_MAX_EVENTS + 2 * sizeof(u64) >
-		     U16_MAX);
+	/* e->size is a u16: the biggest layout, pmuctx_entry_size() */
 	for (i = 0; i < PMUCTX_NR_CACHES; i++) {
 		size = PMUCTX_CACHE_MIN + i * PMUCTX_CACHE_STEP;
 		snprintf(name, sizeof(name), "pmuctx_entry_%u", size);
@@ -230,69 +183,15 @@ void pmuctx_entry_caches_destroy(void)
 }
 
 /*
- * Session creation: lay out @s's entries (the counts, the save area, the
- * deferred-callchain state if @sampling, the MMAP-record state if @maps
- * too, the slice accumulators if @slices) and pick their size: the next
- * cache size, or the exact size for kmalloc.
+ * The size an entry of @size bytes (its layout: the session's,
+ * pmuctx_entry_size()) is allocated with: the next cache size, or the
+ * exact size for kmalloc.
  */
-void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
-		       bool slices)
+u32 pmuctx_entry_alloc_size(size_t size)
 {
-	unsigned int i;
-	size_t size;
-
-	/*
-	 * A snapshot slot per counter-backed event (pmuctx_entry_start());
-	 * none in a switchless session, which reads no counter.  The
-	 * module's own events (task-clock, context-switches,
-	 * cpu-migrations; pmuctx_event_is_native()) go to their masks.
-	 */
-	/* the masks and snap_ev[] are u8: one bit, one index per event */
-	BUILD_BUG_ON(PMUCTX_MAX_EVENTS > 8);
-	s->nr_snap = 0;
-	s->clock_mask = 0;
-	s->cs_mask = 0;
-	s->migr_mask = 0;
-	for (i = 0; i < s->nr_events; i++) {
-		u32 id = s->events[i];
-
-		s->snap_slot[i] = 0;
-		if (id == PMUCTX_EV_TASK_CLOCK) {
-			s->clock_mask |= BIT(i);
-		} else if (id == PMUCTX_EV_CONTEXT_SWITCHES) {
-			s->cs_mask |= BIT(i);
-		} else if (id == PMUCTX_EV_CPU_MIGRATIONS) {
-			s->migr_mask |= BIT(i);
-		} else if (!s->switchless && !pmuctx_event_is_native(id)) {
-			s->snap_ev[s->nr_snap] = i;
-			s->snap_slot[i] = s->nr_snap++;
-		}
-	}
-	size = sizeof(struct pmuctx_entry) +
-	       sizeof(u64) * (2 * s->nr_events + s->nr_snap) + s->data_size;
-	/* the debug build's SELFTEST backend keeps its state after it */
-	size += pmuctx_selftest_entry_extra(s, size);
-	s->defer_offset = 0;
-	s->maps_offset = 0;
-	s->slice_offset = 0;
-	if (sampling) {
-		size = ALIGN(size, __alignof__(struct pmuctx_defer));
-		s->defer_offset = size;
-		size += sizeof(struct pmuctx_defer);
-	}
-	if (sampling && maps) {
-		size = ALIGN(size, __alignof__(struct pmuctx_maps));
-		s->maps_offset = size;
-		size += sizeof(struct pmuctx_maps);
-	}
-	if (slices) {
-		size = ALIGN(size, sizeof(u64));
-		s->slice_offset = size;
-		size += sizeof(u64) * s->nr_events;
-	}
 	if (size <= PMUCTX_CACHE_MAX)
 		size = ALIGN(size, PMUCTX_CACHE_STEP);
-	s->entry_size = size;
+	return size;
 }
 
 /*
@@ -417,21 +316,6 @@ int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp)
 	return 0;
 }
 
-/*
- * irq_work of the CPU whose pool ran low: hardirq, or on PREEMPT_RT the
- * irq_work thread of that CPU (see pmuctx_pool_fill()).
- */
-void pmuctx_pool_refill_fn(struct irq_work *work)
-{
-	struct pmuctx_sess_cpu *sc = container_of(work, struct pmuctx_sess_cpu,
-						  refill);
-	struct pmuctx_session *s = sc->sess;
-
-	if (!pmuctx_sess_live(s))
-		return;
-	pmuctx_pool_fill(s, sc->cpu, GFP_ATOMIC | __GFP_NOWARN);
-}
-
 /* Teardown: the session is dead and its irq_works are synced. */
 void pmuctx_pool_drain(struct pmuctx_session *s)
 {
@@ -527,126 +411,6 @@ void pmuctx_entry_unparent(struct pmuctx_entry *e)
 		pmuctx_entry_put(parent);
 }
 
-/*
- * The entries whose task has a work of ours queued, for the administrator
- * whose rmmod fails with EBUSY: a task blocked in a system call keeps its
- * work, and with it a module reference, until it returns to user space
- * (SECURITY.md, "module unload").  The read-only parameter pending_works
- * names them.  A fixed table, since works are queued from interrupts and
- * NMIs (no lock, no allocation): a slot is taken and given back with
- * cmpxchg(); works beyond PMUCTX_PENDING_SLOTS are counted, not named.
- * The entry stays allocated while its work is queued (the work's
- * reference), and is freed after a grace period: the reader looks under
- * rcu_read_lock().
- */
-#define PMUCTX_PENDING_SLOTS	64
-
-static struct pmuctx_entry *pmuctx_pending[PMUCTX_PENDING_SLOTS];
-static atomic_t pmuctx_pending_works = ATOMIC_INIT(0);
-
-static void pmuctx_pending_add(struct pmuctx_entry *e)
-{
-	unsigned int i, k = hash_ptr(e, ilog2(PMUCTX_PENDING_SLOTS));
-
-	atomic_inc(&pmuctx_pending_works);
-	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++, k++) {
-		k %= PMUCTX_PENDING_SLOTS;
-		if (!READ_ONCE(pmuctx_pending[k]) &&
-		    !cmpxchg(&pmuctx_pending[k], NULL, e))
-			return;
-	}
-}
-
-static void pmuctx_pending_del(struct pmuctx_entry *e)
-{
-	unsigned int i, k = hash_ptr(e, ilog2(PMUCTX_PENDING_SLOTS));
-
-	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++, k++) {
-		k %= PMUCTX_PENDING_SLOTS;
-		if (READ_ONCE(pmuctx_pending[k]) == e &&
-		    cmpxchg(&pmuctx_pending[k], e, NULL) == e)
-			break;
-	}
-	atomic_dec(&pmuctx_pending_works);
-}
-
-/* "N" and then one "PID COMM" line per named task (pids of the init ns) */
-static int pmuctx_param_pending_get(char *buf, const struct kernel_param *kp)
-{
-	int n = atomic_read(&pmuctx_pending_works), len, named = 0;
-	struct pmuctx_entry *e;
-	unsigned int i;
-
-	len = sysfs_emit(buf, "%d\n", n);
-	rcu_read_lock();
-	for (i = 0; i < PMUCTX_PENDING_SLOTS; i++) {
-		e = READ_ONCE(pmuctx_pending[i]);
-		if (!e)
-			continue;
-		len += sysfs_emit_at(buf, len, "%d %.*s\n",
-				     task_pid_nr(READ_ONCE(e->task)),
-				     (int)sizeof(e->comm), e->comm);
-		named++;
-	}
-	rcu_read_unlock();
-	if (n > named && named == PMUCTX_PENDING_SLOTS)
-		len += sysfs_emit_at(buf, len, "(%d more not named)\n",
-				     n - named);
-	return len;
-}
-
-static const struct kernel_param_ops pmuctx_pending_ops = {
-	.get = pmuctx_param_pending_get,
-};
-
-module_param_cb(pending_works, &pmuctx_pending_ops, NULL, 0444);
-MODULE_PARM_DESC(pending_works,
-		 "Read only: the deferred works (user callchains, MMAP snapshots) queued in tasks, each holding a module reference until its task returns to user space; then the tasks (pid, comm; the first 64)");
-
-/*
- * Queue @fn on the current task, @e's (TWA_RESUME: at its return to user
- * space), holding a reference on @e and on the module until the work
- * drops them (pmuctx_sample_work_end()): task_work cannot be cancelled
- * from a module.  *@pending is true while it is queued.
- * Interrupt or task context.  False if nothing was queued.
- */
-bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
-			    task_work_func_t fn, bool *pending)
-{
-	if (!refcount_inc_not_zero(&e->ref))
-		return false;
-	__module_get(THIS_MODULE);
-	WRITE_ONCE(*pending, true);
-	init_task_work(cb, fn);
-	pmuctx_pending_add(e);
-	if (task_work_add(current, cb, TWA_RESUME)) {
-		pmuctx_pending_del(e);
-		WRITE_ONCE(*pending, false);
-		module_put(THIS_MODULE);
-		pmuctx_entry_put(e);
-		return false;
-	}
-	return true;
-}
-
-/*
- * The end of a work queued by pmuctx_entry_task_work(): drop its module
- * reference.  What follows (the mark, the entry's put, the return) is
- * module code that pmuctx_exit() waits for with synchronize_rcu_tasks().
- * The test hook busy-waits here (no voluntary switch, so RCU Tasks must
- * wait for it) to make that window wide; the work's mark is still on
- * (pmuctx_sample_work_end()), so no tick samples the wait.
- */
-void pmuctx_task_work_done(struct pmuctx_entry *e)
-{
-	unsigned int ms = pmuctx_selftest_tail_ms();
-
-	pmuctx_pending_del(e);
-	module_put(THIS_MODULE);
-	if (unlikely(ms))
-		mdelay(min(ms, 2000U));
-}
-
 void pmuctx_entry_put(struct pmuctx_entry *e)
 {
 	if (refcount_dec_and_test(&e->ref))
@@ -663,190 +427,12 @@ void pmuctx_entry_free_unused(struct pmuctx_entry *e)
 }
 
 /*
- * The entry's task exited or stopped being counted, and the entry is out of
- * the store and of every CPU cache.  Fold its counts into the session and
- * into the parent's children totals, then keep it on the session's exited
- * list (KEEP_EXITED) or drop the store's reference.
- */
-/*
- * Move @e's totals into the session's (this CPU's sc->folded) and its own
- * with its children's into its parent's children totals, once: the task
- * was freed, or stopped at a privilege-raising exec (retire).  READ sees
- * it bracketed by sess->retiring and sess->retired, and skips a folded
- * entry's own totals.  Nothing adds to @e's totals afterwards: its task
- * is dead, or the entry is.  The free work or the exec probe, IRQs on,
- * on the RCU read side.  The walk up the ancestors is short (it stops at
- * the first that has not folded, and folds compress the path), but not
- * bounded by anything but the entry caps: never in sched_switch or an
- * interrupt.
- */
-/*
- * Point @e at @np instead of its parent (NULL: no parent).  Teardown may
- * unparent @e meanwhile: both exchange the pointer, each puts what it
- * took out, and what is left is put when @e is freed.
- */
-static void pmuctx_entry_reparent(struct pmuctx_entry *e,
-				  struct pmuctx_entry *np)
-{
-	struct pmuctx_entry *old;
-
-	if (np && !refcount_inc_not_zero(&np->ref))
-		np = NULL;
-	old = xchg(&e->parent, np);
-	if (old)
-		pmuctx_entry_put(old);
-}
-
-static void pmuctx_entry_fold(struct pmuctx_entry *e)
-{
-	struct pmuctx_session *s = e->sess;
-	u64 tot[PMUCTX_MAX_EVENTS], sum[PMUCTX_MAX_EVENTS];
-	struct pmuctx_entry *parent, *top;
-	struct pmuctx_sess_cpu *sc;
-	unsigned int i;
-	u32 gen;
-
-	lockdep_assert_irqs_enabled();
-	if (e->flags & PMUCTX_EF_FOLDED)
-		return;
-	/*
-	 * Only counts of the current RESET generation move: RESET waits a
-	 * grace period (we are on the RCU read side) after it moves to the
-	 * next one before it zeroes the sums we add to, so a fold that read
-	 * an older one has added before the zeroing.
-	 */
-	gen = READ_ONCE(s->reset_gen);
-	/* the task's counts to now are its final ones (tasksrc.c) */
-	if (s->switchless)
-		pmuctx_tsrc_close(e);
-	atomic_inc(&s->retiring);
-	/* READ sees retiring before any total moves (pmuctx_read_walk()) */
-	smp_mb__after_atomic();
-	pmuctx_total_get(e, gen, tot);
-	pmuctx_children_get(e, gen, sum);
-	sc = get_cpu_ptr(s->cpu);
-	for (i = 0; i < s->nr_events; i++) {
-		pmuctx_selftest_total_delay();	/* t_store reset-race */
-		atomic64_add(tot[i], &sc->folded[i]);
-		sum[i] += tot[i];
-	}
-	put_cpu_ptr(s->cpu);
-	/*
-	 * Into the parent's children totals, and on up past every ancestor
-	 * that has folded already: a task is freed a grace period after it
-	 * was reaped and switched out for the last time, and its parent
-	 * may have been freed, or stopped at a privilege-raising exec, and
-	 * folded its own children totals (without ours) first.  The first
-	 * ancestor that has not folded carries ours up when it does.  The
-	 * free work folds one entry at a time; a fold in the exec probe at
-	 * the same instant as its child's in the work can still miss (the
-	 * parent read its children totals before ours arrived and had not
-	 * yet marked itself folded).  Each link holds a reference on its
-	 * parent entry until the entry is freed, or teardown unparents it: either
-	 * way the entry is freed after a grace period, and we are on the
-	 * RCU read side.
-	 */
-	for (parent = READ_ONCE(e->parent), top = NULL; parent;
-	     top = parent, parent = READ_ONCE(parent->parent)) {
-		atomic64_t *pch = pmuctx_children(parent);
-
-		for (i = 0; i < s->nr_events; i++)
-			atomic64_add(sum[i], &pch[i]);
-		/* our additions before we look at its flag */
-		smp_mb();
-		if (!(READ_ONCE(parent->flags) & PMUCTX_EF_FOLDED))
-			break;
-	}
-	/*
-	 * Path compression: a descendant that folds later goes from us
-	 * straight to the first ancestor that had not folded (@parent), or
-	 * when all had, to the topmost (@top: the session's target, whose
-	 * children totals are the tree's), not through the folded ones in
-	 * between, which it would pin and walk at every fold: a process
-	 * forking a child and exiting, generation after generation, made the
-	 * chain as long as the user's entry cap (and its frees one grace
-	 * period per link).  The folded ancestors skipped miss those later
-	 * totals in their own children totals (the per-task READ of a kept
-	 * exited task in the middle of a tree); the session's, the target's
-	 * and the live ancestors' are whole.
-	 */
-	if (!parent)
-		parent = top;
-	if (parent != READ_ONCE(e->parent))
-		pmuctx_entry_reparent(e, parent);
-	e->flags |= PMUCTX_EF_FOLDED;
-	/* the moved totals before retired; pairs with READ's smp_mb() */
-	smp_mb__before_atomic();
-	atomic_inc(&s->retired);
-	atomic_dec(&s->retiring);
-}
-
-static void pmuctx_entry_retire(struct pmuctx_entry *e)
-{
-	struct pmuctx_session *s = e->sess;
-
-	WRITE_ONCE(e->dead, true);
-	pmuctx_entry_fold(e);
-	/*
-	 * The parent link stays until the entry is freed (or teardown):
-	 * a child freed after us still walks through us to the ancestors
-	 * (pmuctx_entry_fold()), its reference keeping us.  Unparented
-	 * here, its totals stopped at us: the root's children totals
-	 * missed every grandchild freed after its parent (t_store forktree).
-	 */
-
-	/* The task's memory is not ours to keep while it sits on a list. */
-	put_task_struct(e->task);
-	e->flags |= PMUCTX_EF_TASK_PUT;
-
-	if (!(s->flags & PMUCTX_SESSION_KEEP_EXITED)) {
-		pmuctx_entry_put(e);
-		return;
-	}
-	/*
-	 * No lock: this runs in the exec probe (preemption off, where a
-	 * spinlock_t sleeps on PREEMPT_RT) and in the free work, both on
-	 * the RCU read side.  Teardown marks the session dead and waits a
-	 * grace period (these) before it empties the list, so nothing is
-	 * added after.
-	 */
-	if (pmuctx_sess_live(s) &&
-	    atomic_add_unless(&s->nr_exited, 1, s->max_exited)) {
-		llist_add(&e->exit_node, &s->exited);
-		return;
-	}
-	atomic64_inc(&s->unlisted);
-	pmuctx_entry_put(e);
-}
-
-/*
- * Take @e out of the store and retire it, unless someone else (teardown,
- * the create walk that found the task exiting) took it out first.  READ
- * sees the retirement bracketed by sess->retiring and sess->retired.
- * The exec probe or the free work, on the RCU read side, IRQs on.
- */
-void pmuctx_entry_take_retire(struct pmuctx_entry *e)
-{
-	struct pmuctx_session *s = e->sess;
-
-	atomic_inc(&s->retiring);
-	/* as in pmuctx_entry_fold(): READ sees retiring first */
-	smp_mb__after_atomic();
-	if (pmuctx_entry_unpublish(e))
-		pmuctx_entry_retire(e);
-	/* and retired last */
-	smp_mb__before_atomic();
-	atomic_inc(&s->retired);
-	atomic_dec(&s->retiring);
-}
-
-/*
  * Whether one more entry fits in the store without the insert allocating
  * a bucket table itself.  rhashtable grows a table past 75 % in a worker,
  * but an insert that finds it above 100 % (a burst the worker did not
  * keep up with) allocates with GFP_ATOMIC, which PREEMPT_RT forbids with
  * preemption off: in the probes and under sess->entries_lock.  On RT the
- * table is made with room for max_tasks (pmuctx_store_get()), so this
+ * table is made with room for max_tasks (pmuctx_store_create()), so this
  * only refuses after max_tasks was raised while sessions exist; the
  * caller counts the task as dropped.  Elsewhere the insert may allocate.
  * RCU read side.
@@ -865,71 +451,25 @@ static bool pmuctx_store_room(void)
 }
 
 /*
- * Hash @e, initialized for session @s = e->sess and task t = e->task, and
- * list it on @s.  For an adopting session (@adopt) the create walk, the
- * fork probe and the cgroup-attach probe may race for one task: under
- * s->entries_lock, t must still belong to @s (its cgroup; not exiting)
- * and have no entry there yet.  Process context or the fork probe, IRQs
- * on: in 6.1 the bucket locks end with local_bh_enable(), which must not
- * run with IRQs off (so s->entries_lock is taken without disabling
- * them; no interrupt takes it).  Returns 0; -EEXIST (another path hashed
- * t first) or -ESRCH (t left) with @adopt; -EBUSY (RT, no room:
- * pmuctx_store_room()); or the table's error.  On error @e was not
- * published and the caller drops it.
+ * Hash @e (e->task its key) into the store: its owner's
+ * pmuctx_entry_publish() (hooks.c), under e->sess->entries_lock with IRQs
+ * on (in 6.1 the bucket locks end with local_bh_enable()), on the RCU
+ * read side.  -EBUSY (RT, no room: pmuctx_store_room()) or the table's
+ * error; then @e is not hashed.
  */
-int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt)
+int pmuctx_store_insert(struct pmuctx_entry *e)
 {
-	struct pmuctx_session *s = e->sess;
-	int ret;
-
-	lockdep_assert_irqs_enabled();
-	raw_spin_lock(&s->entries_lock);
-	rcu_read_lock();
-	if (adopt && pmuctx_sess_entry(s, e->task))
-		ret = -EEXIST;
-	else if (adopt && !pmuctx_session_matches(s, e->task))
-		ret = -ESRCH;
-	else if (!pmuctx_store_room())
-		ret = -EBUSY;
-	else
-		ret = rhltable_insert(&pmuctx_store, &e->node,
-				      pmuctx_store_params);
-	if (!ret) {
-		list_add_tail_rcu(&e->sess_node, &s->entries);
-		e->listed = true;
-		/*
-		 * A switchless entry counts from now if the session is
-		 * enabled.  ENABLE sets s->enabled, then walks the list
-		 * opening every entry (pmuctx_session_enable()): the barrier
-		 * pairs with its own, so one of the two opens this one.
-		 */
-		if (s->switchless) {
-			smp_mb(); /* list_add before s->enabled; see above */
-			pmuctx_tsrc_open_locked(e);
-		}
-	}
-	rcu_read_unlock();
-	raw_spin_unlock(&s->entries_lock);
-	return ret;
+	if (!pmuctx_store_room())
+		return -EBUSY;
+	return rhltable_insert(&pmuctx_store, &e->node, pmuctx_store_params);
 }
 
 /*
- * Take @e out of the store and off its session's list.  True for the one
- * caller that removed it (rhltable_remove() succeeds once): that caller
- * retires or drops it.  Process context or the exec probe, IRQs on
- * (see pmuctx_entry_publish()).
+ * Take @e out of the store.  True for the one caller that removed it
+ * (rhltable_remove() succeeds once): pmuctx_entry_unpublish() (hooks.c),
+ * whose caller retires or drops it.  IRQs on.
  */
-bool pmuctx_entry_unpublish(struct pmuctx_entry *e)
+bool pmuctx_store_remove(struct pmuctx_entry *e)
 {
-	struct pmuctx_session *s = e->sess;
-
-	if (rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params))
-		return false;
-	raw_spin_lock(&s->entries_lock);
-	if (e->listed) {
-		list_del_rcu(&e->sess_node);
-		e->listed = false;
-	}
-	raw_spin_unlock(&s->entries_lock);
-	return true;
+	return !rhltable_remove(&pmuctx_store, &e->node, pmuctx_store_params);
 }

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmuctx: the per-task store (store.c): entries, their pools, publishing
- * and retiring.  Contexts and locks: the map at the top of session.h.
+ * pmuctx: the per-task store (store.c): the table and its lookups,
+ * entries, their memory, pools and references.  Publishing and retiring
+ * are hooks.c's.  Contexts and locks: the map at the top of session.h.
  */
 #ifndef _PMUCTX_STORE_H
 #define _PMUCTX_STORE_H
 
 #include <linux/gfp.h>
 #include <linux/hash.h>
-#include <linux/rhashtable-types.h>
+#include <linux/rhashtable.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
-#include <linux/task_work.h>
 #include <linux/types.h>
 
 #include "session.h"
@@ -181,11 +181,55 @@ static const struct rhashtable_params pmuctx_store_params __maybe_unused = {
 	.automatic_shrinking	= true,
 };
 
-int pmuctx_store_get(void);
-void pmuctx_store_put(void);
-bool pmuctx_store_reap(void);
-void pmuctx_entry_size(struct pmuctx_session *s, bool sampling, bool maps,
-		       bool slices);
+/*
+ * Every entry of task @t (a task_struct pointer variable), one per
+ * session that monitors it: walk the list with
+ * rhl_for_each_entry_rcu(e, pos, list, node).  RCU read side, any
+ * context: the sched_switch probe and the NMI sampler look up here,
+ * inline, with the parameters folded in.  A macro, keyed by the caller's
+ * own variable: an inline function's copy of the key made gcc pass the
+ * table to its out-of-line clone of the lookup, two more instructions
+ * per lookup in the switch probe (6.12, objdump).
+ */
+#define pmuctx_store_lookup(t) \
+	rhltable_lookup(&pmuctx_store, &(t), pmuctx_store_params)
+
+/*
+ * @t's live entry in @s from the store, parked or not.  RCU read side.
+ * Inline, as the lookups of the probes and the sampler are.
+ */
+static inline struct pmuctx_entry *
+pmuctx_sess_entry(struct pmuctx_session *s, struct task_struct *t)
+{
+	struct rhlist_head *list, *pos;
+	struct pmuctx_entry *e;
+
+	list = pmuctx_store_lookup(t);
+	rhl_for_each_entry_rcu(e, pos, list, node)
+		if (e->sess == s && !READ_ONCE(e->dead))
+			return e;
+	return NULL;
+}
+
+/*
+ * @t's entry in @s that counts and samples now (not parked, not past
+ * sched_process_exit) from the store alone, without this CPU's cache
+ * (hooks.c), which the switch probe may be rewriting under an NMI.  RCU
+ * read side.
+ */
+static inline struct pmuctx_entry *
+pmuctx_task_entry(struct pmuctx_session *s, struct task_struct *t)
+{
+	struct pmuctx_entry *e = pmuctx_sess_entry(s, t);
+
+	return e && !READ_ONCE(e->parked) &&
+	       !(READ_ONCE(e->flags) & PMUCTX_EF_EXITED) ? e : NULL;
+}
+
+int pmuctx_store_create(void);
+void pmuctx_store_destroy(void);
+bool pmuctx_store_outgrown(void);
+u32 pmuctx_entry_alloc_size(size_t size);
 int pmuctx_entry_caches_init(void);
 void pmuctx_entry_caches_destroy(void);
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
@@ -193,17 +237,12 @@ struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s);
 void pmuctx_pool_push(struct pmuctx_session *s, struct pmuctx_entry *e);
 int pmuctx_pool_fill(struct pmuctx_session *s, int cpu, gfp_t gfp);
 void pmuctx_pool_drain(struct pmuctx_session *s);
-void pmuctx_pool_refill_fn(struct irq_work *work);
 bool pmuctx_entry_init(struct pmuctx_entry *e, struct pmuctx_session *s,
 		       struct task_struct *t, struct pmuctx_entry *parent);
 void pmuctx_entry_free_unused(struct pmuctx_entry *e);
 void pmuctx_entry_put(struct pmuctx_entry *e);
-void pmuctx_task_work_done(struct pmuctx_entry *e);
-bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
-			    task_work_func_t fn, bool *pending);
 void pmuctx_entry_unparent(struct pmuctx_entry *e);
-int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);
-bool pmuctx_entry_unpublish(struct pmuctx_entry *e);
-void pmuctx_entry_take_retire(struct pmuctx_entry *e);
+int pmuctx_store_insert(struct pmuctx_entry *e);
+bool pmuctx_store_remove(struct pmuctx_entry *e);
 
 #endif /* _PMUCTX_STORE_H */
