@@ -67,7 +67,6 @@ static inline void pmuctx_vm_flags_set(struct vm_area_struct *vma,
 }
 #endif
 
-
 /*
  * hrtimer_setup() (6.13) sets the callback with the rest; hrtimer_init()
  * is gone (7.2 has none).

@@ -66,6 +66,7 @@ need_root() {
 in_chroot() {
 	[ -x "$chroot_dir/usr/bin/apt-get" ] ||
 		die "no chroot at $chroot_dir: run scripts/setup-sid.sh first"
+	# shellcheck disable=SC2016 # expanded by that shell
 	unshare --mount --propagation private -- /bin/sh -c '
 		root=$1; shift
 		mount -t proc proc "$root/proc" &&
@@ -93,9 +94,10 @@ make_chroot() {
 		return
 	fi
 	command -v mmdebstrap >/dev/null || {
-		say "installing mmdebstrap (apt-get install mmdebstrap)"
-		apt-get install -y --no-install-recommends mmdebstrap >/dev/null ||
-			die "cannot install mmdebstrap: run apt-get update, then this again"
+		say "installing mmdebstrap (apt-get update, apt-get install mmdebstrap)"
+		{ apt-get update -qq &&
+			apt-get install -y -q --no-install-recommends mmdebstrap >/dev/null; } ||
+			die "cannot install mmdebstrap with apt-get"
 	}
 	if [ -e "$chroot_dir" ]; then
 		say "chroot $chroot_dir: incomplete (no /etc/pmuctx-sid), made again"
@@ -145,6 +147,7 @@ setup() {
 	[ -n "$rel" ] || die "sid offers no linux-headers-${series:-N.N}.*+debN-amd64 (apt-cache pkgnames in $chroot_dir)"
 	say "newest kernel in sid${series:+ of series $series}: $rel"
 
+	# shellcheck disable=SC2016 # dpkg-query's fields
 	if in_chroot dpkg-query -W -f '${Status}\n' "linux-headers-$rel" 2>/dev/null |
 		grep -q 'install ok installed'; then
 		say "linux-headers-$rel: installed"
@@ -154,6 +157,7 @@ setup() {
 			"linux-headers-$rel" make >/dev/null ||
 			die "apt-get install linux-headers-$rel in $chroot_dir failed"
 	fi
+	# shellcheck disable=SC2016 # dpkg-query's fields
 	in_chroot dpkg-query -W -f '  ${Package} ${Version}\n' "linux-headers-$rel" \
 		'linux-headers-*-common*' 'linux-kbuild-*' 'gcc-*-for-host' 'gcc-[0-9]*' make 2>/dev/null |
 		grep -v ' $' || true
