@@ -194,6 +194,8 @@ setup() {
 		say "downloading $pkgs (apt-get download in the chroot)"
 		rm -rf "$chroot_dir/tmp/pmuctx-debs"
 		mkdir -p "$chroot_dir/tmp/pmuctx-debs"
+		# apt downloads as _apt, which must be able to write there
+		chmod 0777 "$chroot_dir/tmp/pmuctx-debs"
 		# shellcheck disable=SC2086 # a list of package names
 		in_chroot sh -c 'cd /tmp/pmuctx-debs && apt-get download -q "$@"' sh $pkgs ||
 			die "apt-get download $pkgs failed"
