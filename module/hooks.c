@@ -1292,7 +1292,7 @@ static bool pmuctx_exec_raises_privilege(struct task_struct *p,
 	 * file-capability executables (and unreadable ones).
 	 */
 	return bprm->secureexec ||
-	       (p->mm && get_dumpable(p->mm) != SUID_DUMP_USER);
+	       (p->mm && !pmuctx_dumpable_owner(p, p->mm));
 }
 
 /* One entry of the task at its exec (see pmuctx_probe_exec()). */

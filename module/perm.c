@@ -58,6 +58,7 @@
 #include <linux/string.h>
 #include <linux/user_namespace.h>
 
+#include "compat.h"
 #include "main.h"
 #include "perm.h"
 #include "session.h"
@@ -195,9 +196,11 @@ static int pmuctx_may_read(const struct cred *cred, bool cur,
 	/* dumpability after the credentials: pairs with commit_creds() */
 	smp_rmb();
 	task_lock(t);
+	rcu_read_lock();
 	mm = t->mm;
-	ok = !mm || get_dumpable(mm) == SUID_DUMP_USER ||
-	     pmuctx_ptrace_cap(cur, mm->user_ns);
+	ok = !mm || pmuctx_dumpable_owner(t, mm) ||
+	     pmuctx_ptrace_cap(cur, pmuctx_exec_user_ns(t, mm));
+	rcu_read_unlock();
 	task_unlock(t);
 	if (!ok)
 		return -EACCES;

@@ -460,7 +460,7 @@ static vm_fault_t pmuctx_vm_fault(struct vm_fault *vmf)
 	page = r->page[vmf->pgoff];
 	get_page(page);
 	page->mapping = vmf->vma->vm_file->f_mapping;
-	page->index = vmf->pgoff;
+	pmuctx_page_set_index(page, vmf->pgoff);
 	vmf->page = page;
 	return 0;
 }

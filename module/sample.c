@@ -1152,9 +1152,9 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 		for_each_possible_cpu(cpu) {
 			struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
 
-			hrtimer_init(&sc->timer, CLOCK_MONOTONIC,
-				     HRTIMER_MODE_REL_PINNED_HARD);
-			sc->timer.function = pmuctx_sample_tick;
+			pmuctx_hrtimer_setup(&sc->timer, pmuctx_sample_tick,
+					     CLOCK_MONOTONIC,
+					     HRTIMER_MODE_REL_PINNED_HARD);
 			/* a switch-in may arm it before ENABLE's IPI */
 			sc->cur_period = s->sample_period_ns;
 		}

@@ -8,11 +8,11 @@
 
 #include <linux/fs_struct.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/task_work.h>
 #include <linux/types.h>
 #include <uapi/linux/pmuctx.h>
 
+#include "compat.h"
 #include "store.h"
 
 struct perf_event;
@@ -151,7 +151,7 @@ static __always_inline bool pmuctx_exec_secure(struct pmuctx_entry *e,
 	struct mm_struct *mm = READ_ONCE(t->mm);
 	u64 seen;
 
-	if (!mm || likely(get_dumpable(mm) == SUID_DUMP_USER))
+	if (!mm || likely(pmuctx_dumpable_owner(t, mm)))
 		return false;
 	if (fs && READ_ONCE(fs->in_exec))
 		return true;

@@ -7,7 +7,7 @@
 # Runs as root, or through sudo otherwise.  Recommends are not installed
 # (qemu-system-x86 would pull in a GUI): everything needed is listed here.
 #
-# Usage: scripts/setup-deps.sh [--demo | --arm64] [--dry-run]
+# Usage: scripts/setup-deps.sh [--demo | --arm64 | --sid] [--dry-run]
 #   --demo      only what `make demo` needs (build tools, one kernel with
 #               its headers, QEMU, the libraries the CLI links): no test
 #               tools, no packaging tools, no kernel matrix.  `make check`
@@ -19,6 +19,10 @@
 #               they cannot be) Debian's arm64 6.1 and 6.12 kernels, their
 #               headers and busybox-static:arm64 under $PMUCTX_ARM64_ROOT
 #               (scripts/kernels-arm64).  Not part of the default set yet.
+#   --sid       only the newest Debian kernel's build environment:
+#               scripts/setup-sid.sh (a sid chroot with that kernel's
+#               headers and compiler, its image unpacked for a VM; see
+#               there).  Not part of the default set yet.
 #   --dry-run   print what would be installed, install nothing
 #               (exit 0 either way)
 # Environment: PMUCTX_EXTRA_PACKAGES  more packages to ensure (space separated)
@@ -76,14 +80,24 @@ demo_packages=(build-essential linux-headers-amd64 linux-image-amd64
 dry_run=0
 demo=0
 arm64=0
+sid=0
 for arg in "$@"; do
 	case $arg in
 	--dry-run) dry_run=1 ;;
 	--demo) demo=1 ;;
 	--arm64) arm64=1 ;;
-	*) echo "usage: $0 [--demo | --arm64] [--dry-run]" >&2; exit 2 ;;
+	--sid) sid=1 ;;
+	*) echo "usage: $0 [--demo | --arm64 | --sid] [--dry-run]" >&2; exit 2 ;;
 	esac
 done
+if [ "$sid" = 1 ]; then
+	[ "$demo$arm64" = 00 ] || { echo "setup-deps: --sid excludes --demo and --arm64" >&2; exit 2; }
+	if [ "$dry_run" = 1 ]; then
+		echo "setup-deps: would run scripts/setup-sid.sh"
+		exit 0
+	fi
+	exec "$(dirname "$0")/setup-sid.sh"
+fi
 if [ "$demo" = 1 ]; then
 	packages=("${demo_packages[@]}")
 	PMUCTX_KERNEL_MATRIX=0
