@@ -25,8 +25,8 @@
  * samples cause in the sampled tasks (pmuctx_budget_deferred(): the
  * task_works of the user callchain walk, the USER_STACK dumps and the
  * MMAP snapshots, the time they ran (not waited: preempted, asleep)
- * charged to the CPU they end on; def_ns: an EWMA over windows of that work / the samples the
- * window took).  So sample_cpu_percent bounds
+ * charged to the CPU they end on; def_ns: an EWMA over windows of that
+ * work / the samples the window took).  So sample_cpu_percent bounds
  *
  *   samples per window * (avg_ns + def_ns) <= sample_cpu_percent % of it
  *
@@ -236,11 +236,11 @@ pmuctx_budget_slot(struct pmuctx_budget_cpu *b, const void *user)
  * drained their banks into each window's room first, and a single
  * session's income overflowed its cap.  Credit kept for two windows did
  * the same on a smaller scale: the user whose sessions asked first in a
- * window spent two windows' worth of the room.  A sample needs one sample of credit and
- * room in the window.  A privileged session (root, CAP_PERFMON:
- * trusted, as with perf, and they can change sample_budget) counts as a
- * user of its own with its own credit in @sh, as does every session of
- * an unprivileged user that finds the CPU's table of
+ * window spent two windows' worth of the room.  A sample needs one
+ * sample of credit and room in the window.  A privileged session (root,
+ * CAP_PERFMON: trusted, as with perf, and they can change sample_budget)
+ * counts as a user of its own with its own credit in @sh, as does every
+ * session of an unprivileged user that finds the CPU's table of
  * PMUCTX_BUDGET_USERS users for the window full (then the sharing is per
  * session, as it was before users counted).  A user cannot be starved
  * by sessions whose timers happen to fire first: when there are more
