@@ -306,7 +306,6 @@ static int report_run(int argc, char **argv)
 	struct pmf_reader *r = NULL;
 	struct prof *prof = NULL;
 	FILE *out_file = NULL;
-	char err[1024];
 	size_t n = 0, k;
 	bool samples;
 	int ret;
@@ -318,15 +317,8 @@ static int report_run(int argc, char **argv)
 	}
 	R.filter = a.have_filter ? &a.filter : NULL;
 	R.weight = a.po.weight;
-	ret = pmf_read(a.path, a.flags, &r, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "pmuctx report: %s\n", err);
+	if (report_read(&R, a.path, a.flags, CMD, &r))
 		return EXIT_RUNTIME;
-	}
-	if (r->cut_short)
-		fprintf(stderr, "pmuctx report: warning: %s\n", r->warning);
-	R.r = r;
-	R.info = &r->meta.info;
 
 	/* names first seen, then sums over the distinct records */
 	ret = EXIT_RUNTIME;

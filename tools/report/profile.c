@@ -22,22 +22,24 @@ bool report_has_samples(const struct pmuctx_rec_header *const *a, size_t n)
 	return false;
 }
 
+/* @cmd: the command the messages name ("report", "annotate") */
 static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 			 size_t n, const struct prof_opts *po, bool lines,
-			 bool keep_samples, struct prof **out)
+			 bool keep_samples, const char *cmd, struct prof **out)
 {
 	const struct pmf_reader *r = R->r;
 	struct prof_maps *maps;
 	struct prof_input in;
 	const char **stale = NULL;
 	size_t nr_stale = 0;
-	char err[512];
+	char err[512], prefix[32];
 	size_t i;
 	int e;
 
+	snprintf(prefix, sizeof(prefix), "pmuctx %s: ", cmd);
 	maps = calloc(r->nr_maps ? r->nr_maps : 1, sizeof(*maps));
 	if (!maps) {
-		fprintf(stderr, "pmuctx report: out of memory\n");
+		fprintf(stderr, "%sout of memory\n", prefix);
 		return -ENOMEM;
 	}
 	for (i = 0; i < r->nr_maps; i++) {
@@ -47,9 +49,9 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 		maps[i].len = r->maps[i].len;
 	}
 	/* files rebuilt or gone since: named once, not read */
-	if (buildid_check(r, "pmuctx report: ", stderr, &stale, &nr_stale)) {
+	if (buildid_check(r, prefix, stderr, &stale, &nr_stale)) {
 		free(maps);
-		fprintf(stderr, "pmuctx report: out of memory\n");
+		fprintf(stderr, "%sout of memory\n", prefix);
 		return -ENOMEM;
 	}
 	memset(&in, 0, sizeof(in));
@@ -81,23 +83,24 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 	free(maps);
 	free(stale);
 	if (e)
-		fprintf(stderr, "pmuctx report: %s\n", err);
+		fprintf(stderr, "%s%s\n", prefix, err);
 	return e;
 }
 
-static void profile_notes(const struct prof *p, const struct pmf_reader *r)
+static void profile_notes(const struct prof *p, const struct pmf_reader *r,
+			  const char *cmd)
 {
 	if (p->have_stats && p->stats.deferred && p->stats.unresolved * 10 >
 	    p->stats.deferred)
-		fprintf(stderr, "pmuctx report: %llu of %llu deferred samples "
+		fprintf(stderr, "pmuctx %s: %llu of %llu deferred samples "
 			"have no user callchain (the task exited or was "
-			"killed in the kernel, or records were lost)\n",
+			"killed in the kernel, or records were lost)\n", cmd,
 			(unsigned long long)p->stats.unresolved,
 			(unsigned long long)p->stats.deferred);
 	if (p->total_count && !r->nr_maps)
-		fprintf(stderr, "pmuctx report: the file has no memory maps "
+		fprintf(stderr, "pmuctx %s: the file has no memory maps "
 			"(recorded by an older pmuctx?): user frames are "
-			"unknown\n");
+			"unknown\n", cmd);
 }
 
 /* why a recording has no samples, for the hint */
@@ -125,14 +128,25 @@ int report_profile(struct report *R, const struct report_args *a,
 	/* source lines: pprof's, and the table's srcline key */
 	if (build_profile(R, all, n, &a->po, f == FMT_PPROF ||
 			  (f == FMT_TEXT && prof_text_lines(&a->table)),
-			  f == FMT_PERF, prof))
+			  f == FMT_PERF, CMD, prof))
 		return EXIT_RUNTIME;
 	if (f == FMT_FOLDED || f == FMT_PPROF || f == FMT_TEXT ||
 	    f == FMT_PERF)
-		profile_notes(*prof, R->r);
+		profile_notes(*prof, R->r, CMD);
 	R->prof = *prof;
 	if ((f == FMT_FOLDED || f == FMT_PPROF) && !samples)
 		fprintf(stderr, "pmuctx report: %s has no samples (%s)\n",
 			a->path, no_samples_why(R->info));
+	return 0;
+}
+
+int report_profile_for(struct report *R, const struct prof_opts *po,
+		       const struct pmuctx_rec_header **all, size_t n,
+		       const char *cmd, struct prof **prof)
+{
+	if (build_profile(R, all, n, po, false, false, cmd, prof))
+		return EXIT_RUNTIME;
+	profile_notes(*prof, R->r, cmd);
+	R->prof = *prof;
 	return 0;
 }

@@ -16,5 +16,13 @@ bool report_has_samples(const struct pmuctx_rec_header *const *a, size_t n);
 int report_profile(struct report *R, const struct report_args *a,
 		   const struct pmuctx_rec_header **all, size_t n,
 		   bool samples, struct prof **prof);
+/*
+ * the profile of the samples for another command (pmuctx annotate): what
+ * report's text table counts, its messages naming "pmuctx @cmd"; 0, or
+ * EXIT_RUNTIME (printed)
+ */
+int report_profile_for(struct report *R, const struct prof_opts *po,
+		       const struct pmuctx_rec_header **all, size_t n,
+		       const char *cmd, struct prof **prof);
 
 #endif

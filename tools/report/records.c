@@ -12,6 +12,23 @@
 
 #include "report/records.h"
 
+int report_read(struct report *R, const char *path, unsigned int flags,
+		const char *cmd, struct pmf_reader **out)
+{
+	char err[1024];
+
+	if (pmf_read(path, flags, out, err, sizeof(err))) {
+		fprintf(stderr, "pmuctx %s: %s\n", cmd, err);
+		return EXIT_RUNTIME;
+	}
+	if ((*out)->cut_short)
+		fprintf(stderr, "pmuctx %s: warning: %s\n", cmd,
+			(*out)->warning);
+	R->r = *out;
+	R->info = &(*out)->meta.info;
+	return 0;
+}
+
 void report_state_str(__u32 state, bool preempt, char *buf, size_t len)
 {
 	static const char letters[] = "SDTtXZP";

@@ -14,6 +14,14 @@ rec_common(const struct pmuctx_rec_header *h)
 	return (const struct pmuctx_rec_common *)(h + 1);
 }
 
+/*
+ * report_read() - read and check the recording @path (PMF_READ_* @flags)
+ * into *@out, R->r and R->info; why it cannot be read, or what a
+ * --partial read dropped, on standard error after "pmuctx @cmd: ".
+ * 0, or EXIT_RUNTIME.
+ */
+int report_read(struct report *R, const char *path, unsigned int flags,
+		const char *cmd, struct pmf_reader **out);
 /* qsort() order of records: time, CPU, type, tid, size, contents */
 int report_cmp_rec(const void *a, const void *b);
 /* all records of the file, in time order, each distinct one once */
