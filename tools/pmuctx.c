@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "annotate.h"	/* cmd_annotate */
 #include "builtin.h"
 #include "pmfile.h"	/* cmd_record, cmd_snapshot, cmd_report */
 
@@ -14,6 +15,7 @@ static const struct cmd *const commands[] = {
 	&cmd_record,
 	&cmd_snapshot,
 	&cmd_report,
+	&cmd_annotate,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
