@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Runner of the ring-buffer unit tests (test_ring.c, test_ring_file.c,
- * test_report.c, test_buildid.c):
+ * test_report.c, test_buildid.c, test_annotate.c):
  * ring-tests, and ring-tests-san built with ASan and UBSan (harness.c
  * prints the results).
  *
- *   ./ring-tests [GROUP...]	groups: ring file report buildid
+ *   ./ring-tests [GROUP...]	groups: ring file report buildid annotate
  */
 #include "test.h"
 
@@ -13,12 +13,14 @@ void test_ring(void);
 void test_ring_file(void);
 void test_report_opts(void);
 void test_buildid(void);
+void test_annotate(void);
 
 static const struct t_group groups[] = {
 	{ "ring", test_ring },
 	{ "file", test_ring_file },
 	{ "report", test_report_opts },
 	{ "buildid", test_buildid },
+	{ "annotate", test_annotate },
 };
 
 int main(int argc, char **argv)
