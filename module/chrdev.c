@@ -7,7 +7,8 @@
  * .owner keeps the module pinned while any file is open, so rmmod is
  * refused, never racing with a live session.
  *
- * Locks and contexts of the whole module: the map at the top of session.h.
+ * Locks and contexts of the whole module: the map at the top of
+ * session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -5,7 +5,6 @@
 #ifndef _PMUCTX_COUNTERS_H
 #define _PMUCTX_COUNTERS_H
 
-#include <linux/list.h>
 #include <linux/perf_event.h>
 #include <linux/types.h>
 #include <uapi/linux/pmuctx.h>
@@ -13,9 +12,6 @@
 struct pmuctx_session;
 
 extern bool pmuctx_hw_pmu;
-extern struct list_head pmuctx_counting;
-int pmuctx_hotplug_init(void);
-void pmuctx_hotplug_exit(void);
 bool pmuctx_sess_uses_perf(const struct pmuctx_session *s);
 
 /* New counters of a session for one CPU, swapped in on that CPU. */
@@ -60,5 +56,13 @@ static inline u64 pmuctx_counter_read(struct perf_event *ev, bool *active)
 
 int pmuctx_sample_counters_create(struct pmuctx_session *s,
 				  perf_overflow_handler_t fn);
+
+/* one counter of @s on @cpu (hotplug.c revives them) */
+struct perf_event *
+pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu,
+		      perf_overflow_handler_t fn);
+/* kernel credentials for perf around counter creation; NULL: -ENOMEM */
+const struct cred *pmuctx_kcred_get(const struct cred **old);
+void pmuctx_kcred_put(const struct cred *kcred, const struct cred *old);
 
 #endif /* _PMUCTX_COUNTERS_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmuctx: the scheduler tracepoint hooks and per-CPU slice accounting,
- * the lifecycle probes' and the store table's lifetime, and publishing
- * and retiring entries (hooks.c).
+ * pmuctx: the scheduler tracepoint probes and per-CPU slice accounting,
+ * and publishing and retiring entries (hooks.c).  Their registration:
+ * hookreg.h.
  */
 #ifndef _PMUCTX_HOOKS_H
 #define _PMUCTX_HOOKS_H
@@ -14,23 +14,31 @@ struct pmuctx_entry;
 struct pmuctx_session;
 struct task_struct;
 
-int pmuctx_hooks_lifecycle_get(void);
-void pmuctx_hooks_lifecycle_put(void);
+/* the probes of hooks.c, by tracepoint: hookreg.c hooks them */
+enum {
+	PMUCTX_PROBE_FORK,
+	PMUCTX_PROBE_EXEC,
+	PMUCTX_PROBE_EXIT,
+	PMUCTX_PROBE_FREE,
+	PMUCTX_PROBE_SWITCH,
+	PMUCTX_PROBE_ATTACH,
+	PMUCTX_PROBE_NR
+};
+
+struct pmuctx_probe_def {
+	const char	*name;		/* the tracepoint's */
+	void		*probe;
+};
+
+extern const struct pmuctx_probe_def pmuctx_probe_defs[PMUCTX_PROBE_NR];
+
 void pmuctx_cpu_sync(void *info);
 void pmuctx_cpu_forget(void *info);
 void pmuctx_cpu_forget_entry(void *info);
 void pmuctx_hooks_flush_free(void);
-int pmuctx_hooks_switch_get(void);
-void pmuctx_hooks_switch_put(void);
-u32 pmuctx_hooks_registered(void);
 void pmuctx_cpu_swap_counters(void *info);
-struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
 void pmuctx_adopt(struct pmuctx_session *s, struct task_struct *t,
 		  struct task_struct *parent);
-int pmuctx_hooks_cgroup_get(void);
-void pmuctx_hooks_cgroup_put(void);
-void pmuctx_hooks_unhook_later(void);
-void pmuctx_hooks_exit(void);
 extern struct list_head pmuctx_adopters;
 bool pmuctx_session_matches(struct pmuctx_session *s, struct task_struct *t);
 int pmuctx_entry_publish(struct pmuctx_entry *e, bool adopt);

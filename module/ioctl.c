@@ -24,7 +24,7 @@
  *
  * Context: process, may fault.  Every command but INFO runs under the
  * session's sess->lock (SESSION_CREATE included), taken here; the locks
- * are mapped at the top of session.h.
+ * are mapped at the top of session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,9 +36,10 @@
 #include <linux/uaccess.h>
 
 #include "counters.h"
+#include "hookreg.h"
 #include "hooks.h"
 #include "ioctl.h"
-#include "main.h"
+#include "params.h"
 #include "ring.h"
 #include "selftest.h"
 #include "session.h"

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmuctx: module init/exit, parameters and global statistics.
+ * pmuctx: module init and exit: the one file that sees every other
+ * (parameters and statistics: params.c).
  *
- * Locks and contexts of the whole module: the map at the top of session.h.
+ * Locks and contexts of the whole module: the map at the top of
+ * session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,8 +14,10 @@
 
 #include "chrdev.h"
 #include "counters.h"
+#include "hookreg.h"
 #include "hooks.h"
-#include "main.h"
+#include "hotplug.h"
+#include "params.h"
 #include "perm.h"
 #include "probebench.h"
 #include "ringbench.h"
@@ -21,56 +25,6 @@
 #include "selftest.h"
 #include "session.h"
 #include "store.h"
-
-unsigned int pmuctx_max_tasks = 65536;
-module_param_named(max_tasks, pmuctx_max_tasks, uint, 0644);
-MODULE_PARM_DESC(max_tasks,
-		 "Maximum number of per-task entries in the store, all sessions together; tasks beyond it are counted as dropped (default 65536)");
-
-unsigned int pmuctx_pool_size = 16;
-module_param_named(pool_size, pmuctx_pool_size, uint, 0444);
-MODULE_PARM_DESC(pool_size,
-		 "Pre-allocated entries per CPU and session, used where allocation is not allowed or failed (1..64, default 16)");
-
-unsigned int pmuctx_max_ring_pages = 256;
-module_param_named(max_ring_pages, pmuctx_max_ring_pages, uint, 0644);
-MODULE_PARM_DESC(max_ring_pages,
-		 "Largest ring buffer a session may ask for, in data pages per CPU (default 256: 1 MiB with 4 KiB pages)");
-
-module_param_named(max_sample_freq, pmuctx_max_sample_freq, uint, 0644);
-MODULE_PARM_DESC(max_sample_freq,
-		 "Highest sampling frequency a session may ask for, per CPU, in Hz (default 10000)");
-
-unsigned int pmuctx_max_sessions_per_user = 256;
-module_param_named(max_sessions_per_user, pmuctx_max_sessions_per_user, uint,
-		   0644);
-MODULE_PARM_DESC(max_sessions_per_user,
-		 "Sessions one user without CAP_PERFMON/CAP_SYS_ADMIN may have at once; more get EMFILE (default 256)");
-
-unsigned int pmuctx_max_counter_sessions_per_user = 32;
-module_param_named(max_counter_sessions_per_user,
-		   pmuctx_max_counter_sessions_per_user, uint, 0644);
-MODULE_PARM_DESC(max_counter_sessions_per_user,
-		 "Of those, sessions with CPU-wide perf counters on every CPU (perf-backed events counted at context switches: per-switch, ring, sampling sessions) one such user may have at once; more get EMFILE (default 32)");
-
-unsigned int pmuctx_max_user_syncs = 1000;
-module_param_named(max_user_syncs, pmuctx_max_user_syncs, uint, 0644);
-MODULE_PARM_DESC(max_user_syncs,
-		 "READs, RESETs, ENABLEs and DISABLEs per second that interrupt every CPU, for one user without CAP_PERFMON, all sessions together; more wait their turn (0: no limit; default 1000)");
-
-unsigned int pmuctx_max_tasks_per_user = 16384;
-module_param_named(max_tasks_per_user, pmuctx_max_tasks_per_user, uint, 0644);
-MODULE_PARM_DESC(max_tasks_per_user,
-		 "Store entries (tasks x sessions, kept exited tasks included) of one unprivileged user, all sessions together; further tasks are dropped (default 16384)");
-
-unsigned int pmuctx_max_exited_default = 4096;
-module_param_named(max_exited, pmuctx_max_exited_default, uint, 0644);
-MODULE_PARM_DESC(max_exited,
-		 "Default number of exited tasks a KEEP_EXITED session keeps for per-task reads (default 4096)");
-
-struct pmuctx_stats pmuctx_stats;
-/* Session list, probe registration, store lifetime: see session.h. */
-DEFINE_MUTEX(pmuctx_mutex);
 
 static int __init pmuctx_init(void)
 {
@@ -82,7 +36,7 @@ static int __init pmuctx_init(void)
 	}
 
 	pmuctx_detect_hw_pmu();
-	ret = pmuctx_entry_caches_init();
+	ret = pmuctx_entry_caches_init(pmuctx_session_put);
 	if (ret) {
 		pr_err("cannot create the entry slab caches: %d\n", ret);
 		return ret;

@@ -30,7 +30,8 @@
  * Lifetimes: as the deferred-callchain work (sample.c): a queued work holds
  * a reference on its entry and on the module.
  *
- * Locks and contexts of the whole module: the map at the top of session.h.
+ * Locks and contexts of the whole module: the map at the top of
+ * session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,7 +51,7 @@
 #include "records.h"
 #include "ring.h"
 #include "sample.h"
-#include "session.h"
+#include "session_types.h"
 #include "store.h"
 
 #define PMUCTX_MAPS_FREE		8

@@ -35,7 +35,7 @@
  * user is); the session cap is charged here, at SESSION_CREATE.
  *
  * Locks and contexts: pmuctx_users_lock, below; every lock of the module
- * is in the map at the top of session.h.
+ * is in the map at the top of session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,9 +59,9 @@
 #include <linux/user_namespace.h>
 
 #include "compat.h"
-#include "main.h"
+#include "params.h"
 #include "perm.h"
-#include "session.h"
+#include "session_types.h"
 
 /* ---- sysctls ------------------------------------------------------------- */
 

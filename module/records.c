@@ -10,7 +10,8 @@
  * interrupt and the deferred work of the sampled task (sample.c,
  * maps.c).  See rb.c for how writers nest.
  *
- * Locks and contexts of the whole module: the map at the top of session.h.
+ * Locks and contexts of the whole module: the map at the top of
+ * session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,8 +24,7 @@
 #include "arch.h"
 #include "rb.h"
 #include "records.h"
-#include "ringbench.h"
-#include "session.h"
+#include "session_types.h"
 #include "store.h"
 
 /* Publish the record reserved last (rb.c), and wake the reader if due. */
@@ -357,8 +357,9 @@ void pmuctx_rec_lost(struct pmuctx_session *s, u64 n)
 /*
  * ringbench.c (the debug build): the writer's fast path alone, as
  * write(2) runs it (the record filled with preemption off, IRQs on,
- * between reserve and commit): one record of @size bytes whose bytes after the header and
- * time are copied from @src.  False when the record was dropped.
+ * between reserve and commit): one record of @size bytes whose bytes
+ * after the header and time are copied from @src.  False when the record
+ * was dropped.
  */
 bool pmuctx_rec_bench_write(struct pmuctx_session *s, const void *src,
 			    u32 size)

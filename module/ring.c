@@ -30,7 +30,8 @@
  *    sets the flag and queues the irq_work that wakes the reader.
  *  - r->mapped: the one mapping (mmap(), VMA open and close).
  *
- * Locks and contexts of the whole module: the map at the top of session.h.
+ * Locks and contexts of the whole module: the map at the top of
+ * session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

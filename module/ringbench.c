@@ -62,7 +62,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "main.h"
+#include "params.h"
 #include "records.h"
 #include "ring.h"
 #include "ringbench.h"

@@ -8,14 +8,9 @@
 
 #include <linux/types.h>
 
-struct pmuctx_session;
-
 #if defined(PMUCTX_DEBUG) && defined(CONFIG_DEBUG_FS)
 void pmuctx_ringbench_init(void);
 void pmuctx_ringbench_exit(void);
-/* ring.c: reserve, fill, commit one record, as the real writers do */
-bool pmuctx_rec_bench_write(struct pmuctx_session *s, const void *src,
-			    u32 size);
 #else
 static inline void pmuctx_ringbench_init(void) { }
 static inline void pmuctx_ringbench_exit(void) { }

@@ -56,7 +56,8 @@
  * code, which module removal waits for with RCU Tasks; see
  * pmuctx_sample_work_end().
  *
- * Locks and contexts of the whole module: the map at the top of session.h.
+ * Locks and contexts of the whole module: the map at the top of
+ * session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -82,17 +83,20 @@
 #include "arch.h"
 #include "budget.h"
 #include "counters.h"
-#include "hooks.h"
-#include "main.h"
 #include "maps.h"
+#include "params.h"
 #include "records.h"
 #include "ring.h"
 #include "sample.h"
 #include "selftest.h"
-#include "session.h"
+#include "session_types.h"
 #include "store.h"
+#include "testhooks.h"
 
 unsigned int pmuctx_max_sample_freq = 10000;
+module_param_named(max_sample_freq, pmuctx_max_sample_freq, uint, 0644);
+MODULE_PARM_DESC(max_sample_freq,
+		 "Highest sampling frequency a session may ask for, per CPU, in Hz (default 10000)");
 
 static DEFINE_PER_CPU(u64, pmuctx_cookie_seq);
 
@@ -358,7 +362,7 @@ bool pmuctx_entry_task_work(struct pmuctx_entry *e, struct callback_head *cb,
  */
 void pmuctx_task_work_done(struct pmuctx_entry *e)
 {
-	unsigned int ms = pmuctx_selftest_tail_ms();
+	unsigned int ms = pmuctx_testhook_tail_ms();
 
 	pmuctx_pending_del(e);
 	module_put(THIS_MODULE);

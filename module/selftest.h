@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmuctx: what only the debug build has (selftest.c, ringbench.c).
+ * pmuctx: the SELFTEST save-area backend of the debug build (selftest.c).
  *
  * A module built with PMUCTX_DEBUG=1 (module/Kbuild, docs/BUILDING.md)
  * adds the SELFTEST save-area backend (PMUCTX_FEAT_SELFTEST), the test
- * hooks (the selftest_* module parameters) and the ring writer's debugfs
- * microbenchmark.  The release build, the one DKMS and the Debian package
- * install, gets the no-op stubs below: no code, no symbol, no parameter,
- * and the SELFTEST backend is refused with EOPNOTSUPP (docs/ABI.md).
+ * hooks (the selftest_* module parameters: testhooks.h) and the ring
+ * writer's debugfs microbenchmark (ringbench.c).  The release build, the
+ * one DKMS and the Debian package install, gets the no-op stubs below: no
+ * code, no symbol, no parameter, and the SELFTEST backend is refused with
+ * EOPNOTSUPP (docs/ABI.md).
  */
 #ifndef _PMUCTX_SELFTEST_H
 #define _PMUCTX_SELFTEST_H
@@ -18,7 +19,7 @@
 #include <linux/types.h>
 #include <uapi/linux/pmuctx.h>
 
-#include "session.h"
+#include "session_types.h"
 #include "store.h"
 
 #ifdef PMUCTX_DEBUG
@@ -31,18 +32,9 @@
 /* pmuctx_entry.flags: the SELFTEST save area was written at switch-out */
 #define PMUCTX_EF_SAVE_VALID	BIT(3)
 
-extern unsigned int pmuctx_selftest_tail_ms_param;
-
 void pmuctx_selftest_save(struct pmuctx_entry *e, int cpu);
 void pmuctx_selftest_verify(struct pmuctx_entry *e, int cpu);
 void pmuctx_selftest_info(struct pmuctx_info *info);
-void pmuctx_selftest_attach_delay(void);
-void pmuctx_selftest_revive_delay(void);
-void pmuctx_selftest_exec_delay(void);
-void pmuctx_selftest_join_delay(void);
-void pmuctx_selftest_total_delay(void);
-void pmuctx_selftest_cache_check(struct pmuctx_entry *e);
-void pmuctx_selftest_probe_flip(void);
 
 /*
  * The SELFTEST backend's own state in each entry, after the save area:
@@ -83,12 +75,6 @@ static inline void pmuctx_selftest_switch_out(struct pmuctx_entry *e, int cpu)
 		pmuctx_selftest_save(e, cpu);
 }
 
-/* pmuctx_task_work_done(): how long to busy-wait after module_put() */
-static inline unsigned int pmuctx_selftest_tail_ms(void)
-{
-	return READ_ONCE(pmuctx_selftest_tail_ms_param);
-}
-
 #else /* !PMUCTX_DEBUG: the release build */
 
 #define PMUCTX_FEAT_DEBUG_ONLY	0ULL
@@ -108,14 +94,6 @@ static inline size_t pmuctx_selftest_entry_extra(const struct pmuctx_session *s,
 static inline void pmuctx_selftest_switch_in(struct pmuctx_entry *e, int cpu) { }
 static inline void pmuctx_selftest_switch_out(struct pmuctx_entry *e, int cpu) { }
 static inline void pmuctx_selftest_info(struct pmuctx_info *info) { }
-static inline void pmuctx_selftest_attach_delay(void) { }
-static inline void pmuctx_selftest_revive_delay(void) { }
-static inline void pmuctx_selftest_exec_delay(void) { }
-static inline void pmuctx_selftest_join_delay(void) { }
-static inline void pmuctx_selftest_total_delay(void) { }
-static inline void pmuctx_selftest_cache_check(struct pmuctx_entry *e) { }
-static inline void pmuctx_selftest_probe_flip(void) { }
-static inline unsigned int pmuctx_selftest_tail_ms(void) { return 0; }
 
 #endif /* PMUCTX_DEBUG */
 

@@ -10,7 +10,8 @@
  * rules, the sysctls they read, the ptrace check) and the per-user limits
  * are in perm.c.
  *
- * Locks and contexts of the whole module: the map at the top of session.h.
+ * Locks and contexts of the whole module: the map at the top of
+ * session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,9 +28,12 @@
 #include <linux/slab.h>
 
 #include "counters.h"
+#include "hookreg.h"
 #include "hooks.h"
-#include "main.h"
+#include "hotplug.h"
 #include "maps.h"
+#include "members.h"
+#include "params.h"
 #include "perm.h"
 #include "records.h"
 #include "ring.h"
@@ -38,23 +42,17 @@
 #include "session.h"
 #include "store.h"
 #include "tasksrc.h"
+#include "testhooks.h"
 
 #define PMUCTX_MAX_EXITED	BIT(20)
 
 /*
  * Fold the running slices of @s on every CPU (pmuctx_cpu_sync()), and
- * open or close them after ENABLE or DISABLE.  A switchless session has
- * no slices: its entries are read from their tasks (tasksrc.c).
- */
-static void pmuctx_sess_sync(struct pmuctx_session *s)
-{
-	if (!s->switchless)
-		on_each_cpu(pmuctx_cpu_sync, s, 1);
-}
-
-/*
- * The same for an ioctl of the session's owner: an unprivileged user's
- * folds are paced (pmuctx_user_pace_sync(), SECURITY.md).
+ * open or close them after ENABLE or DISABLE (the join worker does the
+ * same: members.c).  A switchless session has no slices: its entries are
+ * read from their tasks (tasksrc.c).  For an ioctl of the session's
+ * owner: an unprivileged user's folds are paced (pmuctx_user_pace_sync(),
+ * SECURITY.md).
  */
 static void pmuctx_sess_sync_paced(struct pmuctx_session *s)
 {
@@ -161,301 +159,6 @@ static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 }
 
 /*
- * Resolve a pid target to referenced tasks: the thread, or every thread of
- * its process.  Returns the number of tasks in *@out (kfree it and put the
- * tasks when done).
- */
-static int pmuctx_get_targets(const struct pmuctx_session_attr *a,
-			      struct task_struct ***out)
-{
-	struct task_struct *task, *t, **arr;
-	unsigned int n, cap;
-	int ret;
-
-	rcu_read_lock();
-	task = a->pid ? pid_task(find_vpid(a->pid), PIDTYPE_PID) : current;
-	if (task)
-		get_task_struct(task);
-	rcu_read_unlock();
-	if (!task)
-		return -ESRCH;
-	ret = pmuctx_may_monitor(task);
-	if (ret)
-		goto out_put;
-	if (task->flags & PF_EXITING) {
-		ret = -ESRCH;
-		goto out_put;
-	}
-
-	for (cap = 1;;) {
-		if (!(a->flags & PMUCTX_SESSION_THREAD))
-			cap = get_nr_threads(task) + 16;
-		arr = kvmalloc_array(cap, sizeof(*arr), GFP_KERNEL);
-		if (!arr) {
-			ret = -ENOMEM;
-			goto out_put;
-		}
-		n = 0;
-		if (a->flags & PMUCTX_SESSION_THREAD) {
-			get_task_struct(task);
-			arr[n++] = task;
-			break;
-		}
-		rcu_read_lock();
-		for_each_thread(task, t) {
-			if (n == cap)
-				break;
-			if (t->flags & PF_EXITING)
-				continue;
-			get_task_struct(t);
-			arr[n++] = t;
-		}
-		rcu_read_unlock();
-		if (n < cap)
-			break;
-		while (n)
-			put_task_struct(arr[--n]);
-		kvfree(arr);
-	}
-	*out = arr;
-	ret = n;
-out_put:
-	put_task_struct(task);
-	return ret;
-}
-
-/*
- * The permission check that counts (security items 2 and 3): every thread
- * to be attached, not only the one named (credentials are per thread; a
- * process with one thread the caller may not watch is refused, EACCES),
- * under the target's exec_update_lock, which stays held (read) until the
- * entries are hashed, as perf_event_open() holds it from its check to
- * installing the event.  An exec that changes credentials takes it for
- * write around the switch: it either completes first, and the check sees
- * the new credentials, or waits until the entries are hashed, and the exec
- * probe finds and stops them.  The check in pmuctx_get_targets() only
- * fails early, before the allocations.
- *
- * Context: process, may sleep.  Returns 0 with *@lock held for read, or
- * -EACCES, -ESRCH, -EINTR without it.
- */
-static int pmuctx_check_targets(struct rw_semaphore *lock,
-				struct task_struct **tasks, int n)
-{
-	int i, ret;
-
-	ret = down_read_interruptible(lock);
-	if (ret)
-		return ret;
-	for (i = 0; i < n; i++) {
-		ret = pmuctx_may_monitor(tasks[i]);
-		if (ret) {
-			up_read(lock);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/*
- * After hashing an entry for a task that may be exiting right now (create:
- * pid targets, the adoption walk; the join worker).  Pairs with the
- * barriers between PF_EXITING and the exit probe's lookup: a task that
- * exits concurrently either finds the entry or we see PF_EXITING, and
- * then whoever unhashes it first drops it.  Process context (an IPI: a
- * switch-in may have cached it meanwhile), inside rcu_read_lock(): the
- * exit probe may retire and put @e.
- */
-static void pmuctx_publish_exit_race(struct pmuctx_session *s,
-				     struct pmuctx_entry *e)
-{
-	if (pmuctx_rec_on(s, PMUCTX_REC_MASK_COMM)) {
-		local_irq_disable();
-		pmuctx_rec_comm(s, e->task);
-		local_irq_enable();
-	}
-	/* hashed before we look at PF_EXITING; see above */
-	smp_mb();
-	if (e->task->flags & PF_EXITING && pmuctx_entry_unpublish(e)) {
-		WRITE_ONCE(e->dead, true);
-		on_each_cpu(pmuctx_cpu_forget_entry, e, 1);
-		pmuctx_entry_put(e);
-	}
-}
-
-/* Bind pre-allocated entries to the target tasks and hash them. */
-static void pmuctx_attach(struct pmuctx_session *s, struct task_struct **tasks,
-			  struct pmuctx_entry **entries, unsigned int n)
-{
-	struct pmuctx_entry *e;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		e = entries[i];
-		entries[i] = NULL;
-		if (!pmuctx_entry_init(e, s, tasks[i], NULL)) {
-			pmuctx_entry_free_unused(e);
-			atomic64_inc(&pmuctx_stats.dropped);
-			this_cpu_inc(s->cpu->dropped);
-			continue;
-		}
-		if (pmuctx_entry_publish(e, false)) {
-			atomic64_dec(&s->tasks_seen);
-			pmuctx_entry_put(e);
-			atomic64_inc(&pmuctx_stats.dropped);
-			this_cpu_inc(s->cpu->dropped);
-			continue;
-		}
-		/* the task may exit and free @e at once: RCU keeps it */
-		rcu_read_lock();
-		pmuctx_publish_exit_race(s, e);
-		rcu_read_unlock();
-	}
-}
-
-/*
- * Hash an initialized entry of adopting session @s (the create walk, the
- * join worker), process context inside rcu_read_lock(); on failure drop
- * it: a drop, or nothing when another path hashed the task first or it
- * left.  Either way it was not seen.
- */
-static void pmuctx_adopt_publish(struct pmuctx_session *s,
-				 struct pmuctx_entry *e)
-{
-	int ret = pmuctx_entry_publish(e, true);
-
-	if (!ret) {
-		pmuctx_publish_exit_race(s, e);
-		return;
-	}
-	atomic64_dec(&s->tasks_seen);
-	pmuctx_entry_put(e);
-	if (ret != -EEXIST && ret != -ESRCH) {
-		atomic64_inc(&pmuctx_stats.dropped);
-		this_cpu_inc(s->cpu->dropped);
-	}
-}
-
-/*
- * A system-wide or cgroup session takes every thread there is when it is
- * created, in process context; the fork and cgroup-attach probes take the
- * ones that come later (the session is on pmuctx_adopters before this
- * walk starts), and pmuctx_entry_publish() settles a thread two of them
- * see.  Entries are allocated first, charged to the creator, for the
- * threads counted by a first pass (plus slack for forks meanwhile);
- * threads beyond that are dropped, and counted so.  Adoption used to
- * happen at a task's first switch-in, which made sched_switch take a
- * lock and scan a pending list (lifetimes item 4).
- */
-static int pmuctx_adopt_alloc(struct pmuctx_session *s,
-			      struct pmuctx_entry ***arrp, int *np)
-{
-	struct pmuctx_entry **arr;
-	struct task_struct *p, *t;
-	unsigned int n = 0, i;
-	int room;
-
-	rcu_read_lock();
-	for_each_process_thread(p, t)
-		n += pmuctx_session_matches(s, t);
-	rcu_read_unlock();
-	/*
-	 * No more than the store and the user's share can take: entries
-	 * beyond them would be refused by pmuctx_entry_init() anyway, and
-	 * allocating them first would let one create hold (threads x entry
-	 * size) at once per session.
-	 */
-	room = (int)READ_ONCE(pmuctx_max_tasks) -
-	       atomic_read(&pmuctx_stats.entries);
-	if (s->user)
-		room = min(room, (int)READ_ONCE(pmuctx_max_tasks_per_user) -
-				 atomic_read(&s->user->entries));
-	n = min_t(int, n + 64, max(room, 0));
-	arr = kvcalloc(n, sizeof(*arr), GFP_KERNEL);
-	if (!arr)
-		return -ENOMEM;
-	*arrp = arr;
-	*np = n;
-	for (i = 0; i < n; i++) {
-		arr[i] = pmuctx_entry_alloc(s, GFP_KERNEL);
-		if (!arr[i])
-			return -ENOMEM;	/* the caller frees arr[] */
-	}
-	return 0;
-}
-
-/* The walk itself: the session is live and on pmuctx_adopters. */
-static void pmuctx_adopt_existing(struct pmuctx_session *s,
-				  struct pmuctx_entry **arr, unsigned int n)
-{
-	struct task_struct *p, *t;
-	struct pmuctx_entry *e;
-	unsigned int used = 0;
-
-	/*
-	 * The session is on pmuctx_adopters (list_add_rcu() under
-	 * pmuctx_mutex): a fork probe that runs after this barrier sees it,
-	 * and a child linked into the task list before it is seen below.
-	 */
-	smp_mb();
-	rcu_read_lock();
-	for_each_process_thread(p, t) {
-		/* threads forked since the session went live: the fork probe */
-		if (!pmuctx_session_matches(s, t) || pmuctx_sess_entry(s, t))
-			continue;
-		if (used == n || !pmuctx_entry_init(arr[used], s, t, NULL)) {
-			atomic64_inc(&pmuctx_stats.dropped);
-			this_cpu_inc(s->cpu->dropped);
-			continue;
-		}
-		e = arr[used];
-		arr[used++] = NULL;
-		pmuctx_adopt_publish(s, e);
-	}
-	rcu_read_unlock();
-}
-
-/*
- * Hash the entries the cgroup-attach probe made for tasks that joined the
- * cgroup (it cannot insert: IRQs off).  Teardown cancels this work once
- * no probe can queue more, before it forgets the per-CPU caches, then
- * drops what is left on the list.  Release may have begun while this
- * runs: the entries hashed then are unhashed by teardown, and the sync
- * below does nothing for a session that is not live.
- */
-void pmuctx_join_work_fn(struct work_struct *work)
-{
-	struct pmuctx_session *s = container_of(work, struct pmuctx_session,
-						join_work);
-	struct pmuctx_entry *e, *tmp;
-	bool any = false;
-
-	pmuctx_selftest_join_delay();	/* debug build only */
-	rcu_read_lock();
-	llist_for_each_entry_safe(e, tmp, llist_del_all(&s->joining),
-				  exit_node) {
-		pmuctx_adopt_publish(s, e);
-		any = true;
-	}
-	rcu_read_unlock();
-	/*
-	 * A joiner that is running now (it moved itself, and burns CPU)
-	 * would only be counted from its next switch-in: open the slices of
-	 * the tasks running now, as ENABLE does.  (A DISABLE racing this
-	 * closes them again: pmuctx_entry_start() checks s->enabled.)
-	 */
-	if (any && READ_ONCE(s->enabled))
-		pmuctx_sess_sync(s);
-}
-
-static void pmuctx_put_tasks(struct task_struct **tasks, int n)
-{
-	while (n > 0)
-		put_task_struct(tasks[--n]);
-	kvfree(tasks);
-}
-
-/*
  * The session's ring (SESSION_CREATE; ringbench.c), its pages charged to
  * the caller's locked memory first, as perf_mmap() does: over
  * RLIMIT_MEMLOCK (all rings of the user together) without CAP_IPC_LOCK
@@ -541,20 +244,15 @@ static void pmuctx_session_free_parts(struct pmuctx_session *s)
  * entries at create and never has a pool.
  */
 static bool pmuctx_sess_prefill(const struct pmuctx_session *s, int cpu,
-				struct task_struct **tasks, int ntasks)
+				const struct pmuctx_members *m)
 {
-	int i;
-
 	if (s->target != PMUCTX_TARGET_PID)
 		return true;
 	if (!(s->flags & PMUCTX_SESSION_INHERIT))
 		return false;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) || cpu == raw_smp_processor_id())
 		return true;
-	for (i = 0; i < ntasks; i++)
-		if (task_cpu(tasks[i]) == cpu)
-			return true;
-	return false;
+	return pmuctx_members_on_cpu(m, cpu);
 }
 
 /*
@@ -645,6 +343,121 @@ static void pmuctx_entry_size(struct pmuctx_session *s, bool sampling,
 	s->entry_size = pmuctx_entry_alloc_size(size);
 }
 
+/* SESSION_CREATE: the fields of @s from @a, checked (attr_validate) */
+static void pmuctx_session_setup(struct pmuctx_session *s,
+				 const struct pmuctx_session_attr *a,
+				 int paranoid, bool perfmon)
+{
+	s->flags = a->flags;
+	s->target = a->target;
+	s->backend = a->backend;
+	s->data_size = a->data_size;
+	s->nr_events = a->nr_events;
+	memcpy(s->events, a->events, sizeof(s->events));
+	s->owner_perfmon = perfmon;
+	s->switchless = pmuctx_attr_switchless(a);
+	s->exclude_kernel = pmuctx_exclude_kernel(paranoid, perfmon);
+	s->max_exited = a->max_exited ? a->max_exited :
+					READ_ONCE(pmuctx_max_exited_default);
+	pmuctx_entry_size(s, a->sample_freq != 0,
+			  (a->sample_flags & PMUCTX_SAMPLE_USER_STACK) &&
+			  (a->ring_records & PMUCTX_REC_MASK_MMAP),
+			  a->ring_pages && ((a->ring_records &
+					     PMUCTX_REC_MASK_SWITCH) ||
+					    a->trigger_event));
+}
+
+/*
+ * SESSION_CREATE: what @s holds besides its members, the session not live
+ * yet: the per-CPU data, the counters, the ring, sampling, the pools of
+ * the CPUs where @m's tasks are.  On error the caller frees them all
+ * (pmuctx_session_free_parts()).  Process context.
+ */
+static int pmuctx_session_parts(struct pmuctx_session *s,
+				const struct pmuctx_session_attr *a,
+				const struct pmuctx_members *m, int paranoid,
+				bool perfmon)
+{
+	int cpu, ret;
+
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	s->memcg = get_mem_cgroup_from_mm(current->mm);
+	s->cpu = alloc_percpu_gfp(struct pmuctx_sess_cpu, GFP_KERNEL_ACCOUNT);
+	if (!s->cpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
+
+		sc->sess = s;
+		sc->cpu = cpu;
+		init_irq_work(&sc->refill, pmuctx_pool_refill_fn);
+	}
+	ret = pmuctx_counters_create(s);
+	if (ret)
+		return ret;
+	ret = pmuctx_session_ring_create(s, a->ring_pages, a->ring_mode,
+					 a->ring_records, a->wakeup_bytes);
+	if (ret)
+		return ret;
+	s->trigger_idx = a->trigger_event;
+	s->trigger_threshold = a->trigger_threshold;
+	ret = pmuctx_sample_init(s, a, pmuctx_show_kaddr(paranoid, perfmon));
+	if (ret)
+		return ret;
+	/*
+	 * Pools on CPUs online now; one that comes online later is filled
+	 * by its refill irq_work at its first use (a task adopted there
+	 * before that is counted as dropped).
+	 */
+	for_each_online_cpu(cpu) {
+		if (!pmuctx_sess_prefill(s, cpu, m))
+			continue;
+		ret = pmuctx_pool_fill(s, cpu, GFP_KERNEL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * SESSION_CREATE, under pmuctx_mutex: take the probes @s needs and make
+ * it live, on the lists of the adopting and counting sessions.  Nothing
+ * changes on error.
+ */
+static int pmuctx_session_go_live(struct pmuctx_session *s)
+{
+	int ret;
+
+	ret = pmuctx_hooks_lifecycle_get();
+	if (ret)
+		return ret;
+	if (!s->switchless) {
+		ret = pmuctx_hooks_switch_get();
+		if (ret)
+			goto err_lifecycle;
+	}
+	if (s->target == PMUCTX_TARGET_CGROUP) {
+		ret = pmuctx_hooks_cgroup_get();
+		if (ret)
+			goto err_switch;
+	}
+	atomic_inc(&pmuctx_stats.sessions);
+	/* everything above is visible to mmap() once it sees LIVE */
+	smp_store_release(&s->state, PMUCTX_SS_LIVE);
+	if (pmuctx_sess_adopts(s))
+		list_add_rcu(&s->adopt_node, &pmuctx_adopters);
+	if (pmuctx_sess_uses_perf(s))
+		list_add(&s->node, &pmuctx_counting);
+	return 0;
+
+err_switch:
+	if (!s->switchless)
+		pmuctx_hooks_switch_put();
+err_lifecycle:
+	pmuctx_hooks_lifecycle_put();
+	return ret;
+}
+
 /*
  * PMUCTX_IOC_SESSION_CREATE, process context, s->lock held.  @a is the
  * caller's attr, already read in by the ioctl (ioctl.c), which also
@@ -655,10 +468,8 @@ static void pmuctx_entry_size(struct pmuctx_session *s, bool sampling,
 int pmuctx_session_create(struct pmuctx_session *s,
 			  const struct pmuctx_session_attr *a)
 {
-	struct pmuctx_entry **entries = NULL;
-	struct rw_semaphore *exec_lock = NULL;
-	struct task_struct **tasks = NULL;
-	int ntasks = 0, nent = 0, paranoid, cpu, i, ret;
+	struct pmuctx_members m = {};
+	int paranoid, ret;
 	bool perfmon;
 
 	ret = pmuctx_attr_validate(a);
@@ -671,29 +482,11 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	if (ret)
 		return ret;
 
-	s->flags = a->flags;
-	s->target = a->target;
-	s->backend = a->backend;
-	s->data_size = a->data_size;
-	s->nr_events = a->nr_events;
-	memcpy(s->events, a->events, sizeof(s->events));
-	s->owner_perfmon = perfmon;
-	s->switchless = pmuctx_attr_switchless(a);
-
+	pmuctx_session_setup(s, a, paranoid, perfmon);
 	/* overflow sampling needs CAP_PERFMON: events decide (may_create) */
 	ret = pmuctx_user_charge(s, perfmon, pmuctx_sess_uses_perf(s));
 	if (ret)
 		return ret;
-
-	s->exclude_kernel = pmuctx_exclude_kernel(paranoid, perfmon);
-	s->max_exited = a->max_exited ? a->max_exited :
-					READ_ONCE(pmuctx_max_exited_default);
-	pmuctx_entry_size(s, a->sample_freq != 0,
-			  (a->sample_flags & PMUCTX_SAMPLE_USER_STACK) &&
-			  (a->ring_records & PMUCTX_REC_MASK_MMAP),
-			  a->ring_pages && ((a->ring_records &
-					     PMUCTX_REC_MASK_SWITCH) ||
-					    a->trigger_event));
 
 	if (a->target == PMUCTX_TARGET_CGROUP) {
 		s->cgrp = pmuctx_cgroup_get(a->cgroup_fd);	/* no O_PATH */
@@ -703,144 +496,34 @@ int pmuctx_session_create(struct pmuctx_session *s,
 			goto err_parts;
 		}
 	}
-	if (a->target == PMUCTX_TARGET_PID) {
-		ntasks = pmuctx_get_targets(a, &tasks);
-		if (ntasks < 0) {
-			ret = ntasks;
-			ntasks = 0;
-			goto err_parts;
-		}
-		/* test hook: widen the window an exec can race into */
-		pmuctx_selftest_attach_delay();
-	}
-	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
-	s->memcg = get_mem_cgroup_from_mm(current->mm);
-
-	s->cpu = alloc_percpu_gfp(struct pmuctx_sess_cpu, GFP_KERNEL_ACCOUNT);
-	if (!s->cpu) {
-		ret = -ENOMEM;
-		goto err_parts;
-	}
-	for_each_possible_cpu(cpu) {
-		struct pmuctx_sess_cpu *sc = per_cpu_ptr(s->cpu, cpu);
-
-		sc->sess = s;
-		sc->cpu = cpu;
-		init_irq_work(&sc->refill, pmuctx_pool_refill_fn);
-	}
-	ret = pmuctx_counters_create(s);
+	ret = pmuctx_members_resolve(a, &m);
 	if (ret)
 		goto err_parts;
-	ret = pmuctx_session_ring_create(s, a->ring_pages, a->ring_mode,
-					 a->ring_records, a->wakeup_bytes);
+	ret = pmuctx_session_parts(s, a, &m, paranoid, perfmon);
 	if (ret)
-		goto err_parts;
-	s->trigger_idx = a->trigger_event;
-	s->trigger_threshold = a->trigger_threshold;
-	ret = pmuctx_sample_init(s, a, pmuctx_show_kaddr(paranoid, perfmon));
+		goto err_members;
+	ret = pmuctx_members_alloc(s, &m);
 	if (ret)
-		goto err_parts;
-	/*
-	 * Pools on CPUs online now; one that comes online later is filled
-	 * by its refill irq_work at its first use (a task adopted there
-	 * before that is counted as dropped).
-	 */
-	for_each_online_cpu(cpu) {
-		if (!pmuctx_sess_prefill(s, cpu, tasks, ntasks))
-			continue;
-		ret = pmuctx_pool_fill(s, cpu, GFP_KERNEL);
-		if (ret)
-			goto err_parts;
-	}
-	if (ntasks) {
-		entries = kvcalloc(ntasks, sizeof(*entries), GFP_KERNEL);
-		if (!entries) {
-			ret = -ENOMEM;
-			goto err_parts;
-		}
-		nent = ntasks;
-		for (i = 0; i < ntasks; i++) {
-			entries[i] = pmuctx_entry_alloc(s, GFP_KERNEL);
-			if (!entries[i]) {
-				ret = -ENOMEM;
-				goto err_entries;
-			}
-		}
-	}
-	/* every thread's entry of a system-wide or cgroup session, up front */
-	if (pmuctx_sess_adopts(s)) {
-		ret = pmuctx_adopt_alloc(s, &entries, &nent);
-		if (ret)
-			goto err_entries;
-	}
-
-	if (ntasks) {
-		exec_lock = &tasks[0]->signal->exec_update_lock;
-		ret = pmuctx_check_targets(exec_lock, tasks, ntasks);
-		if (ret)
-			goto err_entries;
-	}
+		goto err_members;
+	ret = pmuctx_members_lock(&m);
+	if (ret)
+		goto err_members;
 
 	mutex_lock(&pmuctx_mutex);
-	ret = pmuctx_hooks_lifecycle_get();
-	if (ret) {
-		mutex_unlock(&pmuctx_mutex);
-		goto err_unlock;
-	}
-	if (!s->switchless) {
-		ret = pmuctx_hooks_switch_get();
-		if (ret) {
-			pmuctx_hooks_lifecycle_put();
-			mutex_unlock(&pmuctx_mutex);
-			goto err_unlock;
-		}
-	}
-	if (s->target == PMUCTX_TARGET_CGROUP) {
-		ret = pmuctx_hooks_cgroup_get();
-		if (ret) {
-			if (!s->switchless)
-				pmuctx_hooks_switch_put();
-			pmuctx_hooks_lifecycle_put();
-			mutex_unlock(&pmuctx_mutex);
-			goto err_unlock;
-		}
-	}
-	atomic_inc(&pmuctx_stats.sessions);
-	/* everything above is visible to mmap() once it sees LIVE */
-	smp_store_release(&s->state, PMUCTX_SS_LIVE);
-	if (pmuctx_sess_adopts(s))
-		list_add_rcu(&s->adopt_node, &pmuctx_adopters);
-	if (pmuctx_sess_uses_perf(s))
-		list_add(&s->node, &pmuctx_counting);
+	ret = pmuctx_session_go_live(s);
 	mutex_unlock(&pmuctx_mutex);
+	if (ret)
+		goto err_members;
 
-	if (pmuctx_sess_adopts(s))
-		pmuctx_adopt_existing(s, entries, nent);
-	else
-		pmuctx_attach(s, tasks, entries, ntasks);
-	if (exec_lock)
-		up_read(exec_lock);
-	/* entries the walk did not use */
-	for (i = 0; entries && i < nent; i++)
-		if (entries[i])
-			pmuctx_entry_free_unused(entries[i]);
-	kvfree(entries);
-	pmuctx_put_tasks(tasks, ntasks);
+	pmuctx_members_attach(s, &m);
 	return 0;
 
-err_unlock:
-	if (exec_lock)
-		up_read(exec_lock);
-err_entries:
-	for (i = 0; entries && i < nent; i++)
-		if (entries[i])
-			pmuctx_entry_free_unused(entries[i]);
-	kvfree(entries);
+err_members:
+	pmuctx_members_release(&m);
 err_parts:
 	pmuctx_session_free_parts(s);
 	/* no entry was ever initialized: the user's reference goes too */
 	pmuctx_user_put(s);
-	pmuctx_put_tasks(tasks, ntasks);
 	return ret;
 }
 

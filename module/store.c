@@ -15,8 +15,10 @@
  *
  * A container: it holds entries and knows nothing above it but the
  * session struct whose layout the entries follow (e->sess: the counts of
- * events, the per-CPU pools) and the reference an entry holds on its
- * session (dropped at free: pmuctx_session_put(), the one call up).  Who
+ * events, the per-CPU pools; session_types.h).  The reference an entry
+ * holds on its session is dropped at free through the put that module
+ * load hands over (pmuctx_entry_caches_init()): the store calls no
+ * session code.  Who
  * uses it, and when: the table is made and dropped when hooks.c says
  * (pmuctx_store_create(), pmuctx_store_destroy(): with the lifecycle
  * probes, "Deferred unhooking" there); entries are laid out by the session
@@ -35,7 +37,8 @@
  * it (at create, in the fork probe before the child first runs, in the
  * cgroup-attach probe).
  *
- * Locks and contexts of the whole module: the map at the top of session.h.
+ * Locks and contexts of the whole module: the map at the top of
+ * session_types.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,9 +50,9 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
-#include "main.h"
+#include "params.h"
 #include "perm.h"
-#include "session.h"
+#include "session_types.h"
 #include "store.h"
 
 struct rhltable pmuctx_store;
@@ -146,8 +149,35 @@ static struct kmem_cache *pmuctx_entry_cache(u32 size)
 	return pmuctx_caches[(size - PMUCTX_CACHE_MIN) / PMUCTX_CACHE_STEP];
 }
 
-/* Module load. */
-int pmuctx_entry_caches_init(void)
+DEFINE_PER_CPU(struct pmuctx_cpu_cache, pmuctx_cur);
+
+/*
+ * The entry of session @s for the task running on this CPU, or NULL: from
+ * this CPU's cache when it holds the task, else from the store.  IRQs off
+ * (hrtimer sampling interrupt), inside rcu_read_lock().
+ */
+struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
+{
+	struct pmuctx_cpu_cache *cc = this_cpu_ptr(&pmuctx_cur);
+	struct task_struct *t = current;
+	unsigned int i;
+
+	if (cc->task == t && cc->nr <= PMUCTX_CUR_MAX) {
+		for (i = 0; i < cc->nr; i++)
+			if (cc->e[i]->sess == s && !READ_ONCE(cc->e[i]->dead) &&
+			    !READ_ONCE(cc->e[i]->parked) &&
+			    !(READ_ONCE(cc->e[i]->flags) & PMUCTX_EF_EXITED))
+				return cc->e[i];
+		return NULL;
+	}
+	return pmuctx_task_entry(s, t);
+}
+
+/* session.c's pmuctx_session_put(), given at load: an entry free's last call */
+static void (*pmuctx_entry_sess_put)(struct pmuctx_session *s);
+
+/* Module load (main.c), before any session: @sess_put as above. */
+int pmuctx_entry_caches_init(void (*sess_put)(struct pmuctx_session *s))
 {
 	struct kmem_cache *c;
 	unsigned int i, size;
@@ -168,6 +198,7 @@ int pmuctx_entry_caches_init(void)
 		}
 		pmuctx_caches[i] = c;
 	}
+	pmuctx_entry_sess_put = sess_put;
 	return 0;
 }
 
@@ -392,7 +423,7 @@ static void pmuctx_entry_free_rcu(struct rcu_head *rcu)
 	atomic_dec(&pmuctx_stats.entries);
 	atomic64_inc(&pmuctx_stats.freed);
 	/* Last touch: may free the session struct after close(). */
-	pmuctx_session_put(s);
+	pmuctx_entry_sess_put(s);
 }
 
 /*

@@ -2,19 +2,21 @@
 /*
  * pmuctx: the per-task store (store.c): the table and its lookups,
  * entries, their memory, pools and references.  Publishing and retiring
- * are hooks.c's.  Contexts and locks: the map at the top of session.h.
+ * are hooks.c's.  Contexts and locks: the map at the top of
+ * session_types.h.
  */
 #ifndef _PMUCTX_STORE_H
 #define _PMUCTX_STORE_H
 
 #include <linux/gfp.h>
 #include <linux/hash.h>
+#include <linux/percpu.h>
 #include <linux/rhashtable.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 
-#include "session.h"
+#include "session_types.h"
 
 /* pmuctx_entry.flags */
 #define PMUCTX_EF_INHERITED	BIT(0)	/* created by fork of a target */
@@ -226,11 +228,72 @@ pmuctx_task_entry(struct pmuctx_session *s, struct task_struct *t)
 	       !(READ_ONCE(e->flags) & PMUCTX_EF_EXITED) ? e : NULL;
 }
 
+/*
+ * Entries of the current task cached per CPU (all sessions): written by
+ * hooks.c only, by the CPU itself with IRQs off (sched_switch, its IPIs:
+ * the rules at the top of session_types.h); read there and by the
+ * sampler (pmuctx_current_entry()).
+ */
+#define PMUCTX_CUR_MAX		8
+
+struct pmuctx_cpu_cache {
+	struct task_struct	*task;
+	unsigned int		nr;	/* > PMUCTX_CUR_MAX: overflow */
+	struct pmuctx_entry	*e[PMUCTX_CUR_MAX];
+	u64			gen;	/* probe calls (pmuctx_sess_cpu.shr) */
+};
+
+DECLARE_PER_CPU(struct pmuctx_cpu_cache, pmuctx_cur);
+
+static inline void pmuctx_cache_add(struct pmuctx_cpu_cache *cc,
+				    struct pmuctx_entry *e)
+{
+	if (cc->nr < PMUCTX_CUR_MAX)
+		cc->e[cc->nr++] = e;
+	else
+		cc->nr = PMUCTX_CUR_MAX + 1;
+}
+
+static inline bool pmuctx_cache_has(struct pmuctx_cpu_cache *cc,
+				    struct pmuctx_entry *e)
+{
+	unsigned int i;
+
+	if (cc->nr > PMUCTX_CUR_MAX)	/* overflowed: nothing is cached */
+		return false;
+	for (i = 0; i < cc->nr; i++)
+		if (cc->e[i] == e)
+			return true;
+	return false;
+}
+
+static inline void pmuctx_cache_del(struct pmuctx_cpu_cache *cc,
+				    struct pmuctx_entry *e)
+{
+	unsigned int i;
+
+	/*
+	 * Overflowed (more than PMUCTX_CUR_MAX entries): nobody reads e[]
+	 * until the next switch resets it.  Moving e[--nr] here would read
+	 * e[PMUCTX_CUR_MAX], past the array, and make the garbage "cached".
+	 */
+	if (cc->nr > PMUCTX_CUR_MAX)
+		return;
+	for (i = 0; i < cc->nr; i++) {
+		if (cc->e[i] == e) {
+			cc->e[i] = cc->e[--cc->nr];
+			return;
+		}
+	}
+}
+
+struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s);
+
 int pmuctx_store_create(void);
 void pmuctx_store_destroy(void);
 bool pmuctx_store_outgrown(void);
 u32 pmuctx_entry_alloc_size(size_t size);
-int pmuctx_entry_caches_init(void);
+int pmuctx_entry_caches_init(void (*sess_put)(struct pmuctx_session *s));
 void pmuctx_entry_caches_destroy(void);
 struct pmuctx_entry *pmuctx_entry_alloc(struct pmuctx_session *s, gfp_t gfp);
 struct pmuctx_entry *pmuctx_pool_pop(struct pmuctx_session *s);

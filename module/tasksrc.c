@@ -26,7 +26,7 @@
  * needs no snapshot slot).
  *
  * Context and locks: every open, close and read of an entry's totals
- * takes the session's entries_lock (raw spinlock; session.h), so READ
+ * takes the session's entries_lock (raw spinlock; session_types.h), so READ
  * never sees half an opening.  They run in process context (ioctls, the
  * free work), in the fork and exec probes (preemption off) and in the
  * cgroup-attach probe (IRQs off, the lock already held: the _locked
@@ -139,7 +139,7 @@ void pmuctx_tsrc_close_locked(struct pmuctx_entry *e)
 
 /*
  * The same, taking the lock: process context or a probe (preemption off),
- * IRQs on or off; never an interrupt (see session.h).
+ * IRQs on or off; never an interrupt (see session_types.h).
  */
 void pmuctx_tsrc_open(struct pmuctx_entry *e)
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmuctx: module parameters, global statistics and pmuctx_mutex (main.c).
- * pmuctx_mutex is in the map of locks at the top of session.h.
+ * pmuctx: module parameters, global statistics and pmuctx_mutex (params.c).
+ * pmuctx_mutex is in the map of locks at the top of session_types.h.
  */
-#ifndef _PMUCTX_MAIN_H
-#define _PMUCTX_MAIN_H
+#ifndef _PMUCTX_PARAMS_H
+#define _PMUCTX_PARAMS_H
 
 #include <linux/atomic.h>
 #include <linux/mutex.h>
@@ -12,7 +12,7 @@
 
 #define PMUCTX_VERSION		"0.1.0"
 
-/* Module parameters (main.c; max_sample_freq is sample.c's). */
+/* Module parameters (params.c; max_sample_freq is sample.c's). */
 extern unsigned int pmuctx_max_tasks;
 extern unsigned int pmuctx_pool_size;
 extern unsigned int pmuctx_max_exited_default;
@@ -36,4 +36,4 @@ struct pmuctx_stats {
 extern struct pmuctx_stats pmuctx_stats;
 extern struct mutex pmuctx_mutex;
 
-#endif /* _PMUCTX_MAIN_H */
+#endif /* _PMUCTX_PARAMS_H */
