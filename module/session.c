@@ -963,6 +963,42 @@ static void pmuctx_unhash_all(struct pmuctx_session *s)
 	rcu_read_unlock();
 }
 
+/*
+ * Release, last: wait until the entries @s let go of are freed, so that
+ * close() returns with them out of the store's counts (entries, bytes,
+ * and the max_tasks and max_tasks_per_user caps that a next session
+ * meets at once: t_store close-early).  Each is freed by an RCU callback
+ * (pmuctx_entry_put()), queued before release's last grace period ended;
+ * but the end of synchronize_rcu() says nothing about when callbacks run.
+ * It used to be a callback itself (wait_rcu_gp()), queued behind ours
+ * on this CPU and so invoked after them; newer kernels (upstream "rcu:
+ * Enable rcu_normal_wake_from_gp on small systems", 2025) wake it from
+ * the grace-period kthread on systems of at most 16 CPUs
+ * (rcutree.rcu_normal_wake_from_gp=1), and close() returned with the
+ * callbacks still queued (Debian's 7.2: 5 entries left, freed 1-3 ms
+ * later; 6.1 has no such parameter, 6.9 to 6.12 have it off).
+ * rcu_barrier() waits for them.  Every entry holds a reference on @s, the
+ * file the last one: while more are left, wait, and again while a round
+ * freed some (a callback may drop a parent's last reference and queue
+ * another), at most PMUCTX_RELEASE_ROUNDS rounds, paced as READ's.  An
+ * entry a pending task_work holds is not waited for (lifetimes item 1):
+ * a round that frees nothing ends it.  Process context.
+ */
+#define PMUCTX_RELEASE_ROUNDS	4
+
+static void pmuctx_sess_wait_frees(struct pmuctx_session *s)
+{
+	unsigned int round, left = refcount_read(&s->ref), was;
+
+	for (round = 0; round < PMUCTX_RELEASE_ROUNDS && left > 1; round++) {
+		pmuctx_rcu_barrier_paced();
+		was = left;
+		left = refcount_read(&s->ref);
+		if (left == was)
+			break;
+	}
+}
+
 void pmuctx_session_release(struct pmuctx_session *s)
 {
 	struct pmuctx_entry *e, *tmp;
@@ -1022,6 +1058,8 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	 * drops its reference.  They used to be waited for here, and with
 	 * them every parent they pinned: close() hung in D state while such
 	 * a task slept, or forever when it was the closing task itself.
+	 * The frees of the others are waited for, boundedly, at the end
+	 * (pmuctx_sess_wait_frees()).
 	 */
 	synchronize_rcu();
 	/*
@@ -1030,6 +1068,8 @@ void pmuctx_session_release(struct pmuctx_session *s)
 	 * unhashed and only drops its references.
 	 */
 	pmuctx_hooks_flush_free();
+	/* what that queued, and what the walks above did: freed by now */
+	pmuctx_sess_wait_frees(s);
 
 	pmuctx_session_free_parts(s);
 	mutex_lock(&pmuctx_mutex);

@@ -139,7 +139,9 @@ static void check_store_empty(const char *after)
 	int tries;
 
 	/*
-	 * Entries are freed after an RCU grace period; close() waits.  A
+	 * Entries are freed by RCU callbacks; close() waits for those of
+	 * its session (rcu_barrier(): a synchronize_rcu() that returns does
+	 * not mean they ran, rcutree.rcu_normal_wake_from_gp).  A
 	 * task's last entries go with its free (RCU, the free work), which a
 	 * busy host can hold back by seconds: up to 15 s, ended as soon as
 	 * the store is empty (a leak still fails, issue 32 item 6).  The
