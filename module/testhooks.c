@@ -104,22 +104,25 @@ void pmuctx_testhook_probe_flip(void)
 	atomic_inc(&pmuctx_testhook_flips);
 }
 
+/* Sleep for the parameter *@ms, at most @max ms (0: not at all). */
+static void pmuctx_testhook_msleep(const unsigned int *ms, unsigned int max)
+{
+	unsigned int v = READ_ONCE(*ms);
+
+	if (v)
+		msleep(min(v, max));
+}
+
 /* SESSION_CREATE of a PID target: widen the window an exec can race into */
 void pmuctx_testhook_attach_delay(void)
 {
-	unsigned int ms = READ_ONCE(pmuctx_testhook_attach_delay_ms);
-
-	if (ms)
-		msleep(min(ms, 2000U));
+	pmuctx_testhook_msleep(&pmuctx_testhook_attach_delay_ms, 2000);
 }
 
 /* t_store hotplug-gap: a revived CPU's counters stay off meanwhile */
 void pmuctx_testhook_revive_delay(void)
 {
-	unsigned int ms = READ_ONCE(pmuctx_testhook_revive_delay_ms);
-
-	if (ms)
-		msleep(min(ms, 5000U));
+	pmuctx_testhook_msleep(&pmuctx_testhook_revive_delay_ms, 5000);
 }
 
 /*
@@ -153,8 +156,5 @@ void pmuctx_testhook_total_delay(void)
 /* t_store cgclose: the join worker starts this much later */
 void pmuctx_testhook_join_delay(void)
 {
-	unsigned int ms = READ_ONCE(pmuctx_testhook_join_delay_ms);
-
-	if (ms)
-		msleep(min(ms, 2000U));
+	pmuctx_testhook_msleep(&pmuctx_testhook_join_delay_ms, 2000);
 }
