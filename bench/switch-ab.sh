@@ -19,9 +19,10 @@
 # Configurations: idle (no session), sl (pmuctx stat: switchless), ps
 # (--per-switch), cc (cpu-clock,context-switches,cpu-migrations,
 # page-faults: counter-backed), cc1 (cpu-clock alone), sys (-a
-# --per-task), other (a --per-switch session on another process: the
-# probe runs, the workload is not watched), perf (perf stat, 4 default
-# events).  With more than one vCPU the static keys are pinned first
+# --per-task), rec (pmuctx record -n --switch-events: a SWITCH record per
+# switch through the ring writer), other (a --per-switch session on
+# another process: the probe runs, the workload is not watched), perf
+# (perf stat, 4 default events).  With more than one vCPU the static keys are pinned first
 # (tests/progs/pin_keys, docs/TESTING.md); with one, TCG's text-poke race
 # cannot happen and the layout is production's.  bench/notes/15-switch-path.md.
 TOP=$(pwd); CLI=$TOP/tools/pmuctx; PP=$TOP/bench/pingpong
@@ -42,6 +43,7 @@ for r in $(seq "$ROUNDS"); do
 			cc) w="$CLI stat -e cpu-clock,context-switches,cpu-migrations,page-faults -o /tmp/o --" ;;
 			cc1) w="$CLI stat -e cpu-clock -o /tmp/o --" ;;
 			sys) w="$CLI stat -a --per-task -o /tmp/o --" ;;
+			rec) w="$CLI record -q -n --switch-events -o /tmp/rec.data --" ;;
 			other) "$CLI" stat --per-switch -o /dev/null -- sleep 3600 &
 			       op=$!; sleep 1; w= ;;
 			perf) w="perf stat -e task-clock,context-switches,cpu-migrations,page-faults -o /tmp/o --" ;;
