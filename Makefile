@@ -30,6 +30,8 @@ endif
 # The kernels `make check` boots, one VM suite each (scripts/kernels
 # resolve: 6.1, 6.12, 6.12-rt, debug, or installed releases).
 CHECK_KERNELS ?= 6.1 6.12 6.12-rt
+# the arm64 kernels make check boots (scripts/check.sh; empty: none)
+CHECK_ARM64 ?= 6.12 6.1
 KDIR ?= /lib/modules/$(KVER)/build
 
 # ---------------------------------------------------------------------------
@@ -168,7 +170,7 @@ ARM64_CROSS ?= aarch64-linux-gnu-
 ARM64_KVER ?= 6.1
 ARM64_PKG_CONFIG = PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
 
-.PHONY: arm64-tree userland-arm64 module-arm64 check-arm64
+.PHONY: arm64-tree userland-arm64 module-arm64 check-arm64 check-arm64-ci
 arm64-tree:
 	@mkdir -p "$(ARM64_DIR)"
 	@git ls-files -z --cached --others --exclude-standard | \
@@ -189,6 +191,12 @@ module-arm64: arm64-tree
 check-arm64: userland-arm64
 	+ARM64_DIR="$(ARM64_DIR)" ARM64_CROSS="$(ARM64_CROSS)" \
 		scripts/check-arm64.sh $(ARM64_KVER) $(ARM64_CASES)
+
+# What make check runs on each arm64 kernel: 10-load, 40-abi and
+# 90-pmu-arm64 under -icount shift=0 (scripts/check-arm64.sh --ci).
+check-arm64-ci: userland-arm64
+	+ARM64_DIR="$(ARM64_DIR)" ARM64_CROSS="$(ARM64_CROSS)" \
+		scripts/check-arm64.sh --ci $(ARM64_KVER)
 
 
 # The examples build against an installed libpmuctx, as a user's program
@@ -288,14 +296,17 @@ modules_install: module
 # scripts/check.sh runs the steps below in order (style, sparse, all with
 # WERROR=1, check-module-builds, check-unit, check-install, check-examples, check-man,
 # check-uapi-doc, check-packages, then vm:KERNEL for each of
-# CHECK_KERNELS: scripts/check-kernel.sh), keeps going after a failure
+# CHECK_KERNELS: scripts/check-kernel.sh, and vm:arm64-KERNEL for each of
+# CHECK_ARM64: make check-arm64-ci), keeps going after a failure
 # where later steps still make sense, and prints a per-step table and, as
 # its very last line, "N passed, M failed" (unit + every kernel's VM test
 # counts, plus one for each other step).  It exits non-zero if any
 # step failed.
 check:
 	scripts/setup-deps.sh
-	+@MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" CHECK_KERNELS="$(CHECK_KERNELS)" scripts/check.sh
+	$(if $(strip $(CHECK_ARM64)),scripts/setup-deps.sh --arm64)
+	+@MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" CHECK_KERNELS="$(CHECK_KERNELS)" \
+		CHECK_ARM64="$(CHECK_ARM64)" scripts/check.sh
 
 style:
 	scripts/checkpatch.sh
@@ -397,7 +408,8 @@ help:
 	@echo '  check              style, sparse, all WERROR=1, check-module-builds,'
 	@echo '                     check-unit, check-install,'
 	@echo '                     check-examples, check-man, check-uapi-doc, check-packages,'
-	@echo '                     then the VM suite on each kernel of CHECK_KERNELS;'
+	@echo '                     then the VM suite on each kernel of CHECK_KERNELS and'
+	@echo '                     the arm64 subset on each of CHECK_ARM64 (check-arm64-ci);'
 	@echo '                     last line "N passed, M failed" (all of them added up)'
 	@echo '  style              checkpatch.pl --strict on module/ and the UAPI header'
 	@echo '  sparse             sparse (C=2) over the module, release and debug builds'
@@ -420,8 +432,11 @@ help:
 	@echo '  userland-arm64     lib, tools, tests cross-built for aarch64 in $(ARM64_DIR) (a copy of the sources)'
 	@echo '  module-arm64       W=1 -Werror arm64 module builds, release and debug, ARM64_KVER=6.1|6.12'
 	@echo '  check-arm64        the arm64 tier: qemu-system-aarch64 -M virt (emulated PMUv3) on ARM64_KVER,'
-	@echo '                     ARM64_CASES or the cases that run there; PMUCTX_VM_ICOUNT=0 for exact counts;'
-	@echo '                     not part of check (scripts/setup-deps.sh --arm64; docs/TESTING.md)'
+	@echo '                     ARM64_CASES or the cases that run there; PMUCTX_VM_ICOUNT=0 for exact counts'
+	@echo '                     (scripts/setup-deps.sh --arm64; docs/TESTING.md)'
+	@echo '  check-arm64-ci     what check runs on ARM64_KVER: 10-load, 40-abi, 90-pmu-arm64, -icount'
+	@echo '                       make check-arm64-ci ARM64_KVER=6.12  ~4 min'
+	@echo '                       make check-arm64-ci ARM64_KVER=6.1   ~3 min (no 90: over-count open)'
 	@echo 'Other:'
 	@echo '  demo               install what the demo needs, build, run the main job in a QEMU VM'
 	@echo '  bench              benchmarks against perf and bpftrace in the VM, icount time'
@@ -432,6 +447,7 @@ help:
 	@echo 'Variables (current value):'
 	@echo '  KVER=$(KVER)  ($(KVER_FROM))'
 	@echo '  CHECK_KERNELS=$(CHECK_KERNELS)  (the kernel matrix of make check)'
+	@echo '  CHECK_ARM64=$(CHECK_ARM64)  (the arm64 kernels of make check; empty: none)'
 	@echo '  KDIR=$(KDIR)'
 	@echo '  WERROR=$(WERROR)  (1: warnings are errors; default 1 when CI=true)'
 	@echo '  CC=$(CC)  (lib, tools, progs; kbuild uses the kernel'"'"'s compiler unless CC is on the command line)'

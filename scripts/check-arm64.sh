@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/check-arm64.sh [--build-only] KERNEL [CASE...] - the arm64 tier
-# on one kernel (make check-arm64 ARM64_KVER=..., make module-arm64).
+# scripts/check-arm64.sh [--build-only | --ci] KERNEL [CASE...] - the arm64
+# tier on one kernel (make check-arm64 ARM64_KVER=..., make module-arm64;
+# --ci: make check's subset, make check-arm64-ci).
 #
 # KERNEL is 6.1, 6.12 or a release unpacked by scripts/kernels-arm64
 # (scripts/setup-deps.sh --arm64).
@@ -26,9 +27,12 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
-build_only=0
-if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
-name=${1:?usage: scripts/check-arm64.sh [--build-only] KERNEL [CASE...]}
+build_only=0 ci=0
+case ${1:-} in
+--build-only) build_only=1; shift ;;
+--ci) ci=1; shift ;;
+esac
+name=${1:?usage: scripts/check-arm64.sh [--build-only | --ci] KERNEL [CASE...]}
 shift
 arm64_dir=${ARM64_DIR:-$top/build-arm64}
 cross=${ARM64_CROSS:-aarch64-linux-gnu-}
@@ -43,6 +47,16 @@ default_cases=(
 	tests/vm/cases/40-abi.sh
 	tests/vm/cases/61-store-priv.sh
 	tests/vm/cases/68-ring-nested.sh
+	tests/vm/cases/90-pmu-arm64.sh
+)
+
+# --ci: the subset make check runs on each arm64 kernel (docs/TESTING.md,
+# "CI"): the module loaded and its ABI checked, then the hardware-event
+# test under -icount (exact instruction counts).  6.1 leaves out
+# 90-pmu-arm64 while its over-count is open (docs/TESTING.md).
+ci_cases=(
+	tests/vm/cases/10-load.sh
+	tests/vm/cases/40-abi.sh
 	tests/vm/cases/90-pmu-arm64.sh
 )
 
@@ -85,6 +99,17 @@ echo "check-arm64 $name: release and debug modules build with W=1 -Werror"
 [ "$build_only" = 0 ] || exit 0
 
 [ -x "$arm64_dir/tools/pmuctx" ] || fail "no aarch64 tools in $arm64_dir: make userland-arm64"
+if [ "$ci" = 1 ]; then
+	[ $# -gt 0 ] || set -- "${ci_cases[@]}"
+	if [[ $kver == 6.1.* ]]; then
+		keep=()
+		for c in "$@"; do
+			[[ $c == *90-pmu-arm64.sh ]] || keep+=("$c")
+		done
+		set -- "${keep[@]}"
+	fi
+	: "${PMUCTX_VM_ICOUNT:=0}"
+fi
 [ $# -gt 0 ] || set -- "${default_cases[@]}"
 icount=()
 [ -z "${PMUCTX_VM_ICOUNT:-}" ] || icount=(--icount "$PMUCTX_VM_ICOUNT")

@@ -27,6 +27,12 @@
 #                       scripts/check-kernel.sh KERNEL - the module built
 #                       against it (W=1 -Werror), DKMS-installed for it, the
 #                       whole VM suite booted on it  (a test suite each)
+#   vm:arm64-KERNEL     for each KERNEL of CHECK_ARM64 (default "6.12 6.1"):
+#                       make check-arm64-ci - the aarch64 user space and the
+#                       module cross-built (W=1 -Werror), booted in
+#                       qemu-system-aarch64 -M virt -cpu max (emulated PMUv3)
+#                       under -icount on 10-load, 40-abi and 90-pmu-arm64
+#                       (6.1: not 90 while its over-count is open)
 #
 # A failing step does not stop the run, except that the steps which need the
 # build (module-builds, check-install, check-examples, the vm steps) are not run when `all`
@@ -84,6 +90,15 @@ for k in ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; do
 	cmd[vm:$k]="scripts/check-kernel.sh $k"
 	is_suite[vm:$k]=1
 	needs[vm:$k]="all"
+done
+# The arm64 tier (CHECK_ARM64, default "6.12 6.1"; empty: none): each
+# kernel booted in qemu-system-aarch64 on make check's subset
+# (scripts/check-arm64.sh --ci: 10-load, 40-abi, 90-pmu-arm64 under
+# -icount).  scripts/setup-deps.sh --arm64 installs what it needs.
+for k in ${CHECK_ARM64-6.12 6.1}; do
+	steps+=("vm:arm64-$k")
+	cmd[vm:arm64-$k]="$MAKE --no-print-directory check-arm64-ci ARM64_KVER=$k"
+	is_suite[vm:arm64-$k]=1
 done
 
 declare -A result=() counts=() secs=()
@@ -168,7 +183,7 @@ for step in "${steps[@]}"; do
 done
 
 echo
-echo "== pmuctx check summary (KVER=${KVER:-?}; kernels: ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; logs in $logdir) =="
+echo "== pmuctx check summary (KVER=${KVER:-?}; kernels: ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; arm64: ${CHECK_ARM64-6.12 6.1}; logs in $logdir) =="
 status=0
 for step in "${steps[@]}"; do
 	[ "${result[$step]}" = ok ] || status=1

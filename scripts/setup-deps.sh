@@ -18,7 +18,8 @@
 #               library, CLI and tests link, and unpacks (never installs:
 #               they cannot be) Debian's arm64 6.1 and 6.12 kernels, their
 #               headers and busybox-static:arm64 under $PMUCTX_ARM64_ROOT
-#               (scripts/kernels-arm64).  Not part of the default set yet.
+#               (scripts/kernels-arm64).  make check runs it after the
+#               default set (its CHECK_ARM64 tier).
 #   --sid       only the newest Debian kernel's build environment:
 #               scripts/setup-sid.sh (a sid chroot with that kernel's
 #               headers and compiler, its image unpacked for a VM; see
