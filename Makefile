@@ -32,6 +32,8 @@ endif
 CHECK_KERNELS ?= 6.1 6.12 6.12-rt
 # the arm64 kernels make check boots (scripts/check.sh; empty: none)
 CHECK_ARM64 ?= 6.12 6.1
+# 1: make check boots the newest sid kernel (scripts/check-sid.sh; empty: no)
+CHECK_SID ?= 1
 KDIR ?= /lib/modules/$(KVER)/build
 
 # ---------------------------------------------------------------------------
@@ -170,7 +172,7 @@ ARM64_CROSS ?= aarch64-linux-gnu-
 ARM64_KVER ?= 6.1
 ARM64_PKG_CONFIG = PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
 
-.PHONY: arm64-tree userland-arm64 module-arm64 check-arm64 check-arm64-ci
+.PHONY: arm64-tree userland-arm64 module-arm64 check-arm64 check-arm64-ci check-sid
 arm64-tree:
 	@mkdir -p "$(ARM64_DIR)"
 	@git ls-files -z --cached --others --exclude-standard | \
@@ -191,6 +193,11 @@ module-arm64: arm64-tree
 check-arm64: userland-arm64
 	+ARM64_DIR="$(ARM64_DIR)" ARM64_CROSS="$(ARM64_CROSS)" \
 		scripts/check-arm64.sh $(ARM64_KVER) $(ARM64_CASES)
+
+# The newest Debian kernel (sid): the chroot, the module built there, the
+# kernel booted on a core subset (scripts/check-sid.sh; CASES=... to choose).
+check-sid: all
+	scripts/check-sid.sh $(CASES)
 
 # What make check runs on each arm64 kernel: 10-load, 40-abi and
 # 90-pmu-arm64 under -icount shift=0 (scripts/check-arm64.sh --ci).
@@ -306,7 +313,7 @@ check:
 	scripts/setup-deps.sh
 	$(if $(strip $(CHECK_ARM64)),scripts/setup-deps.sh --arm64)
 	+@MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" CHECK_KERNELS="$(CHECK_KERNELS)" \
-		CHECK_ARM64="$(CHECK_ARM64)" scripts/check.sh
+		CHECK_ARM64="$(CHECK_ARM64)" CHECK_SID="$(CHECK_SID)" scripts/check.sh
 
 style:
 	scripts/checkpatch.sh
@@ -409,7 +416,8 @@ help:
 	@echo '                     check-unit, check-install,'
 	@echo '                     check-examples, check-man, check-uapi-doc, check-packages,'
 	@echo '                     then the VM suite on each kernel of CHECK_KERNELS and'
-	@echo '                     the arm64 subset on each of CHECK_ARM64 (check-arm64-ci);'
+	@echo '                     the newest sid kernel (check-sid) and the arm64 subset on'
+	@echo '                     each of CHECK_ARM64 (check-arm64-ci);'
 	@echo '                     last line "N passed, M failed" (all of them added up)'
 	@echo '  style              checkpatch.pl --strict on module/ and the UAPI header'
 	@echo '  sparse             sparse (C=2) over the module, release and debug builds'
@@ -428,6 +436,7 @@ help:
 	@echo '                       make check-vm KVER=6.12     Debian 6.12 generic     ~9 min'
 	@echo '                       make check-vm KVER=6.12-rt  Debian 6.12 PREEMPT_RT  ~12 min'
 	@echo '                       make check-debug            6.1 debug (KASAN ...)   ~25 min'
+	@echo '                       make check-sid              sid'"'"'s newest (7.2 today) ~3 min, a core subset'
 	@echo '                     cloud kernels are build-tested only (no 9p to boot them)'
 	@echo '  userland-arm64     lib, tools, tests cross-built for aarch64 in $(ARM64_DIR) (a copy of the sources)'
 	@echo '  module-arm64       W=1 -Werror arm64 module builds, release and debug, ARM64_KVER=6.1|6.12'
@@ -448,6 +457,7 @@ help:
 	@echo '  KVER=$(KVER)  ($(KVER_FROM))'
 	@echo '  CHECK_KERNELS=$(CHECK_KERNELS)  (the kernel matrix of make check)'
 	@echo '  CHECK_ARM64=$(CHECK_ARM64)  (the arm64 kernels of make check; empty: none)'
+	@echo '  CHECK_SID=$(CHECK_SID)  (1: make check boots the newest sid kernel; empty: not)'
 	@echo '  KDIR=$(KDIR)'
 	@echo '  WERROR=$(WERROR)  (1: warnings are errors; default 1 when CI=true)'
 	@echo '  CC=$(CC)  (lib, tools, progs; kbuild uses the kernel'"'"'s compiler unless CC is on the command line)'

@@ -27,6 +27,10 @@
 #                       scripts/check-kernel.sh KERNEL - the module built
 #                       against it (W=1 -Werror), DKMS-installed for it, the
 #                       whole VM suite booted on it  (a test suite each)
+#   vm:sid              scripts/check-sid.sh: the newest kernel Debian ships
+#                       (sid), the module built in a sid chroot with its
+#                       compiler (W=1 -Werror), booted on a core subset
+#                       (10-load, 40-abi, 60-store, 74-lifetimes)
 #   vm:arm64-KERNEL     for each KERNEL of CHECK_ARM64 (default "6.12 6.1"):
 #                       make check-arm64-ci - the aarch64 user space and the
 #                       module cross-built (W=1 -Werror), booted in
@@ -91,6 +95,15 @@ for k in ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; do
 	is_suite[vm:$k]=1
 	needs[vm:$k]="all"
 done
+# The newest Debian kernel (CHECK_SID=1, the default; empty: not run):
+# scripts/check-sid.sh - the sid chroot, the module built there with that
+# kernel's compiler, the kernel booted on a core subset.
+if [ -n "${CHECK_SID-1}" ]; then
+	steps+=("vm:sid")
+	cmd[vm:sid]="scripts/check-sid.sh"
+	is_suite[vm:sid]=1
+	needs[vm:sid]="all"
+fi
 # The arm64 tier (CHECK_ARM64, default "6.12 6.1"; empty: none): each
 # kernel booted in qemu-system-aarch64 on make check's subset
 # (scripts/check-arm64.sh --ci: 10-load, 40-abi, 90-pmu-arm64 under
@@ -183,7 +196,7 @@ for step in "${steps[@]}"; do
 done
 
 echo
-echo "== pmuctx check summary (KVER=${KVER:-?}; kernels: ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; arm64: ${CHECK_ARM64-6.12 6.1}; logs in $logdir) =="
+echo "== pmuctx check summary (KVER=${KVER:-?}; kernels: ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; sid: ${CHECK_SID-1}; arm64: ${CHECK_ARM64-6.12 6.1}; logs in $logdir) =="
 status=0
 for step in "${steps[@]}"; do
 	[ "${result[$step]}" = ok ] || status=1
