@@ -352,30 +352,3 @@ void pmuctx_rec_lost(struct pmuctx_session *s, u64 n)
 		return;
 	pmuctx_rb_add_lost(r, n);
 }
-
-#if defined(PMUCTX_DEBUG) && defined(CONFIG_DEBUG_FS)
-/*
- * ringbench.c (the debug build): the writer's fast path alone, as
- * write(2) runs it (the record filled with preemption off, IRQs on,
- * between reserve and commit): one record of @size bytes whose bytes
- * after the header and time are copied from @src.  False when the record
- * was dropped.
- */
-bool pmuctx_rec_bench_write(struct pmuctx_session *s, const void *src,
-			    u32 size)
-{
-	const u32 fixed = sizeof(struct pmuctx_rec_header) + sizeof(u64);
-	struct pmuctx_rb *r;
-	u8 *w;
-
-	preempt_disable();
-	r = pmuctx_rec_rb(s);
-	w = pmuctx_rb_reserve(r, PMUCTX_REC_USER, size);
-	if (w) {
-		memcpy(w + fixed, (const u8 *)src + fixed, size - fixed);
-		pmuctx_rec_commit(s, r);
-	}
-	preempt_enable();
-	return w;
-}
-#endif

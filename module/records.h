@@ -45,10 +45,4 @@ bool pmuctx_rec_throttle(struct pmuctx_session *s, u16 misc, u64 period,
 			 u64 avg, u64 dropped);
 void pmuctx_rec_lost(struct pmuctx_session *s, u64 n);
 
-#if defined(PMUCTX_DEBUG) && defined(CONFIG_DEBUG_FS)
-/* ringbench.c: reserve, fill, commit one record, as the real writers do */
-bool pmuctx_rec_bench_write(struct pmuctx_session *s, const void *src,
-			    u32 size);
-#endif
-
 #endif /* _PMUCTX_RECORDS_H */

@@ -28,18 +28,20 @@
  *		short memcpy)
  *   memcpy_clock  memcpy with that time stored into the copy: a bare
  *		per-CPU buffer of records that carry a time
- *   ring	pmuctx's writer: reserve (IRQs off, header and time), copy
- *		the SIZE - 16 bytes after them (preemption off, IRQs on),
- *		commit (IRQs off), into a private ring in MODE
- *		(pmuctx_rec_bench_write())
+ *   ring	the byte ring's writer alone (rb.c): reserve (IRQs off,
+ *		header and time), copy the SIZE - 16 bytes after them
+ *		(preemption off, IRQs on), commit (IRQs off), into a bare
+ *		struct pmuctx_ring in MODE (ring.c, no session)
  *   user	the USER record path of write(2) once the payload is in the
  *		kernel: pmuctx_rec_user() with SIZE - 40 bytes of payload
  *		(adds the pid/tid lookups and the zero padding)
  *
  * Normal mode: the benchmark frees the space itself once half the buffer
  * is used (a reader that keeps up); overwrite mode: the writer evicts.
- * The private session has a ring and nothing else: no target, no events,
- * not on the session list, invisible to the probes.
+ * `user` goes through the records layer, which writes a session's ring:
+ * a private session with a ring and nothing else (no target, no events,
+ * not on the session list, invisible to the probes).  Both rings are
+ * charged to the caller's locked_vm, as a session's ring.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,6 +58,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/timekeeping.h>
@@ -63,6 +66,7 @@
 #include <linux/vmalloc.h>
 
 #include "params.h"
+#include "perm.h"
 #include "records.h"
 #include "ring.h"
 #include "ringbench.h"
@@ -94,7 +98,10 @@ static const char *const rb_name[RB_NR] = {
 };
 
 struct rb_ctx {
-	struct pmuctx_session	*s;	/* private: a ring only */
+	struct pmuctx_session	*s;	/* user: private, a ring only */
+	struct pmuctx_ring	ring;	/* ring: bare, no session */
+	struct pmuctx_rb __percpu *rb;	/* its writers */
+	struct user_struct	*ring_user;	/* locked_vm of ring */
 	u8			*area;	/* memcpy: nr_cpu_ids buffers */
 	u64			*pos;	/* memcpy: write position per CPU */
 	u64			bytes;	/* data bytes per CPU */
@@ -170,14 +177,14 @@ static noinline void rb_clock(struct rb_ctx *c)
 	c->sink += ktime_get_mono_fast_ns();
 }
 
-/* Normal mode: free this CPU's buffer once half of it is used. */
-static void rb_consume(struct rb_ctx *c)
+/* Normal mode: free this CPU's buffer of @rb once half of it is used. */
+static void rb_consume(struct rb_ctx *c, struct pmuctx_rb __percpu *rb)
 {
 	struct pmuctx_ring_ctl *ctl;
 	u64 head;
 
 	preempt_disable();
-	ctl = this_cpu_ptr(c->s->cpu)->ring.ctl;
+	ctl = this_cpu_ptr(rb)->ctl;
 	/* pairs with the commit's store-release */
 	head = smp_load_acquire(&ctl->data_head);
 	if (head - READ_ONCE(ctl->data_tail) > c->bytes / 2)
@@ -186,12 +193,27 @@ static void rb_consume(struct rb_ctx *c)
 	preempt_enable();
 }
 
+/*
+ * As write(2) runs the writer: the record filled with preemption off,
+ * IRQs on, between reserve and commit; the bytes after the header and
+ * the time copied from c->src.  No reader waits: no wakeup.
+ */
 static noinline void rb_ring(struct rb_ctx *c)
 {
-	if (!pmuctx_rec_bench_write(c->s, c->src, c->size))
+	const u32 fixed = sizeof(struct pmuctx_rec_header) + sizeof(u64);
+	u8 *w;
+
+	preempt_disable();
+	w = pmuctx_rb_reserve(this_cpu_ptr(c->rb), PMUCTX_REC_USER, c->size);
+	if (w) {
+		memcpy(w + fixed, c->src + fixed, c->size - fixed);
+		pmuctx_rb_commit(this_cpu_ptr(c->rb));
+	} else {
 		c->drops++;
+	}
+	preempt_enable();
 	if (c->normal)
-		rb_consume(c);
+		rb_consume(c, c->rb);
 }
 
 static noinline void rb_user(struct rb_ctx *c)
@@ -200,7 +222,7 @@ static noinline void rb_user(struct rb_ctx *c)
 			    c->size - sizeof(struct pmuctx_rec_user)))
 		c->drops++;
 	if (c->normal)
-		rb_consume(c);
+		rb_consume(c, &c->s->cpu->ring);
 }
 
 /* RB_BATCH records of variant @v; returns the ns they took. */
@@ -247,6 +269,13 @@ static void rb_teardown(struct rb_ctx *c)
 	kfree(c->src);
 	kfree(c->pos);
 	vfree(c->area);
+	if (c->ring_user) {
+		pmuctx_ring_destroy(&c->ring);
+		pmuctx_user_unlock_pages(s, c->ring_user,
+					 pmuctx_ring_total_pages(c->ring.pages));
+		free_uid(c->ring_user);
+	}
+	free_percpu(c->rb);
 	if (!s)
 		return;
 	pmuctx_session_ring_destroy(s);
@@ -254,6 +283,34 @@ static void rb_teardown(struct rb_ctx *c)
 		put_pid_ns(s->pid_ns);
 	free_percpu(s->cpu);
 	pmuctx_session_put(s);
+}
+
+/* The bare ring of variant ring, charged as a session's (through @c->s). */
+static int rb_setup_ring(struct rb_ctx *c, u32 pages, u32 mode)
+{
+	unsigned long total = pmuctx_ring_total_pages(pages);
+	struct user_struct *user;
+	int ret;
+
+	c->rb = alloc_percpu(struct pmuctx_rb);
+	if (!c->rb)
+		return -ENOMEM;
+	pmuctx_ring_init(&c->ring);
+	user = get_current_user();
+	ret = pmuctx_user_lock_pages(c->s, user, total);
+	if (ret)
+		goto err_user;
+	ret = pmuctx_ring_create(&c->ring, c->rb, pages, mode, 0);
+	if (ret)
+		goto err_uncharge;
+	c->ring_user = user;
+	return 0;
+
+err_uncharge:
+	pmuctx_user_unlock_pages(c->s, user, total);
+err_user:
+	free_uid(user);
+	return ret;
 }
 
 static int rb_setup(struct rb_ctx *c, u32 size, u32 pages, u32 mode)
@@ -285,7 +342,7 @@ static int rb_setup(struct rb_ctx *c, u32 size, u32 pages, u32 mode)
 	ret = pmuctx_session_ring_create(s, pages, mode, 0, 0);
 	if (ret)
 		return ret;
-	return 0;
+	return rb_setup_ring(c, pages, mode);
 }
 
 /* ---- running and reporting ------------------------------------------------ */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmuctx: the debug build's test code (PMUCTX_DEBUG=1 only; selftest.h).
+ * pmuctx: the SELFTEST save-area backend of the debug build (PMUCTX_DEBUG=1
+ * only; selftest.h).
  *
  * The SELFTEST save-area backend: a per-task signature written into the
  * entry's save area at switch-out and verified at switch-in, wherever the
