@@ -445,7 +445,7 @@ help:
 	@echo '                     (scripts/setup-deps.sh --arm64; docs/TESTING.md)'
 	@echo '  check-arm64-ci     what check runs on ARM64_KVER: 10-load, 40-abi, 90-pmu-arm64, -icount'
 	@echo '                       make check-arm64-ci ARM64_KVER=6.12  ~4 min'
-	@echo '                       make check-arm64-ci ARM64_KVER=6.1   ~3 min (no 90: over-count open)'
+	@echo '                       make check-arm64-ci ARM64_KVER=6.1   ~3 min'
 	@echo 'Other:'
 	@echo '  demo               install what the demo needs, build, run the main job in a QEMU VM'
 	@echo '  bench              benchmarks against perf and bpftrace in the VM, icount time'

@@ -52,8 +52,7 @@ default_cases=(
 
 # --ci: the subset make check runs on each arm64 kernel (docs/TESTING.md,
 # "CI"): the module loaded and its ABI checked, then the hardware-event
-# test under -icount (exact instruction counts).  6.1 leaves out
-# 90-pmu-arm64 while its over-count is open (docs/TESTING.md).
+# test under -icount (exact instruction counts).
 ci_cases=(
 	tests/vm/cases/10-load.sh
 	tests/vm/cases/40-abi.sh
@@ -101,13 +100,6 @@ echo "check-arm64 $name: release and debug modules build with W=1 -Werror"
 [ -x "$arm64_dir/tools/pmuctx" ] || fail "no aarch64 tools in $arm64_dir: make userland-arm64"
 if [ "$ci" = 1 ]; then
 	[ $# -gt 0 ] || set -- "${ci_cases[@]}"
-	if [[ $kver == 6.1.* ]]; then
-		keep=()
-		for c in "$@"; do
-			[[ $c == *90-pmu-arm64.sh ]] || keep+=("$c")
-		done
-		set -- "${keep[@]}"
-	fi
 	: "${PMUCTX_VM_ICOUNT:=0}"
 fi
 [ $# -gt 0 ] || set -- "${default_cases[@]}"

@@ -36,7 +36,6 @@
 #                       module cross-built (W=1 -Werror), booted in
 #                       qemu-system-aarch64 -M virt -cpu max (emulated PMUv3)
 #                       under -icount on 10-load, 40-abi and 90-pmu-arm64
-#                       (6.1: not 90 while its over-count is open)
 #
 # A failing step does not stop the run, except that the steps which need the
 # build (module-builds, check-install, check-examples, the vm steps) are not run when `all`

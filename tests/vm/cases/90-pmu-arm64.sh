@@ -10,15 +10,24 @@
 #     (tests/progs/spin: N iterations in the parent and KIDS children)
 #     equals tests/progs/hwcount, perf_event_open() with inherit and
 #     enable_on_exec on the same command (perf stat without perf, which
-#     the guest has not).  User mode (an unprivileged caller at
-#     perf_event_paranoid 2 gets exclude_kernel; hwcount -u): instructions
-#     equal within HANDFUL: 0.1 %, at least 20000 (measured under -icount:
-#     pmuctx and hwcount differ by up to 6.6k on 12M-48M, and hwcount
-#     differs from itself by up to 15k between identical runs; the user
-#     part of pmuctx stat's child between its attach and the exec is in
-#     that); cycles the same way under QEMU -icount (PMUCTX_VM_ICOUNT set:
-#     the cycle counter is guest time, one instruction a ns at shift 0),
-#     within 10 % without it (host time).  Kernel and user (root): only
+#     the guest has not), in the same run: pmuctx stat runs hwcount,
+#     which runs spin.  User mode (an unprivileged caller at
+#     perf_event_paranoid 2 gets exclude_kernel; hwcount -u): pmuctx's
+#     instructions are hwcount's plus hwcount's own user part after its
+#     exec (about 25k, which pmuctx counts and perf does not), so
+#     0 <= pmuctx - hwcount <= HANDFUL: 0.1 %, at least 20000; the same
+#     excess on both runs within HANDFUL; cycles the same way under QEMU
+#     -icount (PMUCTX_VM_ICOUNT set: the cycle counter is guest time, one
+#     instruction a ns at shift 0), within 10 % without it (host time).
+#     Never two separate runs: QEMU's PMUv3 under -icount counts the
+#     machine's instructions (its global icount) and virtual time, not
+#     the vCPU's, so a vCPU that TCG's round robin leaves parked at EL0
+#     while the other runs counts the other's work, into whatever task is
+#     at EL0 on it: now and then a task of the tree gains a whole 4 ms
+#     timeslice (4000000 instructions), in perf_event_open's counts as in
+#     pmuctx's, on 6.1 and 6.12 (docs/TESTING.md).  Both tools read the
+#     same counters in one run, so such a run still agrees.  Kernel and
+#     user (root): only
 #     diagnostics, both at least the user count: under TCG with 2 vCPUs
 #     the kernel part is not reproducible, for perf_event_open as for
 #     pmuctx (a vCPU spinning for another's IPI answer, 32M to 128M
@@ -103,17 +112,18 @@ chgrp 4242 "$DEV"
 chmod 0660 "$DEV"
 runs=
 for run in 1 2; do
+	# one run, both counts: see the header (QEMU's machine-wide icount)
 	check as_user 65534 65534 4242 "$CLI" stat -x, -e cycles,instructions \
-		-o "$W/u$run.csv" -- "$SPIN" "$N" "$KIDS" -- \
-		"user mode, run $run: pmuctx stat -e cycles,instructions (unprivileged, paranoid 2)"
-	last_ok || diag_out "$CHECK_OUT"
-	check "$HWC" -u -o "$W/u$run.ref" -- "$SPIN" "$N" "$KIDS" -- \
-		"user mode, run $run: hwcount -u (perf_event_open, inherit, enable_on_exec)"
+		-o "$W/u$run.csv" -- "$HWC" -u -o "$W/u$run.ref" -- \
+		"$SPIN" "$N" "$KIDS" -- \
+		"user mode, run $run: pmuctx stat -e cycles,instructions -- hwcount -u -- spin (unprivileged, paranoid 2)"
 	last_ok || diag_out "$CHECK_OUT"
 	runs="$runs $run"
 done
 echo "$old_par" >/proc/sys/kernel/perf_event_paranoid
 
+# excess A B: A - B (pmuctx over hwcount; negative when pmuctx counted less)
+excess() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a - b }'; }
 for run in $runs; do
 	mi=$(stat_field "$W/u$run.csv" instructions)
 	mc=$(stat_field "$W/u$run.csv" cycles)
@@ -125,38 +135,45 @@ for run in $runs; do
 		diag_out "$(cat "$W/u$run.csv" "$W/u$run.ref" 2>&1)"
 		continue
 	fi
-	d=$(absdiff "$mi" "$ri")
+	d=$(excess "$mi" "$ri")
 	lim=$(handful "$ri")
-	if [ "$d" -le "$lim" ]; then
-		ok "user mode, run $run: instructions of the fork tree equal hwcount's within $lim (differ by $d)"
+	if [ "$d" -ge 0 ] && [ "$d" -le "$lim" ]; then
+		ok "user mode, run $run: instructions of the fork tree are hwcount's plus at most $lim (hwcount's own; $d more)"
 	else
-		not_ok "user mode, run $run: instructions of the fork tree equal hwcount's within $lim (differ by $d)"
+		not_ok "user mode, run $run: instructions of the fork tree are hwcount's plus at most $lim (hwcount's own; $d more)"
 	fi
-	d=$(absdiff "$mc" "$rc")
+	d=$(excess "$mc" "$rc")
 	if [ -n "${PMUCTX_VM_ICOUNT:-}" ]; then
 		# under icount the cycle counter is guest time: the same rule
 		# as instructions, scaled by the shift
 		lim=$(( $(handful "$rc") << PMUCTX_VM_ICOUNT ))
-		if [ "$d" -le "$lim" ]; then
-			ok "user mode, run $run (icount): cycles equal hwcount's within $lim (differ by $d)"
+		if [ "$d" -ge 0 ] && [ "$d" -le "$lim" ]; then
+			ok "user mode, run $run (icount): cycles are hwcount's plus at most $lim ($d more)"
 		else
-			not_ok "user mode, run $run (icount): cycles equal hwcount's within $lim (differ by $d)"
+			not_ok "user mode, run $run (icount): cycles are hwcount's plus at most $lim ($d more)"
 		fi
 	elif within "$mc" "$rc" 10; then
-		ok "user mode, run $run: cycles within 10% of hwcount's (host time without icount; differ by $d)"
+		ok "user mode, run $run: cycles within 10% of hwcount's (host time without icount; differ by ${d#-})"
 	else
-		not_ok "user mode, run $run: cycles within 10% of hwcount's (host time without icount; differ by $d)"
+		not_ok "user mode, run $run: cycles within 10% of hwcount's (host time without icount; differ by ${d#-})"
 	fi
 done
-# deterministic: the same count on both runs
+# deterministic: pmuctx's excess over hwcount (hwcount's own user part)
+# the same on both runs; the counts themselves may differ by a timeslice
+# of the other vCPU (see the header)
 if [ "$runs" = " 1 2" ]; then
 	a=$(stat_field "$W/u1.csv" instructions) b=$(stat_field "$W/u2.csv" instructions)
-	d=$(absdiff "$a" "$b")
-	lim=$(handful "$a")
-	if [ "$d" -le "$lim" ]; then
-		ok "user mode: instructions the same on both runs within $lim ($a, $b)"
+	ra=$(ref_field "$W/u1.ref" instructions) rb=$(ref_field "$W/u2.ref" instructions)
+	if [ -n "$a" ] && [ -n "$b" ] && [ -n "$ra" ] && [ -n "$rb" ]; then
+		ea=$(excess "$a" "$ra") eb=$(excess "$b" "$rb")
+		d=$(absdiff "$ea" "$eb")
+		if [ "$d" -le "$HANDFUL" ]; then
+			ok "user mode: pmuctx's excess over hwcount the same on both runs within $HANDFUL ($ea, $eb)"
+		else
+			not_ok "user mode: pmuctx's excess over hwcount the same on both runs within $HANDFUL ($ea, $eb)"
+		fi
 	else
-		not_ok "user mode: instructions the same on both runs within $lim ($a, $b)"
+		not_ok "user mode: pmuctx's excess over hwcount the same on both runs (a count is missing)"
 	fi
 fi
 
