@@ -72,7 +72,11 @@ for src in examples/*.c; do
 	case $name in
 	lib-stat|profile)
 		grep -q 'libpmuctx\.so' <<<"$needed" || err "$name does not link libpmuctx ($needed)"
-		LD_LIBRARY_PATH=$libdir ldd "$bin" | grep -q "libpmuctx\.so.* => $libdir/" ||
+		# not "ldd | grep -q": grep -q exits at the first match, ldd
+		# then dies of SIGPIPE if it had more to write, and pipefail
+		# made that a failure (about one run in two)
+		resolved=$(LD_LIBRARY_PATH=$libdir ldd "$bin")
+		grep -q "libpmuctx\.so.* => $libdir/" <<<"$resolved" ||
 			err "$name does not resolve libpmuctx to the installed copy in $libdir"
 		;;
 	*)

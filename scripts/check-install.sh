@@ -91,7 +91,7 @@ run_case() {
 	f=$dest/$p/bin/pmuctx
 	if [ -f "$f" ]; then
 		[ -x "$f" ] || err "[$name] $p/bin/pmuctx is not executable"
-		if grep -E 'RPATH|RUNPATH' <<<"$(readelf -d "$f" 2>/dev/null)" | grep -qF "$top"; then
+		if grep -E 'RPATH|RUNPATH' <<<"$(readelf -d "$f" 2>/dev/null)" | grep -F "$top" >/dev/null; then
 			err "[$name] $p/bin/pmuctx has an RPATH/RUNPATH into the build tree"
 		fi
 	fi

@@ -134,7 +134,9 @@ contains libpmuctx-dev /usr/include/pmuctx\\.h /usr/include/linux/pmuctx\\.h "/u
 	"/usr/share/man/man3/pmuctx_open\\.3\\.gz" "/usr/share/doc/libpmuctx-dev/examples/lib-stat\\.c"
 contains pmuctx-tools /usr/bin/pmuctx "/usr/share/man/man1/pmuctx-stat\\.1\\.gz" \
 	/usr/share/bash-completion/completions/pmuctx
-if dpkg-deb -c "$(deb pmuctx-dkms)" | grep -qE '\.(o|ko|cmd)$'; then
+# (a here-string, not a pipe into grep -q: under pipefail the writer's
+# SIGPIPE at grep's first match would hide that match)
+if grep -qE '\.(o|ko|cmd)$' <<<"$(dpkg-deb -c "$(deb pmuctx-dkms)")"; then
 	err "pmuctx-dkms contains build products"
 fi
 
@@ -187,7 +189,7 @@ out=$(/usr/bin/pmuctx --version 2>&1) || err "/usr/bin/pmuctx --version failed: 
 lib=$(ldd /usr/bin/pmuctx | sed -n 's/.*libpmuctx\.so\.0 => \([^ ]*\) .*/\1/p')
 [ -n "$lib" ] && [ "$(realpath "$lib")" = "$(realpath "/usr/lib/$ma/libpmuctx.so.0")" ] ||
 	err "/usr/bin/pmuctx does not use the packaged libpmuctx: '$lib'"
-if readelf -d /usr/bin/pmuctx | grep -qE 'RPATH|RUNPATH'; then
+if grep -qE 'RPATH|RUNPATH' <<<"$(readelf -d /usr/bin/pmuctx)"; then
 	err "/usr/bin/pmuctx has an RPATH/RUNPATH"
 fi
 ex=/usr/share/doc/libpmuctx-dev/examples
