@@ -270,9 +270,11 @@ static void rb_teardown(struct rb_ctx *c)
 	kfree(c->pos);
 	vfree(c->area);
 	if (c->ring_user) {
+		/* the charge as made: destroy zeroes c->ring.pages */
+		unsigned long total = pmuctx_ring_total_pages(c->ring.pages);
+
 		pmuctx_ring_destroy(&c->ring);
-		pmuctx_user_unlock_pages(s, c->ring_user,
-					 pmuctx_ring_total_pages(c->ring.pages));
+		pmuctx_user_unlock_pages(s, c->ring_user, total);
 		free_uid(c->ring_user);
 	}
 	free_percpu(c->rb);
@@ -427,8 +429,10 @@ static int rb_run(u32 size, u32 count, u32 mode, u32 pages)
 			goto out;
 		}
 	}
+	/* both rings: the bare one (ring) and the session's (user) */
 	for_each_possible_cpu(cpu)
-		lost += READ_ONCE(per_cpu_ptr(c.s->cpu, cpu)->ring.ctl->lost);
+		lost += READ_ONCE(per_cpu_ptr(c.rb, cpu)->ctl->lost) +
+			READ_ONCE(per_cpu_ptr(c.s->cpu, cpu)->ring.ctl->lost);
 	scnprintf(head, sizeof(head),
 		  "size=%u count=%u mode=%s pages=%u batch=%u lost=%llu\n",
 		  size, nb * RB_BATCH, c.normal ? "normal" : "overwrite",

@@ -42,6 +42,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cache.h>
 #include <linux/irq_work.h>
 #include <linux/memcontrol.h>
 #include <linux/rhashtable.h>
@@ -174,7 +175,7 @@ struct pmuctx_entry *pmuctx_current_entry(struct pmuctx_session *s)
 }
 
 /* session.c's pmuctx_session_put(), given at load: an entry free's last call */
-static void (*pmuctx_entry_sess_put)(struct pmuctx_session *s);
+static void (*pmuctx_entry_sess_put)(struct pmuctx_session *s) __ro_after_init;
 
 /* Module load (main.c), before any session: @sess_put as above. */
 int pmuctx_entry_caches_init(void (*sess_put)(struct pmuctx_session *s))
