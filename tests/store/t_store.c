@@ -1000,9 +1000,25 @@ static void test_chain(void)
 		usleep(100000);
 	}
 	kept = get_info(&i) ? kept : i.tasks_tracked;
-	result(kept < 16,
-	       "chain: the dead generations' entries are freed while the last one lives (%llu entries)",
-	       kept);
+	if (kept >= 16) {
+		/* which ones: generations of the chain, or others? */
+		diag("chain: %llu entries after the wait; the session's tasks:",
+		     kept);
+		for (tries = 0; tries < (int)r.nr_tasks && tries < 40; tries++)
+			diag("chain:   pid %d tid %d ppid %d flags 0x%x",
+			     tv[tries].pid, tv[tries].tid, tv[tries].ppid,
+			     tv[tries].flags);
+	}
+	/*
+	 * Pinned, the chain kept all CHAIN_GEN entries.  What is left
+	 * otherwise is frees still in flight: 4 to 13 in quiet CI runs, 17
+	 * on 6.12-rt with the host's two cores busy besides the VM (the RCU
+	 * callbacks and the free work are threads there): judged against
+	 * a tenth of the chain.
+	 */
+	result(kept < CHAIN_GEN / 10,
+	       "chain: the dead generations' entries are freed while the last one lives (%llu entries, fewer than %d)",
+	       kept, CHAIN_GEN / 10);
 	result(r.tasks_seen == CHAIN_GEN + 2 && !r.tasks_dropped,
 	       "chain: %d tasks seen, none dropped (%llu, %llu)",
 	       CHAIN_GEN + 2, (unsigned long long)r.tasks_seen,
