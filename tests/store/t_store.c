@@ -733,13 +733,13 @@ static int near(uint64_t a, uint64_t b, double frac, uint64_t slack)
  * the second, and the two agree (tasksrc.c describes each source's
  * rounding) and match the workload's rusage.
  */
-static void switchless_pair(void)
+static int switchless_pair(int attempt, int last)
 {
 	struct pmuctx_read a, b;
 	uint64_t ru_t0, ru_t, ru_cs, ru_pf;
 	struct rusage ru0, ru1;
 	struct gated g;
-	int fa, fb, tries = 0;
+	int fa, fb, tries = 0, ru_ok = 1;
 	unsigned int p;
 
 	/* an earlier session's sched_switch probe goes a second after it */
@@ -802,11 +802,30 @@ static void switchless_pair(void)
 	 * one per task would be switches of some other task.)  Seen on the
 	 * debug kernel: 302 against a rusage of 301.
 	 */
-	result(within(a.values[0], ru_t, 0.02) &&
-	       a.values[1] <= ru_cs + a.tasks_exited &&
-	       near(a.values[1], ru_cs, 0.02, 4) &&
-	       near(a.values[3], ru_pf, 0.03, 64),
+	ru_ok = within(a.values[0], ru_t, 0.02) &&
+		a.values[1] <= ru_cs + a.tasks_exited &&
+		near(a.values[1], ru_cs, 0.02, 4) &&
+		near(a.values[3], ru_pf, 0.03, 64);
+	/*
+	 * The rusage also has what each task ran after its exit hook (the
+	 * rest of do_exit()), normally 0.3-0.6 ms in all.  A host stall of
+	 * the vCPU there reaches the task's run time at the next tick (see
+	 * cpu_run_ns()): the CI run of bf4f134 counted 177.9 ms against a
+	 * rusage of 186.2 ms, the two sessions agreeing.  Only a task-clock
+	 * below the rusage gets one more run, logged; a count above it, or
+	 * any other miss, fails at once.
+	 */
+	if (!ru_ok && !last && a.values[0] < ru_t &&
+	    a.values[1] <= ru_cs + a.tasks_exited &&
+	    near(a.values[1], ru_cs, 0.02, 4) &&
+	    near(a.values[3], ru_pf, 0.03, 64)) {
+		diag("switchless: attempt %d: task-clock %.1f%% below the rusage, one more run",
+		     attempt, 100.0 * (double)(ru_t - a.values[0]) / (double)ru_t);
+		goto out;
+	}
+	result(ru_ok,
 	       "switchless: task-clock, context-switches and page-faults match the rusage");
+	ru_ok = 1;
 	result(a.time_slices == a.values[0] &&
 	       a.time_running[3] == a.time_slices,
 	       "switchless: time_slices is the task-clock total, every event counted all of it");
@@ -819,6 +838,7 @@ out:
 	       p);
 	if (fb >= 0)
 		close(fb);
+	return ru_ok;
 }
 
 /* DISABLE stops a switchless session's counts, ENABLE resumes, RESET zeroes */
@@ -864,7 +884,8 @@ static void test_switchless(void)
 
 	result(get_info(&i) == 0 && (i.features & PMUCTX_FEAT_SWITCHLESS),
 	       "switchless: the module has the switchless feature");
-	switchless_pair();
+	if (!switchless_pair(1, 0))
+		switchless_pair(2, 1);
 	switchless_toggle();
 	check_store_empty("switchless");
 }
