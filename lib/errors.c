@@ -335,7 +335,9 @@ static void line_session(struct pmuctx__sb *sb, const struct pmuctx__err *e,
 	case EBUSY:
 		break;
 	default:
-		sb_hint(sb, err);
+		/* a detail says the cause (":k" refused): no generic hint */
+		if (!e->detail[0])
+			sb_hint(sb, err);
 	}
 	if (e->ring.pages)
 		sb_ring(sb, &e->ring);

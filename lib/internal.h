@@ -156,6 +156,7 @@ struct pmuctx {
 	bool has_session;
 	unsigned int nr_events;
 	int events[PMUCTX_MAX_EVENTS];
+	char ev_names[PMUCTX_MAX_EVENTS][PMUCTX_EVENT_NAME_LEN];
 	__u32 target;
 	pid_t pid;
 

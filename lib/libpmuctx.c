@@ -246,6 +246,7 @@ static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
 			"sample_freq: set .sample_freq (e.g. 999), the rate "
 			"the event's period is adjusted to", a->sample_event);
 	if (a->sample_event &&
+	    a->sample_event != PMUCTX_EV_RAW &&
 	    (pmuctx_event_name((int)a->sample_event) == NULL ||
 	     a->sample_event == PMUCTX_EV_TASK_CLOCK ||
 	     a->sample_event == PMUCTX_EV_CONTEXT_SWITCHES ||
@@ -337,21 +338,52 @@ static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
 	return 0;
 }
 
-/* the session's event ids into @ids: their number, or -errno (recorded) */
+/* a spec for event @id given by number */
+static void spec_of_id(struct pmuctx_event_spec *sp, int id)
+{
+	const char *n = pmuctx_event_name(id);
+
+	memset(sp, 0, sizeof(*sp));
+	sp->id = id;
+	if (n)
+		snprintf(sp->name, sizeof(sp->name), "%s", n);
+	else
+		snprintf(sp->name, sizeof(sp->name), "event-%d", id);
+}
+
+/* the session's events into @sp: their number, or -errno (recorded) */
 static int session_events(struct pmuctx *h,
-			  const struct pmuctx_session_opts *opts, int *ids)
+			  const struct pmuctx_session_opts *opts,
+			  struct pmuctx_event_spec *sp)
 {
 	const char *events = OPTS_GET(opts, events, NULL);
 	const int *event_ids = OPTS_GET(opts, event_ids, NULL);
+	const struct pmuctx_event_spec *specs = OPTS_GET(opts, event_specs,
+							 NULL);
 	size_t nr_ids = OPTS_GET(opts, nr_event_ids, 0), i;
+	size_t nr_specs = OPTS_GET(opts, nr_event_specs, 0);
 	int n;
 
-	if (events && event_ids)
+	if ((events && event_ids) || (specs && (events || event_ids)))
 		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
-			"pmuctx_session_opts: give either .events (names) or "
-			".event_ids, not both");
+			"pmuctx_session_opts: give one of .events (names), "
+			".event_ids and .event_specs");
+	if (specs || nr_specs) {
+		if (!specs || nr_specs < 1 || nr_specs > PMUCTX_MAX_EVENTS)
+			return pmuctx__err_set(h, PMUCTX_OP_OPTS,
+				nr_specs > PMUCTX_MAX_EVENTS ? E2BIG : EINVAL,
+				"pmuctx_session_opts: nr_event_specs is %zu; a "
+				"session counts 1 to %d events", nr_specs,
+				PMUCTX_MAX_EVENTS);
+		for (i = 0; i < nr_specs; i++) {
+			sp[i] = specs[i];
+			sp[i].name[sizeof(sp[i].name) - 1] = '\0';
+		}
+		return (int)nr_specs;
+	}
 	if (events) {
-		n = pmuctx_event_list_parse(events, ids, PMUCTX_MAX_EVENTS);
+		n = pmuctx_event_spec_list_parse(events, sp,
+						 PMUCTX_MAX_EVENTS);
 		if (n < 0)
 			pmuctx__err_commit(h);
 		return n;
@@ -364,15 +396,68 @@ static int session_events(struct pmuctx *h,
 				"session counts 1 to %d events", nr_ids,
 				PMUCTX_MAX_EVENTS);
 		for (i = 0; i < nr_ids; i++)
-			ids[i] = event_ids[i];
+			spec_of_id(&sp[i], event_ids[i]);
 		return (int)nr_ids;
 	}
 	if (nr_ids)
 		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
 			"pmuctx_session_opts: nr_event_ids is %zu but "
 			"event_ids is NULL", nr_ids);
-	memcpy(ids, default_events, sizeof(default_events));
+	for (i = 0; i < ARRAY_SIZE(default_events); i++)
+		spec_of_id(&sp[i], default_events[i]);
 	return (int)ARRAY_SIZE(default_events);
+}
+
+/* the sampling event given as a spec (.sample_event_name), into @attr */
+static int session_sample_spec(struct pmuctx *h,
+			       const struct pmuctx_session_opts *opts,
+			       struct pmuctx_session_attr *attr,
+			       struct pmuctx_event_spec *sample)
+{
+	const char *name = OPTS_GET(opts, sample_event_name, NULL);
+	int id;
+
+	sample->name[0] = '\0';
+	if (!name)
+		return 0;
+	if (attr->sample_event)
+		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
+			"pmuctx_session_opts: give either .sample_event or "
+			".sample_event_name, not both");
+	id = pmuctx_event_spec_parse(name, sample);
+	if (id < 0) {
+		pmuctx__err_commit(h);
+		return id;
+	}
+	attr->sample_event = (__u32)id;
+	attr->sample_desc = sample->desc;
+	return 0;
+}
+
+/* does @attr use anything of PMUCTX_SESSION_ATTR_SIZE_VER4? */
+static bool attr_uses_desc(const struct pmuctx_session_attr *attr)
+{
+	static const struct pmuctx_event_desc zero;
+	unsigned int i;
+
+	for (i = 0; i < PMUCTX_MAX_EVENTS; i++)
+		if (memcmp(&attr->event_desc[i], &zero, sizeof(zero)))
+			return true;
+	return memcmp(&attr->sample_desc, &zero, sizeof(zero)) != 0;
+}
+
+/* the first event of @attr asking for kernel or hypervisor mode, or -1 */
+static int attr_kernel_event(const struct pmuctx_session_attr *attr)
+{
+	unsigned int i;
+
+	for (i = 0; i < attr->nr_events && i < PMUCTX_MAX_EVENTS; i++)
+		if (attr->event_desc[i].flags &
+		    (PMUCTX_EVF_KERNEL | PMUCTX_EVF_HV))
+			return (int)i;
+	if (attr->sample_desc.flags & (PMUCTX_EVF_KERNEL | PMUCTX_EVF_HV))
+		return PMUCTX_MAX_EVENTS;
+	return -1;
 }
 
 /*
@@ -421,7 +506,7 @@ static int session_cgroup(struct pmuctx *h,
 
 static void session_attr(struct pmuctx_session_attr *attr,
 			 const struct pmuctx_session_opts *opts, int target,
-			 int cg_fd, const int *ids, int n)
+			 int cg_fd, const struct pmuctx_event_spec *sp, int n)
 {
 	int i;
 
@@ -432,8 +517,10 @@ static void session_attr(struct pmuctx_session_attr *attr,
 	attr->pid = OPTS_GET(opts, pid, 0);
 	attr->cgroup_fd = cg_fd;
 	attr->nr_events = (__u32)n;
-	for (i = 0; i < n; i++)
-		attr->events[i] = (__u32)ids[i];
+	for (i = 0; i < n; i++) {
+		attr->events[i] = (__u32)sp[i].id;
+		attr->event_desc[i] = sp[i].desc;
+	}
 	attr->backend = (__u32)OPTS_GET(opts, backend, PMUCTX_BACKEND_NONE);
 	attr->data_size = OPTS_GET(opts, data_size, 0);
 	attr->max_exited = OPTS_GET(opts, max_exited, 0);
@@ -453,9 +540,12 @@ static void session_attr(struct pmuctx_session_attr *attr,
 /* record a refused SESSION_CREATE; returns @err */
 static int session_fail(struct pmuctx *h, int err,
 			const struct pmuctx_session_attr *attr,
-			const char *cg_path, const int *ids)
+			const char *cg_path, const int *ids,
+			const struct pmuctx_event_spec *sp,
+			const struct pmuctx_event_spec *sample)
 {
 	struct pmuctx__err *e = pmuctx__err_begin(h, PMUCTX_OP_SESSION, err);
+	int k = attr_kernel_event(attr);
 
 	e->target = attr->target;
 	e->pid = attr->pid;
@@ -465,7 +555,20 @@ static int session_fail(struct pmuctx *h, int err,
 	e->path[0] = '\0';
 	if (attr->target == PMUCTX_TARGET_CGROUP && cg_path)
 		snprintf(e->path, sizeof(e->path), "%s", cg_path);
-	if (err == -E2BIG) {
+	if (err == -EACCES && k >= 0) {
+		snprintf(e->detail, sizeof(e->detail),
+			 "event '%s' counts kernel mode, which "
+			 "kernel.perf_event_paranoid allows only with "
+			 "CAP_PERFMON (or paranoid <= 1): use ':u' to count "
+			 "user mode only",
+			 k < PMUCTX_MAX_EVENTS ? sp[k].name : sample->name);
+	} else if (err == -E2BIG && attr_uses_desc(attr)) {
+		snprintf(e->detail, sizeof(e->detail),
+			 "the loaded pmuctx module is older than event "
+			 "modifiers (:u/:k/:h) and raw events "
+			 "(PMUCTX_FEAT_EVENT_DESC): update it, or name the "
+			 "events without them");
+	} else if (err == -E2BIG) {
 		e->struct_name = "pmuctx_session_attr";
 		e->lib_size = sizeof(*attr);
 		e->kernel_size = attr->size;
@@ -488,9 +591,10 @@ static int session_fail(struct pmuctx *h, int err,
 PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 				     const struct pmuctx_session_opts *opts)
 {
+	struct pmuctx_event_spec specs[PMUCTX_MAX_EVENTS], sample;
 	struct pmuctx_session_attr attr;
 	int ids[PMUCTX_MAX_EVENTS];
-	int n, target, cg_fd, own_fd, err;
+	int i, n, target, cg_fd, own_fd, err;
 
 	if (!h)
 		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
@@ -503,14 +607,20 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 	target = OPTS_GET(opts, target, 0);
 	if (!target)
 		target = PMUCTX_TARGET_PID;
-	n = session_events(h, opts, ids);
+	n = session_events(h, opts, specs);
 	if (n < 0)
 		return n;
+	for (i = 0; i < n; i++)
+		ids[i] = specs[i].id;
+	session_attr(&attr, opts, target, -1, specs, n);
+	err = session_sample_spec(h, opts, &attr, &sample);
+	if (err)
+		return err;
 	err = session_cgroup(h, opts, target, &cg_fd, &own_fd);
 	if (err)
 		return err;
+	attr.cgroup_fd = cg_fd;
 
-	session_attr(&attr, opts, target, cg_fd, ids, n);
 	err = check_ring_opts(h, &attr);
 	if (!err) {
 		err = pmuctx__sys.ioctl(h->fd, PMUCTX_IOC_SESSION_CREATE,
@@ -520,7 +630,8 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 		own_fd = -1;
 		if (err < 0)
 			return session_fail(h, err, &attr,
-				OPTS_GET(opts, cgroup_path, NULL), ids);
+				OPTS_GET(opts, cgroup_path, NULL), ids,
+				specs, &sample);
 	}
 	if (own_fd >= 0)
 		close(own_fd);
@@ -535,7 +646,17 @@ PMUCTX_API int pmuctx_session_create(struct pmuctx *h,
 	h->pid = attr.pid;
 	h->nr_events = (unsigned int)n;
 	memcpy(h->events, ids, sizeof(int) * (size_t)n);
+	for (i = 0; i < n; i++)
+		memcpy(h->ev_names[i], specs[i].name, sizeof(h->ev_names[i]));
 	return 0;
+}
+
+PMUCTX_API const char *pmuctx_session_event_name(const struct pmuctx *h,
+						 unsigned int i)
+{
+	if (!h || !h->has_session || i >= h->nr_events)
+		return NULL;
+	return h->ev_names[i];
 }
 
 static int simple_ioctl(struct pmuctx *h, unsigned long req,

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define LIBPMUCTX_MAJOR_VERSION	0
-#define LIBPMUCTX_MINOR_VERSION	6
+#define LIBPMUCTX_MINOR_VERSION	7
 #define LIBPMUCTX_PATCH_VERSION	0
 
 /*
@@ -358,6 +358,76 @@ PMUCTX_API int pmuctx_event_is_hw(int id);
  */
 PMUCTX_API int pmuctx_event_list_parse(const char *list, int *ids, size_t max);
 
+#define PMUCTX_EVENT_NAME_LEN	64
+
+/**
+ * struct pmuctx_event_spec - one event as a perf user writes it
+ * @id:   enum pmuctx_event_id; PMUCTX_EV_RAW for a raw event
+ * @desc: its modes (PMUCTX_EVF_*: ":u", ":k", ":h"; 0 without a
+ *        modifier: every mode the caller may count) and, for
+ *        PMUCTX_EV_RAW, its perf type and config
+ * @name: how it is printed: the canonical name with the modifiers as
+ *        written ("cycles:u", "instructions:k"), a raw event as written,
+ *        lower case ("r003c", "cpu/event=0x3c,umask=0x00/u")
+ */
+struct pmuctx_event_spec {
+	int id;
+	struct pmuctx_event_desc desc;
+	char name[PMUCTX_EVENT_NAME_LEN];
+};
+
+/**
+ * pmuctx_event_spec_parse() - one event with perf's modifiers and raw forms
+ * @name: an event name (see pmuctx_event_parse()) optionally followed by
+ *        ":" and modifiers u (user mode), k (kernel mode), h (hypervisor
+ *        mode), e.g. "cycles:u", "instructions:uk"; or a raw event,
+ *        "rNNNN" (NNNN: hex, PERF_TYPE_RAW config) with optional
+ *        modifiers, or "PMU/TERMS/" with optional modifiers after the
+ *        last '/' ("cpu/event=0x3c,umask=0x0/u"): TERMS are NAME=VALUE
+ *        (decimal or 0x hex) or NAME alone (1) for each format of the PMU
+ *        in /sys/bus/event_source/devices/PMU/format, config, config1,
+ *        config2, or a named event of the PMU (PMU/events/NAME).  The
+ *        PMU's type is read from /sys/bus/event_source/devices/PMU/type
+ *        (under $PMUCTX_SYSFS_ROOT if set, for tests; ignored in set-id
+ *        programs).
+ * @sp:   filled on success
+ *
+ * Modifiers do not apply to the module-native task-clock,
+ * context-switches and cpu-migrations (-EINVAL): the module counts them
+ * from the scheduler, with no user/kernel split.
+ *
+ * Return: the event id (> 0), or -EINVAL with a message for
+ * pmuctx_errmsg(NULL, ...).
+ */
+PMUCTX_API int pmuctx_event_spec_parse(const char *name,
+				       struct pmuctx_event_spec *sp);
+
+/**
+ * pmuctx_event_spec_list_parse() - a comma-separated list of event specs
+ * @list:  e.g. "cycles:u,cycles:k,r00c0,cpu/event=0x3c,umask=0/"
+ *         (commas inside PMU/.../ belong to the terms)
+ * @specs: output array, in list order
+ * @max:   capacity of @specs
+ *
+ * Return: the number of events, or -EINVAL (a bad element, the same event
+ * twice in the same modes: cycles:u and cycles:k may share a session) or
+ * -E2BIG (more than min(@max, PMUCTX_MAX_EVENTS)).
+ */
+PMUCTX_API int pmuctx_event_spec_list_parse(const char *list,
+					    struct pmuctx_event_spec *specs,
+					    size_t max);
+
+/**
+ * pmuctx_session_event_name() - event @i of the handle's session as printed
+ * @h: handle with a session
+ * @i: index in session order
+ *
+ * Return: the spec's name ("cycles:u", "r003c"), the canonical name of an
+ * event given by id, or NULL without such an event.  Valid while @h is.
+ */
+PMUCTX_API const char *pmuctx_session_event_name(const struct pmuctx *h,
+						 unsigned int i);
+
 /**
  * pmuctx_task_flag_name() - name of a PMUCTX_TASK_* bit
  * @bit: bit number (0 for PMUCTX_TASK_EXITED, ...)
@@ -379,7 +449,9 @@ PMUCTX_API const char *pmuctx_task_flag_name(unsigned int bit);
  *                (used when @cgroup_path is NULL; must be > 0)
  * @cgroup_path:  PMUCTX_TARGET_CGROUP: path of a cgroup v2 directory, e.g.
  *                "/sys/fs/cgroup/system.slice"; the library opens it
- * @events:       comma-separated event names (see pmuctx_event_list_parse())
+ * @events:       comma-separated events (see pmuctx_event_spec_list_parse():
+ *                names, with perf's :u/:k/:h modifiers, raw events;
+ *                modifiers and raw events need PMUCTX_FEAT_EVENT_DESC)
  * @event_ids:    alternatively, an array of enum pmuctx_event_id values
  *                (passed to the module unchecked, so a newer module's
  *                events work)
@@ -439,6 +511,13 @@ PMUCTX_API const char *pmuctx_task_flag_name(unsigned int bit);
  *                PMUCTX_USER_DUMP_MAX whose record fits in half a CPU's
  *                buffer; 0: PMUCTX_USER_DUMP_DEFAULT (8192).  A module
  *                older than the field fails with -EINVAL.
+ * @sample_event_name: (libpmuctx 0.7) instead of @sample_event, the
+ *                sampling event as a spec (pmuctx_event_spec_parse():
+ *                "cycles:u", "r00c0", "cpu/event=0xc0/"); give one or
+ *                the other
+ * @event_specs:  (libpmuctx 0.7) instead of @events and @event_ids, the
+ *                events as parsed specs (pmuctx_event_spec_list_parse())
+ * @nr_event_specs: number of elements of @event_specs
  */
 struct pmuctx_session_opts {
 	size_t sz;
@@ -468,9 +547,13 @@ struct pmuctx_session_opts {
 	__u32 sample_event;
 	/* libpmuctx > 0.5.0 */
 	__u32 sample_user_dump;
+	/* libpmuctx 0.7 */
+	const char *sample_event_name;
+	const struct pmuctx_event_spec *event_specs;
+	size_t nr_event_specs;
 	size_t :0;
 };
-#define pmuctx_session_opts__last_field sample_user_dump
+#define pmuctx_session_opts__last_field nr_event_specs
 
 /**
  * pmuctx_session_create() - turn a handle into a counting session

@@ -20,6 +20,7 @@
 #include <linux/smp.h>
 
 #include "counters.h"
+#include "evdesc.h"
 #include "params.h"
 #include "selftest.h"
 #include "session_types.h"
@@ -30,6 +31,7 @@ struct pmuctx_event_def {
 };
 
 #define PMUCTX_NATIVE	(~0U)
+#define PMUCTX_RAWDESC	(~1U)	/* type and config in the slot's desc */
 
 static const struct pmuctx_event_def pmuctx_events[PMUCTX_EV_MAX + 1] = {
 	[PMUCTX_EV_TASK_CLOCK] = { PMUCTX_NATIVE, 0 },
@@ -50,6 +52,7 @@ static const struct pmuctx_event_def pmuctx_events[PMUCTX_EV_MAX + 1] = {
 					 PERF_COUNT_HW_CACHE_REFERENCES },
 	[PMUCTX_EV_CACHE_MISSES] = { PERF_TYPE_HARDWARE,
 				     PERF_COUNT_HW_CACHE_MISSES },
+	[PMUCTX_EV_RAW] = { PMUCTX_RAWDESC, 0 },
 };
 
 bool pmuctx_hw_pmu;
@@ -94,38 +97,99 @@ bool pmuctx_event_is_native(u32 id)
 }
 
 /*
- * A CPU-bound kernel counter of event @id for @s.  With @fn, a sampling
- * counter (sample.c): perf's frequency mode aiming at s->sample_freq,
- * created disabled (ENABLE/DISABLE switch it), overflows going to @fn
- * with @s as context.
+ * The perf attr of event @id described by @d (its modes, and for
+ * PMUCTX_EV_RAW its type and config) in @s.
+ */
+static void pmuctx_counter_attr(const struct pmuctx_session *s, u32 id,
+				const struct pmuctx_event_desc *d,
+				struct perf_event_attr *attr)
+{
+	const struct pmuctx_event_def *def = &pmuctx_events[id];
+	struct pmuctx_excl x;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	if (id == PMUCTX_EV_RAW) {
+		attr->type = d->type;
+		attr->config = d->config;
+		attr->config1 = d->config1;
+		attr->config2 = d->config2;
+	} else {
+		attr->type = def->type;
+		attr->config = def->config;
+	}
+	pmuctx_evdesc_excl(d->flags, s->exclude_kernel, &x);
+	attr->exclude_user = x.user;
+	attr->exclude_kernel = x.kernel;
+	attr->exclude_hv = x.hv;
+}
+
+/*
+ * A CPU-bound kernel counter of event @id, described by @d, for @s.  With
+ * @fn, a sampling counter (sample.c): perf's frequency mode aiming at
+ * s->sample_freq, created disabled (ENABLE/DISABLE switch it), overflows
+ * going to @fn with @s as context.
  */
 struct perf_event *
-pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu,
+pmuctx_counter_create(struct pmuctx_session *s, u32 id,
+		      const struct pmuctx_event_desc *d, int cpu,
 		      perf_overflow_handler_t fn)
 {
-	const struct pmuctx_event_def *d = &pmuctx_events[id];
-	struct perf_event_attr attr = {
-		.type		= d->type,
-		.size		= sizeof(attr),
-		.config		= d->config,
-		/*
-		 * A session of a user without CAP_PERFMON shares the PMU
-		 * with everybody's perf (flexible: scheduled in turn, its
-		 * counts short by the time it was out, which READ reports
-		 * as time_running); pinned counters would take the PMU's
-		 * counters from every other user (issue 29 item 4).
-		 */
-		.pinned		= s->owner_perfmon,
-		.exclude_kernel	= s->exclude_kernel,
-		.exclude_hv	= s->exclude_kernel,
-	};
+	struct perf_event_attr attr;
 
+	pmuctx_counter_attr(s, id, d, &attr);
+	/*
+	 * A session of a user without CAP_PERFMON shares the PMU with
+	 * everybody's perf (flexible: scheduled in turn, its counts short
+	 * by the time it was out, which READ reports as time_running);
+	 * pinned counters would take the PMU's counters from every other
+	 * user (issue 29 item 4).
+	 */
+	attr.pinned = s->owner_perfmon;
 	if (fn) {
 		attr.freq = 1;
 		attr.sample_freq = s->sample_freq;
 		attr.disabled = 1;
 	}
 	return perf_event_create_kernel_counter(&attr, cpu, NULL, fn, s);
+}
+
+/*
+ * SESSION_CREATE, before any counter: does the PMU take raw event @d of
+ * @s, from this caller?  A disabled counter on the calling task is
+ * created with the caller's own credentials, so that the PMU's own
+ * checks see the caller as perf_event_open() would show it to them (x86's
+ * AnyThread bit wants perf_allow_cpu(), a PMU may refuse a filter), then
+ * released; the session's CPU-wide counters are made later with kernel
+ * credentials (pmuctx_counters_create()).  Only a CPU PMU, one that
+ * counts per task (perf_hw_context), is accepted: uncore and software
+ * PMUs (kprobe, uprobe, tracepoint types) are not per-task events.
+ * Process context.  0, -EINVAL (no such PMU, a config it refuses, not a
+ * CPU PMU), -EACCES (the PMU refused the caller), -EOPNOTSUPP (a mode it
+ * cannot filter), or another creation error.
+ */
+int pmuctx_raw_probe(const struct pmuctx_session *s,
+		     const struct pmuctx_event_desc *d)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+	bool cpu_pmu;
+	long ret;
+
+	pmuctx_counter_attr(s, PMUCTX_EV_RAW, d, &attr);
+	attr.disabled = 1;
+	ev = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	if (IS_ERR(ev)) {
+		ret = PTR_ERR(ev);
+		if (ret == -ENOENT || ret == -ENODEV)
+			return -EINVAL;
+		if (ret == -EPERM)
+			return -EACCES;
+		return ret;
+	}
+	cpu_pmu = ev->pmu->task_ctx_nr == perf_hw_context;
+	perf_event_release_kernel(ev);
+	return cpu_pmu ? 0 : -EINVAL;
 }
 
 /* What a failed counter creation returns: no hardware PMU is EOPNOTSUPP. */
@@ -197,10 +261,14 @@ int pmuctx_counters_create(struct pmuctx_session *s)
 
 			if (pmuctx_event_is_native(id))
 				continue;
-			ev = pmuctx_counter_create(s, id, cpu, NULL);
+			ev = pmuctx_counter_create(s, id, &s->ev_desc[i], cpu,
+						   NULL);
 			if (IS_ERR(ev)) {
 				ret = PTR_ERR(ev);
 				if (ret == -ENODEV && !cpu_online(cpu))
+					continue;
+				/* a hybrid CPU's other PMU: counts 0 here */
+				if (ret == -ENOENT && id == PMUCTX_EV_RAW)
 					continue;
 				ret = pmuctx_counter_err(id, ret);
 				goto err_destroy;
@@ -234,7 +302,8 @@ int pmuctx_sample_counters_create(struct pmuctx_session *s,
 	if (!kcred)
 		return -ENOMEM;
 	for_each_online_cpu(cpu) {
-		ev = pmuctx_counter_create(s, s->sample_event, cpu, fn);
+		ev = pmuctx_counter_create(s, s->sample_event, &s->sample_desc,
+					   cpu, fn);
 		if (IS_ERR(ev)) {
 			ret = PTR_ERR(ev);
 			if (ret == -ENODEV && !cpu_online(cpu)) {

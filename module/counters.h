@@ -59,8 +59,12 @@ int pmuctx_sample_counters_create(struct pmuctx_session *s,
 
 /* one counter of @s on @cpu (hotplug.c revives them) */
 struct perf_event *
-pmuctx_counter_create(struct pmuctx_session *s, u32 id, int cpu,
+pmuctx_counter_create(struct pmuctx_session *s, u32 id,
+		      const struct pmuctx_event_desc *d, int cpu,
 		      perf_overflow_handler_t fn);
+/* SESSION_CREATE: a raw event's PMU takes it from this caller */
+int pmuctx_raw_probe(const struct pmuctx_session *s,
+		     const struct pmuctx_event_desc *d);
 /* kernel credentials for perf around counter creation; NULL: -ENOMEM */
 const struct cred *pmuctx_kcred_get(const struct cred **old);
 void pmuctx_kcred_put(const struct cred *kcred, const struct cred *old);

@@ -64,7 +64,7 @@ static void pmuctx_sample_counter_revive(struct pmuctx_session *s, int cpu)
 
 	if (!pmuctx_counter_broken(sc->sample_ev))
 		return;
-	ev = pmuctx_counter_create(s, s->sample_event, cpu,
+	ev = pmuctx_counter_create(s, s->sample_event, &s->sample_desc, cpu,
 				   pmuctx_sample_overflow);
 	if (IS_ERR(ev)) {
 		pr_debug("cpu %d: sampling counter: %ld\n", cpu, PTR_ERR(ev));
@@ -93,7 +93,8 @@ static void pmuctx_counters_revive(struct pmuctx_session *s, int cpu)
 		if (pmuctx_event_is_native(s->events[i]) ||
 		    !pmuctx_counter_broken(sc->ev[i]))
 			continue;
-		ev = pmuctx_counter_create(s, s->events[i], cpu, NULL);
+		ev = pmuctx_counter_create(s, s->events[i], &s->ev_desc[i], cpu,
+					   NULL);
 		if (IS_ERR(ev)) {
 			pr_debug("cpu %d: counter %u: %ld\n", cpu, s->events[i],
 				 PTR_ERR(ev));

@@ -59,6 +59,7 @@
 #include <linux/user_namespace.h>
 
 #include "compat.h"
+#include "evdesc.h"
 #include "params.h"
 #include "perm.h"
 #include "session_types.h"
@@ -323,6 +324,15 @@ int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
 	 * without CAP_PERFMON get (SECURITY.md, "What one user costs").
 	 */
 	if (a->sample_freq && a->sample_event && !perfmon)
+		return -EACCES;
+	/*
+	 * ":k" or ":h" asked for where perf would refuse kernel mode to
+	 * this caller (perf_allow_kernel()): refused, never counted
+	 * user-only behind the caller's back.  The default modes (flags 0)
+	 * leave kernel mode out instead (pmuctx_exclude_kernel()).
+	 */
+	if (pmuctx_evdesc_wants_kernel(a) &&
+	    pmuctx_exclude_kernel(paranoid, perfmon))
 		return -EACCES;
 	return 0;
 }

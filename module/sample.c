@@ -89,6 +89,7 @@
 #include "ring.h"
 #include "sample.h"
 #include "selftest.h"
+#include "evdesc.h"
 #include "session_types.h"
 #include "store.h"
 #include "testhooks.h"
@@ -874,12 +875,13 @@ static void pmuctx_sample_emit(struct pmuctx_session *s,
  * >= 2) gets no sample of an interrupted kernel context at all, as perf
  * drops every sample of an exclude_kernel event there: hiding the
  * addresses alone would still tell when and how long the task ran in the
- * kernel.  No regs (not from an interrupt): kernel.
+ * kernel.  So does a sample event without kernel mode (cycles:u,
+ * sample_excl_kernel).  No regs (not from an interrupt): kernel.
  */
 static bool pmuctx_sample_excluded(const struct pmuctx_session *s,
 				   struct pt_regs *regs)
 {
-	return s->exclude_kernel && !(regs && user_mode(regs));
+	return s->sample_excl_kernel && !(regs && user_mode(regs));
 }
 
 static void pmuctx_sample(struct pmuctx_session *s, struct pmuctx_entry *e,
@@ -1133,12 +1135,17 @@ int pmuctx_sample_init(struct pmuctx_session *s,
 		       const struct pmuctx_session_attr *a, bool show_kaddr)
 {
 	struct pmuctx_sample_stage *st;
+	struct pmuctx_excl x;
 	int cpu;
 
 	s->sample_freq = a->sample_freq;
 	s->sample_flags = a->sample_flags;
 	s->sample_max_stack = a->sample_max_stack ? a->sample_max_stack : 64;
 	s->sample_event = a->sample_event;
+	s->sample_desc = a->sample_desc;
+	/* the hrtimer: the session's default; an event: its own modes */
+	pmuctx_evdesc_excl(a->sample_desc.flags, s->exclude_kernel, &x);
+	s->sample_excl_kernel = a->sample_event ? x.kernel : s->exclude_kernel;
 	s->sample_user_dump = 0;
 	if (a->sample_flags & PMUCTX_SAMPLE_USER_DUMP)
 		s->sample_user_dump = a->sample_user_dump ?:

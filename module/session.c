@@ -28,6 +28,7 @@
 #include <linux/slab.h>
 
 #include "counters.h"
+#include "evdesc.h"
 #include "hookreg.h"
 #include "hooks.h"
 #include "hotplug.h"
@@ -93,7 +94,7 @@ void pmuctx_session_put(struct pmuctx_session *s)
 
 static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 {
-	unsigned int i, j;
+	unsigned int i;
 	int ret;
 
 	if (a->flags & ~PMUCTX_SESSION_FLAGS_ALL || a->__reserved)
@@ -128,9 +129,6 @@ static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 		}
 		if (pmuctx_event_validate(a->events[i]))
 			return -EINVAL;
-		for (j = 0; j < i; j++)
-			if (a->events[j] == a->events[i])
-				return -EINVAL;
 	}
 	switch (a->backend) {
 	case PMUCTX_BACKEND_NONE:
@@ -152,6 +150,10 @@ static int pmuctx_attr_validate(const struct pmuctx_session_attr *a)
 	if (ret)
 		return ret;
 	ret = pmuctx_sample_attr_validate(a);
+	if (ret)
+		return ret;
+	/* modes and raw events; no event twice in the same modes */
+	ret = pmuctx_evdesc_validate(a);
 	if (ret)
 		return ret;
 	/* a well-formed struct: a release build has no SELFTEST backend */
@@ -354,6 +356,7 @@ static void pmuctx_session_setup(struct pmuctx_session *s,
 	s->data_size = a->data_size;
 	s->nr_events = a->nr_events;
 	memcpy(s->events, a->events, sizeof(s->events));
+	memcpy(s->ev_desc, a->event_desc, sizeof(s->ev_desc));
 	s->owner_perfmon = perfmon;
 	s->switchless = pmuctx_attr_switchless(a);
 	s->exclude_kernel = pmuctx_exclude_kernel(paranoid, perfmon);
@@ -459,6 +462,29 @@ err_lifecycle:
 }
 
 /*
+ * SESSION_CREATE, after the policy: every raw event (PMUCTX_EV_RAW) of
+ * @a, and its sample event, as its PMU sees it from the caller
+ * (pmuctx_raw_probe()).  Nothing is kept.
+ */
+static int pmuctx_session_raw_probe(const struct pmuctx_session *s,
+				    const struct pmuctx_session_attr *a)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < a->nr_events; i++) {
+		if (a->events[i] != PMUCTX_EV_RAW)
+			continue;
+		ret = pmuctx_raw_probe(s, &a->event_desc[i]);
+		if (ret)
+			return ret;
+	}
+	if (a->sample_freq && a->sample_event == PMUCTX_EV_RAW)
+		return pmuctx_raw_probe(s, &a->sample_desc);
+	return 0;
+}
+
+/*
  * PMUCTX_IOC_SESSION_CREATE, process context, s->lock held.  @a is the
  * caller's attr, already read in by the ioctl (ioctl.c), which also
  * refused a session that is not new (EBUSY) before reading it: the order
@@ -483,6 +509,10 @@ int pmuctx_session_create(struct pmuctx_session *s,
 		return ret;
 
 	pmuctx_session_setup(s, a, paranoid, perfmon);
+	/* the PMU of each raw event takes it from this caller (counters.c) */
+	ret = pmuctx_session_raw_probe(s, a);
+	if (ret)
+		return ret;
 	/* overflow sampling needs CAP_PERFMON: events decide (may_create) */
 	ret = pmuctx_user_charge(s, perfmon, pmuctx_sess_uses_perf(s));
 	if (ret)

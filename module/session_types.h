@@ -202,6 +202,8 @@ struct pmuctx_session {
 	u32			data_size;
 	u32			nr_events;
 	u32			events[PMUCTX_MAX_EVENTS];
+	/* each event's modes, raw type and config (evdesc.c) */
+	struct pmuctx_event_desc ev_desc[PMUCTX_MAX_EVENTS];
 	/*
 	 * Counter-backed events keep a snapshot at switch-in: snap_slot[i]
 	 * is event i's slot among nr_snap (pmuctx_entry_size()); the
@@ -306,6 +308,8 @@ struct pmuctx_session {
 	u32			sample_flags;
 	u32			sample_max_stack;
 	u32			sample_event;	/* 0: hrtimer; else PMUCTX_EV_* */
+	struct pmuctx_event_desc sample_desc;	/* its modes, raw config */
+	bool			sample_excl_kernel; /* no kernel-mode samples */
 	u32			sample_user_dump; /* USER_DUMP: bytes; else 0 */
 	bool			show_kaddr;	/* kallsyms_show_value() rules */
 };

@@ -52,6 +52,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
+#include "evdesc.h"
 #include "store.h"
 #include "tasksrc.h"
 
@@ -80,6 +81,9 @@ bool pmuctx_attr_switchless(const struct pmuctx_session_attr *a)
 	if ((a->flags & PMUCTX_SESSION_PER_SWITCH) || a->ring_pages ||
 	    a->sample_freq || a->backend != PMUCTX_BACKEND_NONE ||
 	    a->data_size || a->trigger_event || !a->nr_events)
+		return false;
+	/* page-faults:u needs perf's user/kernel split, not the task's sum */
+	if (pmuctx_evdesc_any(a))
 		return false;
 	for (i = 0; i < a->nr_events; i++)
 		if (!pmuctx_event_task_sourced(a->events[i]))

@@ -72,6 +72,8 @@ int append_list(char **lists, const char *list);
  * returns their number or a negative error (lib_usage_error() explains it)
  */
 int parse_events(char **lists, const char *dflt, int *ids);
+void event_specs_of(const int *ids, int nr, struct pmuctx_event_spec *out);
+const char *event_label(unsigned int i, int id);
 /*
  * the target of a counting session: every task (@system_wide), a cgroup,
  * else @pid, with its future children if @inherit

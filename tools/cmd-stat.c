@@ -441,10 +441,14 @@ static bool module_switchless(struct pmuctx *h)
 static int create_session(struct pmuctx *h, const struct stat_opts *o,
 			  const int *ids, int nr, pid_t child)
 {
+	struct pmuctx_event_spec specs[PMUCTX_MAX_EVENTS];
 	LIBPMUCTX_OPTS(pmuctx_session_opts, so,
-		.event_ids = ids,
-		.nr_event_ids = (size_t)nr,
+		.event_specs = specs,
+		.nr_event_specs = (size_t)nr,
 	);
+
+	/* with their modifiers and raw configs, as -e gave them */
+	event_specs_of(ids, nr, specs);
 
 	session_target(&so, o->t.system_wide, o->t.cgroup,
 		       o->t.pid ? o->t.pid : child, !o->t.no_inherit);

@@ -982,6 +982,12 @@ static void fmt_session_denied(struct sb *sb, const struct pmuctx_errinfo *e,
 {
 	bool charged = !(f->ring.caps_known && f->ring.ipc_lock);
 
+	/* an event asked for kernel mode (":k") the policy refuses: that */
+	if (e->err == EACCES && e->detail && strstr(e->detail,
+						    "counts kernel mode")) {
+		sb_printf(sb, "  %s", e->detail);
+		return;
+	}
 	if (paranoid_refuses(e, f)) {
 		if (e->target == PMUCTX_TARGET_PID)
 			fmt_pid_paranoid(sb, e, f);

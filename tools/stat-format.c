@@ -37,9 +37,10 @@ char *fmt_msec(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-const char *stat_event_name(int id, char *buf, size_t len)
+const char *stat_event_name(unsigned int i, int id, char *buf, size_t len)
 {
-	const char *n = pmuctx_event_name(id);
+	/* as written: cycles:u, r003c (parse_events()) */
+	const char *n = event_label(i, id);
 
 	if (n)
 		snprintf(buf, len, "%s", n);
@@ -215,9 +216,9 @@ static void print_task_table(FILE *f, const struct stat_report *r)
 	fprintf(f, "  %8s %8s %8s  %-16s %-20s", "PID", "TID", "PPID", "COMM",
 		"FLAGS");
 	for (i = 0; i < c->nr_events; i++) {
-		char nb[32], hdr[48];
+		char nb[64], hdr[72];
 
-		stat_event_name(c->events[i], nb, sizeof(nb));
+		stat_event_name(i, c->events[i], nb, sizeof(nb));
 		snprintf(hdr, sizeof(hdr), "%s%s", nb,
 			 is_ns_event(c->events[i]) ? "(msec)" : "");
 		width[i] = (int)strlen(hdr) > 14 ? (int)strlen(hdr) : 14;
@@ -261,7 +262,7 @@ void stat_print_human(FILE *f, const struct stat_report *r)
 		double pct = 0;
 		size_t o;
 
-		stat_event_name(id, nb, sizeof(nb));
+		stat_event_name(i, id, nb, sizeof(nb));
 		ratio(rb, sizeof(rb), r, id, c->values[i]);
 		switch (counted(c, i, &pct)) {
 		case COUNTED_NONE:
@@ -315,7 +316,7 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 {
 	const struct pmuctx_counts *c = r->counts;
 	unsigned int i, t;
-	char nb[32];
+	char nb[64];
 
 	for (i = 0; i < c->nr_events; i++) {
 		double pct;
@@ -325,7 +326,7 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 		else
 			fprintf(f, "%" PRIu64, (uint64_t)c->values[i]);
 		fprintf(f, "%s%s%s%s", sep, event_unit(c->events[i]), sep,
-			stat_event_name(c->events[i], nb, sizeof(nb)));
+			stat_event_name(i, c->events[i], nb, sizeof(nb)));
 		/* -r: the mean's deviation, as perf's variance field */
 		if (r->runs > 1)
 			fprintf(f, "%s%.2f%%", sep, r->stddev_pct[i]);
@@ -342,7 +343,7 @@ void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 					tv->comm, tv->tid, sep,
 					(uint64_t)tv->values[i], sep,
 					event_unit(c->events[i]), sep,
-					stat_event_name(c->events[i], nb,
+					stat_event_name(i, c->events[i], nb,
 							sizeof(nb)));
 		}
 	}
@@ -459,11 +460,11 @@ static void json_values(struct json *j, const struct pmuctx_counts *c,
 			const __u64 *values)
 {
 	unsigned int i;
-	char nb[32];
+	char nb[64];
 
 	json_begin_object(j);
 	for (i = 0; i < c->nr_events; i++)
-		json_kv_u64(j, stat_event_name(c->events[i], nb, sizeof(nb)),
+		json_kv_u64(j, stat_event_name(i, c->events[i], nb, sizeof(nb)),
 			    values[i]);
 	json_end_object(j);
 }
@@ -495,7 +496,7 @@ void stat_print_json(FILE *f, const struct stat_report *r)
 	for (i = 0; i < c->nr_events; i++) {
 		json_begin_object(&j);
 		json_kv_string(&j, "event",
-			       stat_event_name(c->events[i], nb, sizeof(nb)));
+			       stat_event_name(i, c->events[i], nb, sizeof(nb)));
 		json_kv_u64(&j, "value", c->values[i]);
 		json_kv_string(&j, "unit", event_unit(c->events[i]));
 		json_kv_u64(&j, "time_running_ns", c->time_running[i]);

@@ -61,6 +61,9 @@ int stat_print_notes(FILE *f, const struct stat_report *r, const char *prefix);
 char *fmt_grouped_u64(char *buf, size_t len, uint64_t v);
 char *fmt_msec(char *buf, size_t len, uint64_t ns);
 /* name of an event id (canonical name or "event-N"), copied to @buf */
-const char *stat_event_name(int id, char *buf, size_t len);
+/* util.c: event @i of the last parsed -e list, as written, or its name */
+const char *event_label(unsigned int i, int id);
+/* event @i of the session, id @id, as the user wrote it */
+const char *stat_event_name(unsigned int i, int id, char *buf, size_t len);
 
 #endif

@@ -58,7 +58,7 @@ static void print_human(struct stat_interval *iv, double t,
 			fmt_grouped_u64(vb, sizeof(vb), v);
 		fprintf(iv->out, "%16.9f %22s %-4s %s\n", t, vb,
 			ns ? "msec" : "",
-			stat_event_name(c->events[i], nb, sizeof(nb)));
+			stat_event_name(i, c->events[i], nb, sizeof(nb)));
 	}
 }
 
@@ -67,7 +67,7 @@ static void print_csv(struct stat_interval *iv, double t,
 {
 	const char *s = iv->sep;
 	unsigned int i;
-	char nb[32];
+	char nb[64];
 
 	for (i = 0; i < c->nr_events; i++) {
 		const char *u = pmuctx_event_unit(c->events[i]);
@@ -75,7 +75,7 @@ static void print_csv(struct stat_interval *iv, double t,
 		fprintf(iv->out, "%.9f%s%" PRIu64 "%s%s%s%s\n", t, s,
 			delta(c->values[i], iv->prev.values[i]), s,
 			u ? u : "", s,
-			stat_event_name(c->events[i], nb, sizeof(nb)));
+			stat_event_name(i, c->events[i], nb, sizeof(nb)));
 	}
 }
 
@@ -84,7 +84,7 @@ static void print_json(struct stat_interval *iv, double t,
 {
 	struct json j;
 	unsigned int i;
-	char nb[32];
+	char nb[64];
 
 	json_init(&j, iv->out);
 	json_begin_object(&j);
@@ -96,7 +96,7 @@ static void print_json(struct stat_interval *iv, double t,
 		const char *u = pmuctx_event_unit(c->events[i]);
 
 		json_begin_object(&j);
-		json_kv_string(&j, "event", stat_event_name(c->events[i], nb,
+		json_kv_string(&j, "event", stat_event_name(i, c->events[i], nb,
 							    sizeof(nb)));
 		json_kv_u64(&j, "value", delta(c->values[i],
 					       iv->prev.values[i]));

@@ -160,14 +160,52 @@ int append_list(char **lists, const char *list)
 	return 0;
 }
 
+/* the events of the last parse_events(), as the user wrote them */
+static struct pmuctx_event_spec tool_specs[PMUCTX_MAX_EVENTS];
+static int tool_nr_specs;
+
 int parse_events(char **lists, const char *dflt, int *ids)
 {
-	int nr = pmuctx_event_list_parse(*lists ? *lists : dflt, ids,
-					 PMUCTX_MAX_EVENTS);
+	int nr = pmuctx_event_spec_list_parse(*lists ? *lists : dflt,
+					      tool_specs, PMUCTX_MAX_EVENTS);
+	int i;
 
+	tool_nr_specs = nr > 0 ? nr : 0;
+	for (i = 0; i < nr; i++)
+		ids[i] = tool_specs[i].id;
 	free(*lists);
 	*lists = NULL;
 	return nr;
+}
+
+/*
+ * The specs of session events @ids (@nr of them): those parse_events()
+ * read, the modifiers and raw configs with them, or by id alone (an
+ * event added after, e.g. a --trigger's).
+ */
+void event_specs_of(const int *ids, int nr, struct pmuctx_event_spec *out)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (i < tool_nr_specs && tool_specs[i].id == ids[i]) {
+			out[i] = tool_specs[i];
+			continue;
+		}
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].id = ids[i];
+		snprintf(out[i].name, sizeof(out[i].name), "%s",
+			 pmuctx_event_name(ids[i]) ? pmuctx_event_name(ids[i]) :
+			 "?");
+	}
+}
+
+/* event @i (id @id) as the user wrote it: "cycles:u", "r003c" */
+const char *event_label(unsigned int i, int id)
+{
+	if (i < (unsigned int)tool_nr_specs && tool_specs[i].id == id)
+		return tool_specs[i].name;
+	return pmuctx_event_name(id);
 }
 
 void session_target(struct pmuctx_session_opts *so, bool system_wide,

@@ -860,7 +860,43 @@ static void kernel_view(struct pmuctx_session_attr *k,
  * kernel reads: 1 valid, 0 invalid (EINVAL expected).  Size handling is
  * checked separately.
  */
-static int attr_valid(const struct pmuctx_session_attr *a0, uint32_t usize)
+
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER4
+/* module/evdesc.c's rules for one used slot (or the sample event) */
+static int model_desc_ok(__u32 id, const struct pmuctx_event_desc *d)
+{
+	if (d->flags & ~PMUCTX_EVF_FLAGS_ALL)
+		return 0;
+	if ((id == PMUCTX_EV_TASK_CLOCK || id == PMUCTX_EV_CONTEXT_SWITCHES ||
+	     id == PMUCTX_EV_CPU_MIGRATIONS) && d->flags)
+		return 0;
+	if (id != PMUCTX_EV_RAW)
+		return !d->type && !d->config && !d->config1 && !d->config2;
+	return d->type == 4 /* PERF_TYPE_RAW */ || d->type >= 6;
+}
+
+/* event_desc[] and sample_desc: used slots as above, the rest zero */
+static int model_evdesc(const struct pmuctx_session_attr *a)
+{
+	static const struct pmuctx_event_desc zero;
+	unsigned int i;
+
+	for (i = 0; i < PMUCTX_MAX_EVENTS; i++) {
+		if (i >= a->nr_events) {
+			if (memcmp(&a->event_desc[i], &zero, sizeof(zero)))
+				return 0;
+		} else if (!model_desc_ok(a->events[i], &a->event_desc[i])) {
+			return 0;
+		}
+	}
+	if (!a->sample_event)
+		return !memcmp(&a->sample_desc, &zero, sizeof(zero));
+	return model_desc_ok(a->sample_event, &a->sample_desc);
+}
+#endif
+
+static int attr_valid_shape(const struct pmuctx_session_attr *a0,
+			    uint32_t usize)
 {
 	struct pmuctx_session_attr a;
 	unsigned int i, j;
@@ -896,9 +932,18 @@ static int attr_valid(const struct pmuctx_session_attr *a0, uint32_t usize)
 		if (a.events[i] < 1 || a.events[i] > PMUCTX_EV_MAX)
 			return 0;
 		for (j = 0; j < i; j++)
-			if (a.events[j] == a.events[i])
+			if (a.events[j] == a.events[i]
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER4
+			    && !memcmp(&a.event_desc[j], &a.event_desc[i],
+				       sizeof(a.event_desc[i]))
+#endif
+			    )
 				return 0;
 	}
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER4
+	if (!model_evdesc(&a))
+		return 0;
+#endif
 	switch (a.backend) {
 	case PMUCTX_BACKEND_NONE:
 		if (a.data_size)
@@ -992,8 +1037,34 @@ static const int errs_create_valid[] = {
 	EBADF, ENOTDIR,	/* cgroup fd */
 	EBUSY,		/* already a session */
 	EMFILE, EINVAL, /* EINVAL: max_exited beyond the module's cap */
+	ENOENT,		/* a raw event's PMU does not take it */
 	0
 };
+
+/*
+ * 1: the module must accept @a0's shape; 0: it must refuse it; 2: the
+ * shape is right but a raw event (PMUCTX_EV_RAW) is there, which its
+ * PMU may refuse (EINVAL, EOPNOTSUPP, EACCES: module/counters.c
+ * pmuctx_raw_probe()).
+ */
+static int attr_valid(const struct pmuctx_session_attr *a0, uint32_t usize)
+{
+	int v = attr_valid_shape(a0, usize);
+#ifdef PMUCTX_SESSION_ATTR_SIZE_VER4
+	struct pmuctx_session_attr a;
+	unsigned int i;
+
+	if (v != 1)
+		return v;
+	kernel_view(&a, a0, usize);
+	for (i = 0; i < a.nr_events && i < PMUCTX_MAX_EVENTS; i++)
+		if (a.events[i] == PMUCTX_EV_RAW)
+			return 2;
+	if (a.sample_event == PMUCTX_EV_RAW)
+		return 2;
+#endif
+	return v;
+}
 
 static void after_create(int s, const struct pmuctx_session_attr *a,
 			 uint32_t usize)

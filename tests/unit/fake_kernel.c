@@ -128,7 +128,9 @@ static int do_create(struct fake_fd *f, struct pmuctx_session_attr *u)
 		if (a.events[i] < 1 || a.events[i] > PMUCTX_EV_MAX)
 			return -EINVAL;
 		for (j = 0; j < i; j++)
-			if (a.events[j] == a.events[i])
+			if (a.events[j] == a.events[i] &&
+			    !memcmp(&a.event_desc[j], &a.event_desc[i],
+				    sizeof(a.event_desc[i])))
 				return -EINVAL;
 	}
 	if (a.__reserved)

@@ -74,6 +74,7 @@ int json_validate(const char *s, const char **err_at);
 /* test groups */
 void test_abi(void);
 void test_events(void);
+void test_evspec(void);
 void test_opts(void);
 void test_errors(void);
 void test_diagnose(void);

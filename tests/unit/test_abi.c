@@ -51,8 +51,19 @@ void test_abi(void)
 
 	/* struct pmuctx_session_attr */
 	CHECK_EQ(sizeof(struct pmuctx_session_attr),
-		 PMUCTX_SESSION_ATTR_SIZE_VER3,
-		 "sizeof(struct pmuctx_session_attr) == _SIZE_VER3 (128)");
+		 PMUCTX_SESSION_ATTR_SIZE_VER4,
+		 "sizeof(struct pmuctx_session_attr) == _SIZE_VER4 (416)");
+	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER4, 416,
+		 "PMUCTX_SESSION_ATTR_SIZE_VER4 == 416");
+	CHECK_EQ(sizeof(struct pmuctx_event_desc), 32,
+		 "sizeof(struct pmuctx_event_desc) == 32");
+	OFF(pmuctx_session_attr, event_desc, PMUCTX_SESSION_ATTR_SIZE_VER3);
+	OFF(pmuctx_session_attr, sample_desc, 384);
+	OFF(pmuctx_event_desc, config, 8);
+	OFF(pmuctx_event_desc, config2, 24);
+	CHECK(PMUCTX_EVF_USER == 1 && PMUCTX_EVF_KERNEL == 2 &&
+	      PMUCTX_EVF_HV == 4 && PMUCTX_EVF_FLAGS_ALL == 7,
+	      "PMUCTX_EVF_* bits are stable");
 	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER3, 128,
 		 "PMUCTX_SESSION_ATTR_SIZE_VER3 == 128");
 	OFF(pmuctx_session_attr, sample_user_dump,
@@ -164,8 +175,9 @@ void test_abi(void)
 	      PMUCTX_EV_INSTRUCTIONS == 7 && PMUCTX_EV_BRANCHES == 8 &&
 	      PMUCTX_EV_BRANCH_MISSES == 9 &&
 	      PMUCTX_EV_CACHE_REFERENCES == 10 &&
-	      PMUCTX_EV_CACHE_MISSES == 11 && PMUCTX_EV_MAX == 11,
-	      "event ids 1..11 are stable, PMUCTX_EV_MAX == 11");
+	      PMUCTX_EV_CACHE_MISSES == 11 && PMUCTX_EV_RAW == 12 &&
+	      PMUCTX_EV_MAX == 12,
+	      "event ids 1..12 are stable, PMUCTX_EV_MAX == 12");
 	CHECK(PMUCTX_TARGET_PID == 1 && PMUCTX_TARGET_CGROUP == 2 &&
 	      PMUCTX_TARGET_SYSTEM == 3, "target values are stable");
 	CHECK(PMUCTX_BACKEND_NONE == 0 && PMUCTX_BACKEND_SELFTEST == 1,
@@ -180,7 +192,8 @@ void test_abi(void)
 	      PMUCTX_FEAT_SYSTEM_WIDE == 4 && PMUCTX_FEAT_CGROUP == 8 &&
 	      PMUCTX_FEAT_SELFTEST == 16 && PMUCTX_FEAT_HW_PMU == 32 &&
 	      PMUCTX_FEAT_USER_DUMP == 1ULL << 9 &&
-	      PMUCTX_FEAT_SWITCHLESS == 1ULL << 10,
+	      PMUCTX_FEAT_SWITCHLESS == 1ULL << 10 &&
+	      PMUCTX_FEAT_EVENT_DESC == 1ULL << 11,
 	      "feature bits are stable");
 	CHECK(PMUCTX_SESSION_PER_SWITCH == 8 &&
 	      PMUCTX_PROBES_LIFECYCLE == 1 && PMUCTX_PROBES_SWITCH == 2,

@@ -199,6 +199,29 @@ static void test_stat_command(void)
 	CHECK_EQ(ret, 1, "unsupported hardware event -> exit 1");
 	CHECK_HAS(cap_err, "not supported here: cycles", "names the event");
 
+	/* perf's modifiers and raw events, printed as written */
+	ret = run(&cmd_stat, "-e", "cycles:u,cycles:k,r00c0", "--", "true",
+		  NULL);
+	CHECK_EQ(ret, 0, "stat -e cycles:u,cycles:k,r00c0 -> 0");
+	CHECK_HAS(cap_err, "cycles:u", "cycles:u printed as written");
+	CHECK_HAS(cap_err, "cycles:k", "cycles:k printed as written");
+	CHECK_HAS(cap_err, "r00c0", "r00c0 printed as written");
+	CHECK(fake.last_attr.event_desc[0].flags == PMUCTX_EVF_USER &&
+	      fake.last_attr.event_desc[1].flags == PMUCTX_EVF_KERNEL &&
+	      fake.last_attr.events[2] == PMUCTX_EV_RAW &&
+	      fake.last_attr.event_desc[2].config == 0xc0,
+	      "stat passes each event's modes and raw config");
+	fake.create_err = -EACCES;
+	ret = run(&cmd_stat, "-e", "instructions:k", "--", "true", NULL);
+	fake.create_err = 0;
+	CHECK_EQ(ret, 1, "instructions:k refused -> exit 1");
+	CHECK_HAS(cap_err, "event 'instructions:k' counts kernel mode",
+		  "... and the message names the event and the cause");
+	CHECK_EQ(run(&cmd_stat, "-e", "task-clock:u", "--", "true", NULL), 2,
+		 "task-clock:u -> usage error 2");
+	CHECK_HAS(cap_err, "task-clock has no user/kernel modes",
+		  "... and says why");
+
 	fake.priv_exec_stopped = 1;
 	fake.tasks_dropped = 2;
 	ret = run(&cmd_stat, "--json", "-o", out_path, "--", "true", NULL);
@@ -512,7 +535,7 @@ static void test_binary(void)
 		return;
 	}
 	CHECK_EQ(run_bin(NULL, "--version", NULL), 0, "--version -> 0");
-	CHECK_HAS(cap_out, " (libpmuctx 0.6.0, pmuctx ABI 1)",
+	CHECK_HAS(cap_out, " (libpmuctx 0.7.0, pmuctx ABI 1)",
 		  "--version text");
 	CHECK_EQ(run_bin(NULL, "--help", NULL), 0, "--help -> 0");
 	CHECK(strstr(cap_out, "  info ") && strstr(cap_out, "  stat "),

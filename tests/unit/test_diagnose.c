@@ -410,7 +410,7 @@ static void test_session_errors(void)
 	CHECK_HAS(msg, "speaks pmuctx ABI 1", "E2BIG: library ABI version");
 	CHECK_HAS(msg, "module 9.9.9 speaks ABI 2",
 		  "E2BIG: module version and ABI version");
-	CHECK_HAS(msg, "struct pmuctx_session_attr of 128 bytes",
+	CHECK_HAS(msg, "struct pmuctx_session_attr of 416 bytes",
 		  "E2BIG: library's struct size");
 	CHECK_HAS(msg, "it knows 64 bytes", "E2BIG: module's struct size");
 	CHECK_HAS(pmuctx_strerror(err), "ABI", "strerror(E2BIG) says ABI");

@@ -140,7 +140,7 @@ static void test_one_line(void)
 		err = pmuctx_session_create(h, &so);
 	}
 	check_one_line(h, err, "session E2BIG");
-	CHECK_HAS(msg, "struct pmuctx_session_attr of 128 bytes",
+	CHECK_HAS(msg, "struct pmuctx_session_attr of 416 bytes",
 		  "E2BIG: the library's size");
 	CHECK_HAS(msg, "module 9.9.9 speaks ABI 2 (it knows 64 bytes)",
 		  "E2BIG: the module's version and size");

@@ -54,6 +54,8 @@ void test_events(void)
 	for (id = 1; id <= PMUCTX_EV_MAX; id++) {
 		const char *n2 = pmuctx_event_name(id);
 
+		if (id == PMUCTX_EV_RAW)	/* named by its spec */
+			continue;
 		CHECK(n2 && pmuctx_event_parse(n2) == id,
 		      "event_name(%d) = '%s' parses back", id, n2 ? n2 : "");
 	}
@@ -147,5 +149,7 @@ void test_events(void)
 	      !strcmp(pmuctx_feature_name(9), "user-dump") &&
 	      pmuctx_feature_name(10) &&
 	      !strcmp(pmuctx_feature_name(10), "switchless") &&
-	      !pmuctx_feature_name(11), "feature names (every PMUCTX_FEAT_* bit has one)");
+	      pmuctx_feature_name(11) &&
+	      !strcmp(pmuctx_feature_name(11), "event-desc") &&
+	      !pmuctx_feature_name(12), "feature names (every PMUCTX_FEAT_* bit has one)");
 }

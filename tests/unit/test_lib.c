@@ -304,7 +304,7 @@ static void test_read(void)
 
 void test_lib(void)
 {
-	CHECK(!strcmp(pmuctx_version(), "0.6.0"), "pmuctx_version() 0.6.0");
+	CHECK(!strcmp(pmuctx_version(), "0.7.0"), "pmuctx_version() 0.7.0");
 	CHECK_EQ(pmuctx_abi_version(), PMUCTX_ABI_VERSION,
 		 "pmuctx_abi_version() == PMUCTX_ABI_VERSION");
 	test_info();

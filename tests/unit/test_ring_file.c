@@ -1417,6 +1417,30 @@ static void test_record_samples_by_default(void)
 	      fake.last_attr.sample_max_stack == 0,
 	      "... IPs, no callchains without -g (as perf)");
 
+	/* perf's modifiers and raw events in -e and --sample-event */
+	fring_install(128, PMUCTX_RING_NORMAL);
+	fake.features |= PMUCTX_FEAT_SAMPLING;
+	ret = run(&cmd_record, "-q", "-e", "task-clock,cycles:u,r00c0:k",
+		  "--sample-event", "r003c:u", "-o", path, "--", "true", NULL);
+	CHECK_EQ(ret, 0, "record -e task-clock,cycles:u,r00c0:k "
+		 "--sample-event r003c:u exits 0");
+	CHECK(fake.last_attr.events[1] == PMUCTX_EV_CYCLES &&
+	      fake.last_attr.event_desc[1].flags == PMUCTX_EVF_USER &&
+	      fake.last_attr.events[2] == PMUCTX_EV_RAW &&
+	      fake.last_attr.event_desc[2].config == 0xc0 &&
+	      fake.last_attr.event_desc[2].flags == PMUCTX_EVF_KERNEL,
+	      "record -e: each event's modes and raw config in the attr");
+	CHECK(fake.last_attr.sample_event == PMUCTX_EV_RAW &&
+	      fake.last_attr.sample_desc.type == 4 &&
+	      fake.last_attr.sample_desc.config == 0x3c &&
+	      fake.last_attr.sample_desc.flags == PMUCTX_EVF_USER,
+	      "record --sample-event r003c:u: raw config and user mode");
+	ret = run(&cmd_record, "-q", "--sample-event", "cycles:q", "-o", path,
+		  "--", "true", NULL);
+	CHECK_EQ(ret, 2, "record --sample-event cycles:q: usage error");
+	CHECK_HAS(cap_err, "modifier 'q' is not supported",
+		  "... naming the modifier");
+
 	write_bytes(param, "1000\n", 5);
 	fring_install(128, PMUCTX_RING_NORMAL);
 	fake.features |= PMUCTX_FEAT_SAMPLING;

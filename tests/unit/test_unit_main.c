@@ -11,6 +11,7 @@
 static const struct t_group groups[] = {
 	{ "abi", test_abi },
 	{ "events", test_events },
+	{ "evspec", test_evspec },
 	{ "opts", test_opts },
 	{ "errors", test_errors },
 	{ "diagnose", test_diagnose },

@@ -188,11 +188,10 @@ int record_parse_trigger(const char *s, int *event, uint64_t *threshold,
 /* --sample-event EVENT: an event that overflows */
 static int parse_sample_event(struct record_opts *o, const char *arg)
 {
-	int id = pmuctx_event_parse(arg);
+	int id = pmuctx_event_spec_parse(arg, &o->sample_spec);
 
 	if (id < 0)
-		return usage_error(CMD, "--sample-event '%s': unknown event "
-				   "(pmuctx info lists them)", arg);
+		return lib_usage_error(CMD, id);
 	if (id == PMUCTX_EV_TASK_CLOCK ||
 	    id == PMUCTX_EV_CONTEXT_SWITCHES ||
 	    id == PMUCTX_EV_CPU_MIGRATIONS)

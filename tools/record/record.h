@@ -56,6 +56,7 @@ struct record_opts {
 	enum call_graph call_graph;
 	__u32 max_stack;
 	__u32 sample_event;
+	struct pmuctx_event_spec sample_spec;	/* --sample-event as written */
 	__u32 dump_size;	/* --call-graph dwarf,SIZE */
 	bool have_buffer;	/* -m given */
 };

@@ -47,15 +47,18 @@ static int create_session(struct pmuctx *h, const struct record_opts *o,
 			  const struct record_events *ev, __u32 pages,
 			  pid_t child)
 {
+	struct pmuctx_event_spec specs[PMUCTX_MAX_EVENTS];
 	LIBPMUCTX_OPTS(pmuctx_session_opts, so,
-		.event_ids = ev->ids,
-		.nr_event_ids = (size_t)ev->nr,
+		.event_specs = specs,
+		.nr_event_specs = (size_t)ev->nr,
 		.ring_pages = pages,
 		.ring_mode = o->overwrite ? PMUCTX_RING_OVERWRITE :
 			     PMUCTX_RING_NORMAL,
 	);
 	long ps = sysconf(_SC_PAGESIZE);
 
+	/* -e's modifiers and raw configs (parse_events()) */
+	event_specs_of(ev->ids, ev->nr, specs);
 	session_target(&so, o->t.system_wide, NULL,
 		       o->t.pid ? o->t.pid : child, !o->t.no_inherit);
 	so.ring_records = o->have_records ? o->records : DEFAULT_RECORDS;
@@ -70,7 +73,12 @@ static int create_session(struct pmuctx *h, const struct record_opts *o,
 		so.trigger_threshold = ev->threshold;
 	}
 	so.sample_freq = o->freq;
-	so.sample_event = o->sample_event;
+	/* a spec (cycles:u, r00c0) goes by name; its id is in the file */
+	if (o->sample_spec.name[0] &&
+	    (o->sample_spec.desc.flags || o->sample_event == PMUCTX_EV_RAW))
+		so.sample_event_name = o->sample_spec.name;
+	else
+		so.sample_event = o->sample_event;
 	so.sample_flags = record_sample_flags(o);
 	if (o->call_graph == CG_DWARF)
 		so.sample_user_dump = o->dump_size;

@@ -61,7 +61,10 @@ const char *report_event_label(const struct pmf_info *info, unsigned int i,
 
 	if (n)
 		return n;
-	snprintf(buf, len, "event%u", i);
+	if (i < info->nr_events && info->events[i] == PMUCTX_EV_RAW)
+		snprintf(buf, len, "raw%u", i);
+	else
+		snprintf(buf, len, "event%u", i);
 	return buf;
 }
 
@@ -151,6 +154,9 @@ const struct pmuctx_rec_header **report_merged(const struct pmf_reader *r,
 /* The sampled event of a recording: NULL for the hrtimer (cpu-clock). */
 const char *report_sample_event(const struct pmf_info *in)
 {
+	/* the file keeps ids: a raw event's config and modes are not in it */
+	if (in->sample_event == PMUCTX_EV_RAW)
+		return "raw";
 	return in->sample_event ? pmuctx_event_name((int)in->sample_event) :
 				  NULL;
 }

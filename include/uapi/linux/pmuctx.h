@@ -54,6 +54,12 @@
  * PMUCTX_SESSION_PER_SWITCH and PMUCTX_PROBES_SWITCH are understood.
  */
 #define PMUCTX_FEAT_SWITCHLESS	(1ULL << 10)
+/*
+ * pmuctx_session_attr.event_desc[] and sample_desc are understood
+ * (PMUCTX_SESSION_ATTR_SIZE_VER4): per-event user/kernel modes
+ * (PMUCTX_EVF_*) and raw PMU events (PMUCTX_EV_RAW).
+ */
+#define PMUCTX_FEAT_EVENT_DESC	(1ULL << 11)
 
 #define PMUCTX_VERSION_LEN	32
 
@@ -139,7 +145,45 @@ enum pmuctx_event_id {
 	PMUCTX_EV_BRANCH_MISSES		= 9,
 	PMUCTX_EV_CACHE_REFERENCES	= 10,
 	PMUCTX_EV_CACHE_MISSES		= 11,
-	PMUCTX_EV_MAX			= 11,	/* highest valid id */
+	/*
+	 * A raw PMU event: its perf type and config are in the slot's
+	 * struct pmuctx_event_desc (PMUCTX_FEAT_EVENT_DESC).
+	 */
+	PMUCTX_EV_RAW			= 12,
+	PMUCTX_EV_MAX			= 12,	/* highest valid id */
+};
+
+/*
+ * struct pmuctx_event_desc.flags: the modes an event counts in, perf's
+ * ":u", ":k" and ":h" modifiers.  0: the session default, every mode the
+ * caller may count (kernel and hypervisor modes are left out, silently,
+ * for a caller without CAP_PERFMON when perf_event_paranoid > 1, as perf
+ * tools fall back to ":u").  Any bit set: only the modes set, and asking
+ * for kernel or hypervisor mode where the caller may not count it is
+ * EACCES, never a silent fallback.  Module-native events (task-clock,
+ * context-switches, cpu-migrations) have no modes: flags must be 0.
+ */
+#define PMUCTX_EVF_USER		(1U << 0)	/* ":u" user mode */
+#define PMUCTX_EVF_KERNEL	(1U << 1)	/* ":k" kernel mode */
+#define PMUCTX_EVF_HV		(1U << 2)	/* ":h" hypervisor mode */
+#define PMUCTX_EVF_FLAGS_ALL	0x7U
+
+/**
+ * struct pmuctx_event_desc - what one event slot counts, beyond its id
+ * @flags:	PMUCTX_EVF_*
+ * @type:	PMUCTX_EV_RAW: the perf_event_attr.type, PERF_TYPE_RAW (4) or
+ *		the type of a CPU PMU (/sys/bus/event_source/devices/PMU/type,
+ *		>= PERF_TYPE_MAX); 0 for every other id
+ * @config:	PMUCTX_EV_RAW: perf_event_attr.config; else 0
+ * @config1:	PMUCTX_EV_RAW: perf_event_attr.config1; else 0
+ * @config2:	PMUCTX_EV_RAW: perf_event_attr.config2; else 0
+ */
+struct pmuctx_event_desc {
+	__u32	flags;
+	__u32	type;
+	__u64	config;
+	__u64	config1;
+	__u64	config2;
 };
 
 #define PMUCTX_MAX_EVENTS	8
@@ -231,6 +275,14 @@ enum pmuctx_backend {
  *		to copy per kernel entry (0: PMUCTX_USER_DUMP_DEFAULT; at
  *		most PMUCTX_USER_DUMP_MAX); must be 0 without the flag
  * @__reserved4: must be 0
+ *
+ * Events in detail (PMUCTX_SESSION_ATTR_SIZE_VER4, PMUCTX_FEAT_EVENT_DESC;
+ * a module without it fails a caller that sets any of it with E2BIG):
+ * @event_desc:	per slot of @events, its modes and, for PMUCTX_EV_RAW,
+ *		its perf type and config (struct pmuctx_event_desc); all
+ *		zero: what the id alone meant before.  Slots from
+ *		@nr_events on must be all zero.
+ * @sample_desc: the same for @sample_event (all zero with the hrtimer)
  */
 struct pmuctx_session_attr {
 	__u32	size;
@@ -260,12 +312,16 @@ struct pmuctx_session_attr {
 	/* PMUCTX_SESSION_ATTR_SIZE_VER3 from here on */
 	__u32	sample_user_dump;	/* see PMUCTX_SAMPLE_USER_DUMP */
 	__u32	__reserved4;		/* must be 0 */
+	/* PMUCTX_SESSION_ATTR_SIZE_VER4 from here on */
+	struct pmuctx_event_desc event_desc[PMUCTX_MAX_EVENTS];
+	struct pmuctx_event_desc sample_desc;
 };
 
 #define PMUCTX_SESSION_ATTR_SIZE_VER0	72
 #define PMUCTX_SESSION_ATTR_SIZE_VER1	104
 #define PMUCTX_SESSION_ATTR_SIZE_VER2	120
 #define PMUCTX_SESSION_ATTR_SIZE_VER3	128
+#define PMUCTX_SESSION_ATTR_SIZE_VER4	416
 
 /* pmuctx_session_attr.sample_flags */
 #define PMUCTX_SAMPLE_KERNEL_STACK (1U << 0) /* kernel callchain at the sample */
