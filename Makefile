@@ -199,8 +199,8 @@ check-arm64: userland-arm64
 check-sid: all
 	scripts/check-sid.sh $(CASES)
 
-# What make check runs on each arm64 kernel: 10-load, 40-abi and
-# 90-pmu-arm64 under -icount shift=0 (scripts/check-arm64.sh --ci).
+# What make check runs on each arm64 kernel: 10-load, 40-abi,
+# 90-pmu-arm64 and 91-modifiers under -icount shift=0 (scripts/check-arm64.sh --ci).
 check-arm64-ci: userland-arm64
 	+ARM64_DIR="$(ARM64_DIR)" ARM64_CROSS="$(ARM64_CROSS)" \
 		scripts/check-arm64.sh --ci $(ARM64_KVER)
@@ -443,7 +443,7 @@ help:
 	@echo '  check-arm64        the arm64 tier: qemu-system-aarch64 -M virt (emulated PMUv3) on ARM64_KVER,'
 	@echo '                     ARM64_CASES or the cases that run there; PMUCTX_VM_ICOUNT=0 for exact counts'
 	@echo '                     (scripts/setup-deps.sh --arm64; docs/TESTING.md)'
-	@echo '  check-arm64-ci     what check runs on ARM64_KVER: 10-load, 40-abi, 90-pmu-arm64, -icount'
+	@echo '  check-arm64-ci     what check runs on ARM64_KVER: 10-load, 40-abi, 90, 91, -icount'
 	@echo '                       make check-arm64-ci ARM64_KVER=6.12  ~4 min'
 	@echo '                       make check-arm64-ci ARM64_KVER=6.1   ~3 min'
 	@echo 'Other:'

@@ -48,15 +48,18 @@ default_cases=(
 	tests/vm/cases/61-store-priv.sh
 	tests/vm/cases/68-ring-nested.sh
 	tests/vm/cases/90-pmu-arm64.sh
+	tests/vm/cases/91-modifiers.sh
 )
 
 # --ci: the subset make check runs on each arm64 kernel (docs/TESTING.md,
 # "CI"): the module loaded and its ABI checked, then the hardware-event
-# test under -icount (exact instruction counts).
+# tests under -icount (exact instruction counts): 90-pmu-arm64 and the
+# event modes and raw events of 91-modifiers.
 ci_cases=(
 	tests/vm/cases/10-load.sh
 	tests/vm/cases/40-abi.sh
 	tests/vm/cases/90-pmu-arm64.sh
+	tests/vm/cases/91-modifiers.sh
 )
 
 fail() {
