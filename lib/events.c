@@ -228,33 +228,55 @@ PMUCTX_API int pmuctx_event_parse(const char *name)
 	return parse_one(name, strlen(name), NULL, 0);
 }
 
+/* the end of a list element of plain names: the next ',' or the end */
+static const char *name_end(const char *p)
+{
+	const char *end = strchr(p, ',');
+
+	return end ? end : p + strlen(p);
+}
+
+/* how many elements @list has, @next_end finding where each ends */
+static unsigned int list_count(const char *list,
+			       const char *(*next_end)(const char *))
+{
+	const char *p, *end;
+	unsigned int total = 0;
+
+	for (p = list; ; p = end + 1) {
+		end = next_end(p);
+		total++;
+		if (!*end)
+			return total;
+	}
+}
+
+static int list_too_long(const char *list, unsigned int total, size_t limit)
+{
+	return pmuctx__err_set(NULL, PMUCTX_OP_EVENT, E2BIG,
+		"too many events: %u in '%s', at most %zu per session%s\n"
+		"  leave some out, or count the others in a second session",
+		total, list, limit,
+		limit == PMUCTX_MAX_EVENTS ? " (PMUCTX_MAX_EVENTS)" : "");
+}
+
 PMUCTX_API int pmuctx_event_list_parse(const char *list, int *ids, size_t max)
 {
 	int found[PMUCTX_MAX_EVENTS];
 	size_t limit = max < PMUCTX_MAX_EVENTS ? max : PMUCTX_MAX_EVENTS;
 	const char *p, *end;
-	unsigned int n = 0, total = 0, i;
+	unsigned int n = 0, total, i;
 
 	if (!list || (!ids && max))
 		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
 				       "event list or output array is NULL");
 
 	/* first count the elements, so "too many" is reported as such */
-	for (p = list; ; p = end + 1) {
-		end = strchr(p, ',');
-		if (!end)
-			end = p + strlen(p);
-		total++;
-		if (!*end)
-			break;
-	}
-
+	total = list_count(list, name_end);
 	for (p = list; ; p = end + 1) {
 		int id;
 
-		end = strchr(p, ',');
-		if (!end)
-			end = p + strlen(p);
+		end = name_end(p);
 		id = parse_one(p, (size_t)(end - p), list, n + 1);
 		if (id < 0)
 			return id;
@@ -269,13 +291,7 @@ PMUCTX_API int pmuctx_event_list_parse(const char *list, int *ids, size_t max)
 					list, pmuctx_event_name(id), i + 1);
 		}
 		if (n >= PMUCTX_MAX_EVENTS || n >= limit)
-			return pmuctx__err_set(NULL, PMUCTX_OP_EVENT, E2BIG,
-				"too many events: %u in '%s', at most %zu "
-				"per session%s\n  leave some out, or count "
-				"the others in a second session", total,
-				list, limit,
-				limit == PMUCTX_MAX_EVENTS ?
-				" (PMUCTX_MAX_EVENTS)" : "");
+			return list_too_long(list, total, limit);
 		found[n++] = id;
 		if (!*end)
 			break;
@@ -719,17 +735,12 @@ PMUCTX_API int pmuctx_event_spec_list_parse(const char *list,
 	struct pmuctx_event_spec found[PMUCTX_MAX_EVENTS];
 	size_t limit = max < PMUCTX_MAX_EVENTS ? max : PMUCTX_MAX_EVENTS;
 	const char *p, *end;
-	unsigned int n = 0, total = 0, i;
+	unsigned int n = 0, total, i;
 
 	if (!list || (!specs && max))
 		return pmuctx__err_set(NULL, PMUCTX_OP_ARG, EINVAL,
 				       "event list or output array is NULL");
-	for (p = list; ; p = end + 1) {
-		end = element_end(p);
-		total++;
-		if (!*end)
-			break;
-	}
+	total = list_count(list, element_end);
 	for (p = list; ; p = end + 1) {
 		char one[PMUCTX_EVENT_NAME_LEN + 1];
 		size_t len;
@@ -749,13 +760,7 @@ PMUCTX_API int pmuctx_event_spec_list_parse(const char *list,
 				"  separate names with single commas, e.g. "
 				"task-clock,cs", list, n + 1);
 		if (n >= PMUCTX_MAX_EVENTS || n >= limit)
-			return pmuctx__err_set(NULL, PMUCTX_OP_EVENT, E2BIG,
-				"too many events: %u in '%s', at most %zu "
-				"per session%s\n  leave some out, or count "
-				"the others in a second session", total,
-				list, limit,
-				limit == PMUCTX_MAX_EVENTS ?
-				" (PMUCTX_MAX_EVENTS)" : "");
+			return list_too_long(list, total, limit);
 		id = pmuctx_event_spec_parse(one, &found[n]);
 		if (id < 0)
 			return id;
