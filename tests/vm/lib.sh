@@ -224,6 +224,20 @@ weight() {
 	awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }' "$1"
 }
 
+# stat_field FILE EVENT: the value of EVENT (third column; "cpu-EVENT"
+# too, as perf names cycles) in a pmuctx stat -x, file; empty if none.
+stat_field() {
+	[ -f "$1" ] || return 0
+	awk -F, -v e="$2" '$3 == e || $3 == "cpu-" e { print $1; exit }' "$1"
+}
+
+# ref_field FILE EVENT: the count of EVENT in tests/progs/hwcount's output
+# ("EVENT COUNT" lines); empty if none.
+ref_field() {
+	[ -f "$1" ] || return 0
+	awk -v e="$2" '$1 == e { print $2; exit }' "$1"
+}
+
 # NOUSER: the kernel paths whose samples cannot have a user stack, by
 # design: exit_group() never returns to user space, and an execve()'s
 # stack belongs to the old program (its deferred cookie stays unresolved).

@@ -69,15 +69,6 @@ within() {
 		d = a - b; if (d < 0) d = -d; m = a > b ? a : b
 		exit !(m > 0 && d <= m * p / 100) }'
 }
-# stat_field FILE EVENT: the value of EVENT in pmuctx stat -x, output
-stat_field() {
-	[ -f "$1" ] || return 0
-	awk -F, -v e="$2" '$3 == e || $3 == "cpu-" e { print $1; exit }' "$1"
-}
-ref_field() {
-	[ -f "$1" ] || return 0
-	awk -v e="$2" '$1 == e { print $2; exit }' "$1"
-}
 
 # The distractor: a busy loop on every CPU, outside any session.
 distract_pids=

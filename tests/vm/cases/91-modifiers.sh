@@ -59,15 +59,6 @@ if ! "$CLI" info | grep -q 'features:.* event-desc'; then
 fi
 ok "the module has the event-desc feature"
 
-# field FILE EVENT: the value of EVENT (third column) in pmuctx stat -x,
-field() {
-	[ -f "$1" ] || return 0
-	awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"
-}
-ref_field() {
-	[ -f "$1" ] || return 0
-	awk -v e="$2" '$1 == e { print $2; exit }' "$1"
-}
 handful() { awk -v a="$1" -v h="$HANDFUL" 'BEGIN { l = a / 1000; printf "%.0f", (l > h ? l : h) }'; }
 excess() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a - b }'; }
 # in_excess A REF DESC: ok if 0 <= A - REF <= handful(REF)
@@ -105,7 +96,7 @@ else
 	not_ok "a task-clock,context-switches session is switchless (no sched_switch probe)"
 	diag_out "$(cat "$W/info.txt")"
 fi
-tc=$(field "$W/tc.csv" task-clock)
+tc=$(stat_field "$W/tc.csv" task-clock)
 ru=$(sed -n 's/^rusage_ns=//p' "$W/burn.err")
 diag "task-clock $tc ns, rusage $ru ns"
 if [ -n "$tc" ] && [ -n "$ru" ] && awk -v a="$tc" -v b="$ru" 'BEGIN {
@@ -139,14 +130,14 @@ check "$CLI" stat -x, -e "r08:u$raw_pmu" -o "$W/raw.csv" -- \
 	"$HWC" -u -o "$W/raw.ref" -- "$SPIN" "$N" "$KIDS" -- \
 	"pmuctx stat -e r08:u${raw_pmu} -- hwcount -u -- spin"
 last_ok || diag_out "$CHECK_OUT"
-if [ -n "$(field "$W/raw.csv" r08:u)" ]; then
+if [ -n "$(stat_field "$W/raw.csv" r08:u)" ]; then
 	ok "r08:u printed as written"
 else
 	not_ok "r08:u printed as written"
 	diag_out "$(cat "$W/raw.csv")"
 fi
 if [ -n "$PMU" ]; then
-	if [ -n "$(field "$W/raw.csv" "$PMU/event=0x08/u")" ]; then
+	if [ -n "$(stat_field "$W/raw.csv" "$PMU/event=0x08/u")" ]; then
 		ok "$PMU/event=0x08/u printed as written"
 	else
 		not_ok "$PMU/event=0x08/u printed as written"
@@ -157,10 +148,10 @@ check "$CLI" stat -x, -e instructions:u,instructions:k,instructions \
 	"$SPIN $N $KIDS; i=0; while [ \$i -lt 2000 ]; do cat /proc/self/stat >/dev/null; i=\$((i + 1)); done" \
 	-- "pmuctx stat -e instructions:u,instructions:k,instructions (root)"
 last_ok || diag_out "$CHECK_OUT"
-iu=$(field "$W/uk.csv" instructions:u)
-ik=$(field "$W/uk.csv" instructions:k)
-ia=$(field "$W/uk.csv" instructions)
-diag "instructions:u $iu, :k $ik, all $ia; hwcount -u $(ref_field "$W/uk.ref" instructions); r08:u $(field "$W/raw.csv" r08:u), hwcount -u $(ref_field "$W/raw.ref" instructions)"
+iu=$(stat_field "$W/uk.csv" instructions:u)
+ik=$(stat_field "$W/uk.csv" instructions:k)
+ia=$(stat_field "$W/uk.csv" instructions)
+diag "instructions:u $iu, :k $ik, all $ia; hwcount -u $(ref_field "$W/uk.ref" instructions); r08:u $(stat_field "$W/raw.csv" r08:u), hwcount -u $(ref_field "$W/raw.ref" instructions)"
 if [ -n "$iu" ] && [ -n "$ik" ] && [ -n "$ia" ]; then
 	ok "instructions:u, instructions:k and instructions printed as written"
 else
@@ -169,9 +160,9 @@ else
 fi
 
 if [ "$counting" = 1 ]; then
-	in_excess "$(field "$W/raw.csv" r08:u)" "$(ref_field "$W/raw.ref" instructions)" \
+	in_excess "$(stat_field "$W/raw.csv" r08:u)" "$(ref_field "$W/raw.ref" instructions)" \
 		"r08:u counts the tree's user instructions only (hwcount -u's plus hwcount's own)"
-	[ -z "$PMU" ] || in_excess "$(field "$W/raw.csv" "$PMU/event=0x08/u")" \
+	[ -z "$PMU" ] || in_excess "$(stat_field "$W/raw.csv" "$PMU/event=0x08/u")" \
 		"$(ref_field "$W/raw.ref" instructions)" \
 		"$PMU/event=0x08/u counts the tree's user instructions only"
 	in_excess "$iu" "$(ref_field "$W/uk.ref" instructions)" \
