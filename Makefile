@@ -30,6 +30,9 @@ endif
 # The kernels `make check` boots, one VM suite each (scripts/kernels
 # resolve: 6.1, 6.12, 6.12-rt, debug, or installed releases).
 CHECK_KERNELS ?= 6.1 6.12 6.12-rt
+# the cloud kernels make check boots over virtio-fs on a core subset
+# (scripts/check.sh; empty: none; 6.1-cloud works too, see make help)
+CHECK_CLOUD ?= 6.12-cloud
 # the arm64 kernels make check boots (scripts/check.sh; empty: none)
 CHECK_ARM64 ?= 6.12 6.1
 # 1: make check boots the newest sid kernel (scripts/check-sid.sh; empty: no)
@@ -303,7 +306,8 @@ modules_install: module
 # scripts/check.sh runs the steps below in order (style, sparse, all with
 # WERROR=1, check-module-builds, check-unit, check-install, check-examples, check-man,
 # check-uapi-doc, check-packages, then vm:KERNEL for each of
-# CHECK_KERNELS: scripts/check-kernel.sh, and vm:arm64-KERNEL for each of
+# CHECK_KERNELS: scripts/check-kernel.sh, the same on a core subset for
+# each of CHECK_CLOUD, vm:sid, and vm:arm64-KERNEL for each of
 # CHECK_ARM64: make check-arm64-ci), keeps going after a failure
 # where later steps still make sense, and prints a per-step table and, as
 # its very last line, "N passed, M failed" (unit + every kernel's VM test
@@ -313,7 +317,8 @@ check:
 	scripts/setup-deps.sh
 	$(if $(strip $(CHECK_ARM64)),scripts/setup-deps.sh --arm64)
 	+@MAKE="$(MAKE)" KVER="$(KVER)" KDIR="$(KDIR)" CHECK_KERNELS="$(CHECK_KERNELS)" \
-		CHECK_ARM64="$(CHECK_ARM64)" CHECK_SID="$(CHECK_SID)" scripts/check.sh
+		CHECK_CLOUD="$(CHECK_CLOUD)" CHECK_ARM64="$(CHECK_ARM64)" \
+		CHECK_SID="$(CHECK_SID)" scripts/check.sh
 
 style:
 	scripts/checkpatch.sh
@@ -415,9 +420,10 @@ help:
 	@echo '  check              style, sparse, all WERROR=1, check-module-builds,'
 	@echo '                     check-unit, check-install,'
 	@echo '                     check-examples, check-man, check-uapi-doc, check-packages,'
-	@echo '                     then the VM suite on each kernel of CHECK_KERNELS and'
-	@echo '                     the newest sid kernel (check-sid) and the arm64 subset on'
-	@echo '                     each of CHECK_ARM64 (check-arm64-ci);'
+	@echo '                     then the VM suite on each kernel of CHECK_KERNELS, a core'
+	@echo '                     subset on each cloud kernel of CHECK_CLOUD, the newest sid'
+	@echo '                     kernel (check-sid) and the arm64 subset on each of'
+	@echo '                     CHECK_ARM64 (check-arm64-ci);'
 	@echo '                     last line "N passed, M failed" (all of them added up)'
 	@echo '  style              checkpatch.pl --strict on module/ and the UAPI header'
 	@echo '  sparse             sparse (C=2) over the module, release and debug builds'
@@ -437,7 +443,9 @@ help:
 	@echo '                       make check-vm KVER=6.12-rt  Debian 6.12 PREEMPT_RT  ~12 min'
 	@echo '                       make check-debug            6.1 debug (KASAN ...)   ~25 min'
 	@echo '                       make check-sid              sid'"'"'s newest (7.2 today) ~3 min, a core subset'
-	@echo '                     cloud kernels are build-tested only (no 9p to boot them)'
+	@echo '                       make check-vm KVER=6.12-cloud  Debian 6.12 cloud (also 6.1-cloud):'
+	@echo '                                                   the whole suite over virtio-fs (no 9p);'
+	@echo '                                                   make check runs a core subset, ~3 min each'
 	@echo '  userland-arm64     lib, tools, tests cross-built for aarch64 in $(ARM64_DIR) (a copy of the sources)'
 	@echo '  module-arm64       W=1 -Werror arm64 module builds, release and debug, ARM64_KVER=6.1|6.12'
 	@echo '  check-arm64        the arm64 tier: qemu-system-aarch64 -M virt (emulated PMUv3) on ARM64_KVER,'
@@ -456,6 +464,7 @@ help:
 	@echo 'Variables (current value):'
 	@echo '  KVER=$(KVER)  ($(KVER_FROM))'
 	@echo '  CHECK_KERNELS=$(CHECK_KERNELS)  (the kernel matrix of make check)'
+	@echo '  CHECK_CLOUD=$(CHECK_CLOUD)  (the cloud kernels of make check, core subset; empty: none)'
 	@echo '  CHECK_ARM64=$(CHECK_ARM64)  (the arm64 kernels of make check; empty: none)'
 	@echo '  CHECK_SID=$(CHECK_SID)  (1: make check boots the newest sid kernel; empty: not)'
 	@echo '  KDIR=$(KDIR)'

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/check-kernel.sh KERNEL - the whole VM suite on one kernel of the
-# matrix (`make check` runs it for each of CHECK_KERNELS; `make check-vm
-# KVER=...` for one; `make check-debug` for the debug kernel).
+# scripts/check-kernel.sh KERNEL [CASE...] - the whole VM suite (or the
+# CASEs, paths under tests/vm/cases) on one kernel of the matrix (`make
+# check` runs it for each of CHECK_KERNELS, and on a core subset for each
+# of CHECK_CLOUD; `make check-vm KVER=...` for one; `make check-debug` for
+# the debug kernel).
 #
 # KERNEL is a release installed under /lib/modules or an alias that
-# scripts/kernels resolves (6.1, 6.12, 6.12-rt, debug).
+# scripts/kernels resolves (6.1, 6.12, 6.12-rt, 6.1-cloud, 6.12-cloud,
+# debug).  A kernel without 9p (the cloud flavour) is booted over virtio-fs
+# (tests/vm/run --fs).
 #
 #  1. Builds the module against that kernel with W=1 -Werror in a build
 #     directory outside the tree (the build in module/ is left alone):
@@ -27,7 +31,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd -P)
-name=${1:?usage: scripts/check-kernel.sh KERNEL (a release, or 6.1, 6.12, 6.12-rt, debug)}
+name=${1:?usage: scripts/check-kernel.sh KERNEL [CASE...] (KERNEL: a release, or 6.1, 6.12, 6.12-rt, 6.1-cloud, 6.12-cloud, debug)}
+shift
 
 fail() {
 	echo "check-kernel $name: $*" >&2
@@ -78,4 +83,4 @@ case $kver in *debug*) deftimeout=3300 ;; *) deftimeout=2700 ;; esac
 exec "$top/tests/vm/check" --kernel "/boot/vmlinuz-$kver" --bind "$build" \
 	--module "$build/module/pmuctx.ko" \
 	--module-debug "$build/debug/module/pmuctx.ko" \
-	--timeout "${PMUCTX_VM_TIMEOUT:-$deftimeout}"
+	--timeout "${PMUCTX_VM_TIMEOUT:-$deftimeout}" "$@"

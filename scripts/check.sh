@@ -27,6 +27,11 @@
 #                       scripts/check-kernel.sh KERNEL - the module built
 #                       against it (W=1 -Werror), DKMS-installed for it, the
 #                       whole VM suite booted on it  (a test suite each)
+#   vm:KERNEL           for each KERNEL of CHECK_CLOUD (default "6.12-cloud";
+#                       "6.1-cloud" works too): Debian's cloud flavour, no 9p, booted over
+#                       virtio-fs): scripts/check-kernel.sh KERNEL on the core
+#                       subset (10-load, 40-abi, 50-dkms, 60-store,
+#                       74-lifetimes)
 #   vm:sid              scripts/check-sid.sh: the newest kernel Debian ships
 #                       (sid), the module built in a sid chroot with its
 #                       compiler (W=1 -Werror), booted on a core subset
@@ -52,7 +57,8 @@
 #
 # Exit status: 0 when every step passed, 1 otherwise.
 #
-# Environment: MAKE, KVER, KDIR, CHECK_KERNELS (from the Makefile); CHECK_LOGDIR (keep the
+# Environment: MAKE, KVER, KDIR, CHECK_KERNELS, CHECK_CLOUD, CHECK_SID,
+# CHECK_ARM64 (from the Makefile); CHECK_LOGDIR (keep the
 # per-step logs there; default: a new directory under ${TMPDIR:-/tmp});
 # CHECK_SUMMARY_FILE (also write the last line there; .ci/run uses it);
 # CHECK_FAIL_FAST.
@@ -91,6 +97,16 @@ declare -A needs=(
 for k in ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; do
 	steps+=("vm:$k")
 	cmd[vm:$k]="scripts/check-kernel.sh $k"
+	is_suite[vm:$k]=1
+	needs[vm:$k]="all"
+done
+# Debian's cloud kernels (CHECK_CLOUD, default "6.12-cloud";
+# empty: none): the module built and DKMS-installed as for the matrix,
+# booted over virtio-fs on the core subset that vm:sid runs, with 50-dkms.
+core_cases="tests/vm/cases/10-load.sh tests/vm/cases/40-abi.sh tests/vm/cases/50-dkms.sh tests/vm/cases/60-store.sh tests/vm/cases/74-lifetimes.sh"
+for k in ${CHECK_CLOUD-6.12-cloud}; do
+	steps+=("vm:$k")
+	cmd[vm:$k]="scripts/check-kernel.sh $k $core_cases"
 	is_suite[vm:$k]=1
 	needs[vm:$k]="all"
 done
