@@ -49,6 +49,7 @@ default_cases=(
 	tests/vm/cases/68-ring-nested.sh
 	tests/vm/cases/90-pmu-arm64.sh
 	tests/vm/cases/91-modifiers.sh
+	tests/vm/cases/92-pmu-sched.sh
 )
 
 # --ci: the subset make check runs on each arm64 kernel (docs/TESTING.md,
@@ -60,6 +61,7 @@ ci_cases=(
 	tests/vm/cases/40-abi.sh
 	tests/vm/cases/90-pmu-arm64.sh
 	tests/vm/cases/91-modifiers.sh
+	tests/vm/cases/92-pmu-sched.sh
 )
 
 fail() {
