@@ -46,7 +46,7 @@ missing_from() {
 	local lines=$1 w
 	shift
 	for w; do
-		printf '%s\n' "$lines" | grep -qx "$w" || printf ' %s' "$w"
+		grep -qx -- "$w" <<<"$lines" || printf " %s" "$w"
 	done
 }
 
