@@ -12,12 +12,13 @@
  *	(sched_setaffinity), running ITERS iterations on each
  *   hwself solo ITERS
  *	one process, not pinned, runs ITERS iterations
- *   hwself hot ITERS REPS MARKER
- *	one process runs REPS times ITERS iterations, each time asking for
- *	CPU 1 first (while CPU 1 is offline the request fails and the
- *	process stays where it is); prints "after N": how many of them ran
- *	on CPU 1 once the file MARKER existed (the hotplug case creates it
- *	when CPU 1 is back online)
+ *   hwself hot ITERS REPS DIR
+ *	one process runs REPS times ITERS iterations, each time on CPU 1
+ *	while the file DIR/cpu1 exists, else on CPU 0 (the hotplug case
+ *	removes it before it takes CPU 1 offline, and creates it again once
+ *	CPU 1 is back and pmuctx had the time to revive its counters
+ *	there); prints "after N": how many loops ran on CPU 1 once DIR/back
+ *	existed (created with the second DIR/cpu1)
  *
  * Each worker opens perf_event_open(PERF_COUNT_HW_INSTRUCTIONS,
  * exclude_kernel) on itself first, and prints
@@ -182,18 +183,22 @@ static int migrate(unsigned long iters, unsigned long hops)
 	return reap();
 }
 
-static int hot(unsigned long iters, unsigned long reps, const char *marker)
+static int hot(unsigned long iters, unsigned long reps, const char *dir)
 {
 	int fd = self_counter();
 	unsigned long r, after = 0;
+	char cpu1[4096], back[4096];
 	cpu_set_t set;
 
+	snprintf(cpu1, sizeof(cpu1), "%s/cpu1", dir);
+	snprintf(back, sizeof(back), "%s/back", dir);
 	for (r = 0; r < reps; r++) {
 		CPU_ZERO(&set);
-		CPU_SET(1, &set);
+		CPU_SET(access(cpu1, F_OK) ? 0 : 1, &set);
+		/* fails for CPU 1 if it went offline just now: stays put */
 		(void)sched_setaffinity(0, sizeof(set), &set);
 		work(iters);
-		if (!access(marker, F_OK) && sched_getcpu() == 1)
+		if (!access(back, F_OK) && sched_getcpu() == 1)
 			after++;
 	}
 	printf("after %lu\n", after);
@@ -225,6 +230,6 @@ int main(int argc, char **argv)
 		return hot(strtoul(argv[2], NULL, 0),
 			   strtoul(argv[3], NULL, 0), argv[4]);
 	fprintf(stderr,
-		"usage: hwself pingpong A_ITERS B_ITERS ROUNDS | migrate ITERS HOPS | solo ITERS | hot ITERS REPS MARKER\n");
+		"usage: hwself pingpong A_ITERS B_ITERS ROUNDS | migrate ITERS HOPS | solo ITERS | hot ITERS REPS DIR\n");
 	return 2;
 }
