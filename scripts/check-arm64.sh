@@ -50,6 +50,7 @@ default_cases=(
 	tests/vm/cases/90-pmu-arm64.sh
 	tests/vm/cases/91-modifiers.sh
 	tests/vm/cases/92-pmu-sched.sh
+	tests/vm/cases/93-pmu-share.sh
 )
 
 # --ci: the subset make check runs on each arm64 kernel (docs/TESTING.md,
@@ -62,6 +63,7 @@ ci_cases=(
 	tests/vm/cases/90-pmu-arm64.sh
 	tests/vm/cases/91-modifiers.sh
 	tests/vm/cases/92-pmu-sched.sh
+	tests/vm/cases/93-pmu-share.sh
 )
 
 fail() {
