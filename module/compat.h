@@ -12,12 +12,17 @@
  *  PMUCTX_PAGE_HAS_FOLIO_INDEX	page->index is page->__folio_index (6.16+)
  *  PMUCTX_HAVE_TASK_EXEC_STATE	dumpability and the exec's user namespace
  *				are task->exec_state's, not the mm's (7.2)
+ *  PMUCTX_PERF_TIME_CTX		a perf context's time is a struct
+ *				perf_time_ctx (time, stamp, offset), beside
+ *				the guest's (7.x; before: time, timestamp,
+ *				timeoffset)
  */
 #ifndef _PMUCTX_COMPAT_H
 #define _PMUCTX_COMPAT_H
 
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/perf_event.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
@@ -150,5 +155,30 @@ static inline struct user_namespace *pmuctx_exec_user_ns(struct task_struct *t,
 	return mm->user_ns;
 }
 #endif
+
+/*
+ * A perf context's time now, as perf_event_time_now() in
+ * kernel/events/core.c computes it (static there): ctx->time while the
+ * context's time is stopped, else @now (local_clock(), perf_clock()) plus
+ * the offset that perf writes whenever it updates the context's time (a
+ * single value, read without its lock, as perf reads it in NMIs).  For
+ * the CPU counters of counters.c: no cgroup events, no exclude_guest.
+ * PMUCTX_PERF_EVENT_TIME is core.c's EVENT_TIME (0x4 from 4.17 to 7.2).
+ */
+#define PMUCTX_PERF_EVENT_TIME	0x4
+
+static __always_inline u64 pmuctx_perf_ctx_time(struct perf_event_context *ctx,
+						u64 now)
+{
+#ifdef PMUCTX_PERF_TIME_CTX
+	if (!(smp_load_acquire(&ctx->is_active) & PMUCTX_PERF_EVENT_TIME))
+		return READ_ONCE(ctx->time.time);
+	return now + READ_ONCE(ctx->time.offset);
+#else
+	if (!(smp_load_acquire(&ctx->is_active) & PMUCTX_PERF_EVENT_TIME))
+		return READ_ONCE(ctx->time);
+	return now + READ_ONCE(ctx->timeoffset);
+#endif
+}
 
 #endif /* _PMUCTX_COMPAT_H */

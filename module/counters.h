@@ -6,8 +6,11 @@
 #define _PMUCTX_COUNTERS_H
 
 #include <linux/perf_event.h>
+#include <linux/sched/clock.h>
 #include <linux/types.h>
 #include <uapi/linux/pmuctx.h>
+
+#include "compat.h"
 
 struct pmuctx_session;
 
@@ -52,6 +55,29 @@ static inline u64 pmuctx_counter_read(struct perf_event *ev, bool *active)
 	if (active)
 		*active = on;
 	return local64_read(&ev->count);
+}
+
+/*
+ * perf's enabled and running times of CPU counter @ev at @now
+ * (local_clock()), as perf_event_read_local() (not exported) computes
+ * them: the totals perf wrote at the counter's last state change, plus the
+ * context time since, to enabled while the counter is scheduled (active
+ * or waiting for a PMU slot), to running while it is on the PMU.  IRQs
+ * off, on @ev's CPU, as pmuctx_counter_read().
+ */
+static __always_inline void pmuctx_counter_times(struct perf_event *ev,
+						 u64 now, u64 *enabled,
+						 u64 *running)
+{
+	int state = READ_ONCE(ev->state);
+	u64 d = pmuctx_perf_ctx_time(ev->ctx, now) - READ_ONCE(ev->tstamp);
+
+	*enabled = READ_ONCE(ev->total_time_enabled);
+	*running = READ_ONCE(ev->total_time_running);
+	if (state >= PERF_EVENT_STATE_INACTIVE)
+		*enabled += d;
+	if (state >= PERF_EVENT_STATE_ACTIVE)
+		*running += d;
 }
 
 int pmuctx_sample_counters_create(struct pmuctx_session *s,

@@ -195,12 +195,20 @@ static void pmuctx_entry_start(struct pmuctx_entry *e, int cpu, u64 gen)
 				  s->migr_mask, 1);
 	snap = pmuctx_snap(e);
 	if (gen && sc->shr_gen == gen) {
+		/* and ena0/run0 are that switch-out's (pmuctx_slice_count) */
 		for (k = 0; k < s->nr_snap; k++)
 			snap[k] = sc->shr[k];
-	} else {
-		for (k = 0; k < s->nr_snap; k++)
-			snap[k] = pmuctx_counter_read(sc->ev[s->snap_ev[k]],
-						      NULL);
+	} else if (s->nr_snap) {
+		u64 now = local_clock();
+
+		for (k = 0; k < s->nr_snap; k++) {
+			struct perf_event *ev = sc->ev[s->snap_ev[k]];
+
+			snap[k] = pmuctx_counter_read(ev, NULL);
+			if (ev)
+				pmuctx_counter_times(ev, now, &sc->ena0[k],
+						     &sc->run0[k]);
+		}
 	}
 	pmuctx_selftest_switch_in(e, cpu);
 	e->in_ns = pmuctx_task_runtime(e->task);
@@ -223,29 +231,49 @@ static void pmuctx_slice_begin(struct pmuctx_entry *e)
 
 /*
  * The count of counter-backed event @i (snapshot slot @k) in the slice
- * that ends now on this CPU.  Its counter's value stays in sc->shr for
- * the next switch-in when @gen (pmuctx_entry_stop()).
+ * that ends now (@now, local_clock()) on this CPU.  Its counter's value
+ * and times stay in sc->shr, ena0 and run0 for the next switch-in when
+ * @gen (pmuctx_entry_stop()).
+ *
+ * What the counter missed of the slice is lost, and READ says so
+ * (time_running): the part of the slice perf did not have it on the PMU,
+ * from perf's own enabled and running times since the slice began.  A
+ * pinned CPU counter only leaves the PMU for good (error, CPU offline);
+ * a flexible one (a session without CAP_PERFMON on a full PMU) is
+ * rotated off and on every few ms, so its state at the slice's end says
+ * nothing of the slice: counting it as all there (before 93-pmu-share)
+ * showed a value 11 % short as counted all the time.  A counter in
+ * error or off has no enabled time either: its state stands for the
+ * slice.
  */
 static __always_inline u64 pmuctx_slice_count(struct pmuctx_sess_cpu *sc,
 					      const u64 *snap, unsigned int i,
 					      unsigned int k, u64 slice,
-					      u64 gen)
+					      u64 gen, u64 now)
 {
+	struct perf_event *ev = sc->ev[i];
+	u64 v, ena = 0, run = 0, de = 0, dr = 0, lost;
 	bool active;
-	u64 v = pmuctx_counter_read(sc->ev[i], &active);
 
-	if (gen)
+	v = pmuctx_counter_read(ev, &active);
+	if (ev) {
+		pmuctx_counter_times(ev, now, &ena, &run);
+		de = ena - sc->ena0[k];
+		dr = run - sc->run0[k];
+	}
+	if (gen) {
 		sc->shr[k] = v;
-	/*
-	 * Not counting now: this slice's count is lost, and READ says so
-	 * (time_running).  A pinned CPU counter only leaves ACTIVE for good
-	 * (error, CPU offline), so its state at the end stands for the
-	 * slice.  A flexible one (a session without CAP_PERFMON, sharing a
-	 * full PMU) may have been out for part of the slice: short by that
-	 * much, as perf's multiplexed counts before scaling.
-	 */
-	if (unlikely(!active))
-		WRITE_ONCE(sc->lost_ns[i], sc->lost_ns[i] + slice);
+		sc->ena0[k] = ena;
+		sc->run0[k] = run;
+	}
+	if (likely(de && dr >= de))
+		lost = 0;
+	else if (de)
+		lost = min(slice, de - dr);
+	else
+		lost = active ? 0 : slice;
+	if (unlikely(lost))
+		WRITE_ONCE(sc->lost_ns[i], sc->lost_ns[i] + lost);
 	return v - snap[k];
 }
 
@@ -270,7 +298,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 {
 	struct pmuctx_session *s = e->sess;
 	struct pmuctx_sess_cpu *sc;
-	u64 *snap, *tot, *acc, slice, d;
+	u64 *snap, *tot, *acc, slice, d, now = 0;
 	unsigned int i, k;
 	u32 rgen;
 	bool cs;
@@ -290,13 +318,16 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 	slice = slice > e->in_ns ? slice - e->in_ns : 0;
 	WRITE_ONCE(sc->slice_ns, sc->slice_ns + slice);
 	cs = how != PMUCTX_STOP_FOLD;
+	if (s->nr_snap)
+		now = local_clock();
 	if (!acc && !delta) {
 		/* no SWITCH record or trigger: only the totals */
 		pmuctx_add_events(tot, s->clock_mask, slice);
 		pmuctx_add_events(tot, s->cs_mask, cs);
 		for (k = 0; k < s->nr_snap; k++) {
 			i = s->snap_ev[k];
-			d = pmuctx_slice_count(sc, snap, i, k, slice, gen);
+			d = pmuctx_slice_count(sc, snap, i, k, slice, gen,
+					       now);
 			pmuctx_total_add(tot, i, d);
 		}
 		goto out;
@@ -310,7 +341,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 			d = 0;
 		else
 			d = pmuctx_slice_count(sc, snap, i, s->snap_slot[i],
-					       slice, gen);
+					       slice, gen, now);
 		pmuctx_total_add(tot, i, d);
 		/*
 		 * A fold keeps the slice going: its part waits in acc for

@@ -139,9 +139,18 @@ struct pmuctx_sess_cpu {
 	u64			shr_gen;
 	u64			shr[PMUCTX_MAX_EVENTS];
 	/*
+	 * perf's enabled and running times of each counter, by snapshot
+	 * slot, when the slice open on this CPU began (one task of the
+	 * session is in on a CPU at a time; pmuctx_counter_times()): what
+	 * a flexible counter missed while perf rotated it off a full PMU.
+	 * Written with the snapshots, IRQs off, this CPU only.
+	 */
+	u64			ena0[PMUCTX_MAX_EVENTS];
+	u64			run0[PMUCTX_MAX_EVENTS];
+	/*
 	 * READ's running time (pmuctx_entry_stop()), written by this CPU
 	 * with IRQs off: ns of the slices that ended here, and per event the
-	 * part of them whose counter was not active at the slice's end.
+	 * part of them its counter was not on the PMU.
 	 */
 	u64			slice_ns;
 	u64			lost_ns[PMUCTX_MAX_EVENTS];
