@@ -170,12 +170,19 @@ static inline struct user_namespace *pmuctx_exec_user_ns(struct task_struct *t,
 static __always_inline u64 pmuctx_perf_ctx_time(struct perf_event_context *ctx,
 						u64 now)
 {
+	/*
+	 * Acquire: pairs with the release perf's ctx_sched_in() does
+	 * before it sets EVENT_TIME, after it wrote the offset (its
+	 * __load_acquire() in perf_event_time_now()).
+	 */
+	int active = smp_load_acquire(&ctx->is_active);
+
 #ifdef PMUCTX_PERF_TIME_CTX
-	if (!(smp_load_acquire(&ctx->is_active) & PMUCTX_PERF_EVENT_TIME))
+	if (!(active & PMUCTX_PERF_EVENT_TIME))
 		return READ_ONCE(ctx->time.time);
 	return now + READ_ONCE(ctx->time.offset);
 #else
-	if (!(smp_load_acquire(&ctx->is_active) & PMUCTX_PERF_EVENT_TIME))
+	if (!(active & PMUCTX_PERF_EVENT_TIME))
 		return READ_ONCE(ctx->time);
 	return now + READ_ONCE(ctx->timeoffset);
 #endif
