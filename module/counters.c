@@ -139,11 +139,13 @@ pmuctx_counter_create(struct pmuctx_session *s, u32 id,
 
 	pmuctx_counter_attr(s, id, d, &attr);
 	/*
-	 * A session of a user without CAP_PERFMON shares the PMU with
-	 * everybody's perf (flexible: scheduled in turn, its counts short
-	 * by the time it was out, which READ reports as time_running);
-	 * pinned counters would take the PMU's counters from every other
-	 * user (issue 29 item 4).
+	 * A session of a user without CAP_PERFMON gets flexible counters:
+	 * its own take turns (short by the time each was out, which READ
+	 * reports as time_running) and pinned events, perf's or root's,
+	 * go first (issue 29 item 4).  But perf schedules a CPU's flexible
+	 * events before a task's, so enough of them still leave other
+	 * users' task counters without a slot: an open defect, the "PMU
+	 * counters" row of docs/SECURITY.md (93-pmu-share).
 	 */
 	attr.pinned = s->owner_perfmon;
 	if (fn) {
