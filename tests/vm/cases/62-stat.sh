@@ -281,8 +281,11 @@ t = [l["interval"] for l in iv]
 s = sum(l["events"][0]["value"] for l in iv)
 print("%d intervals, %s..%s s, %.1f ms" % (len(iv), t[0], t[-1], s / 1e6))
 assert len(iv) >= 3, len(iv)
-# the time each was read: a loaded host reads late, never early
-assert t[0] >= 0.1 and all(b - a >= 0.05 for a, b in zip(t[:-1], t[1:-1])), t
+# the time each was read: at its slot k x 100 ms of an absolute schedule
+# (as perf stat -I), a loaded host reads late, never early; a late one
+# does not delay the next (the CI emulation of cefcb01: 0.5528 then
+# 0.6007); the last is the command's exit
+assert all(x >= 0.1 * (k + 1) - 0.001 for k, x in enumerate(t[:-1])), t
 assert 600e6 <= s <= 2000e6, s
 PY
 last_ok || diag_out "$CHECK_OUT"
