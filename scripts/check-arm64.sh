@@ -51,6 +51,7 @@ default_cases=(
 	tests/vm/cases/91-modifiers.sh
 	tests/vm/cases/92-pmu-sched.sh
 	tests/vm/cases/93-pmu-share.sh
+	tests/vm/cases/94-pmu-sample.sh
 )
 
 # --ci: the subset make check runs on each arm64 kernel (docs/TESTING.md,
@@ -64,6 +65,7 @@ ci_cases=(
 	tests/vm/cases/91-modifiers.sh
 	tests/vm/cases/92-pmu-sched.sh
 	tests/vm/cases/93-pmu-share.sh
+	tests/vm/cases/94-pmu-sample.sh
 )
 
 fail() {
