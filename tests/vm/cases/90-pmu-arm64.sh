@@ -49,11 +49,7 @@ MINSAMP=50
 need_exec "$CLI" || exit 1
 need_exec "$HWC" || exit 1
 need_exec "$SPIN" || exit 1
-mod_load 2>/dev/null || true
-if ! "$CLI" info | grep -q 'features:.* hw-pmu'; then
-	echo "1..0 # SKIP no hardware PMU in this guest (pmuctx info has no hw-pmu; the arm64 tier has one)"
-	exit 0
-fi
+need_hw_pmu
 # uid 65534 writes here too: not under the case's private directory
 W=$(mktemp -d /tmp/pmu-arm64.XXXXXX)
 chmod 0777 "$W"

@@ -42,15 +42,8 @@ HWS=tests/progs/hwself
 HANDFUL=${PMUCTX_PMU_HANDFUL:-50000}
 need_exec "$CLI" || exit 1
 need_exec "$HWS" || exit 1
-mod_load 2>/dev/null || true
-if ! "$CLI" info | grep -q 'features:.* hw-pmu'; then
-	echo "1..0 # SKIP no hardware PMU in this guest (pmuctx info has no hw-pmu; the arm64 tier has one)"
-	exit 0
-fi
-if [ -z "${PMUCTX_VM_ICOUNT:-}" ]; then
-	echo "1..0 # SKIP QEMU's PMUv3 counts instructions only under -icount (PMUCTX_VM_ICOUNT=0 make check-arm64)"
-	exit 0
-fi
+need_hw_pmu
+need_icount
 W=$(mktemp -d /tmp/pmu-sched.XXXXXX)
 trap 'echo 1 >/sys/devices/system/cpu/cpu1/online 2>/dev/null || true; rm -rf "$W"' EXIT
 diag "$(uname -m) $(uname -r), icount: $PMUCTX_VM_ICOUNT"

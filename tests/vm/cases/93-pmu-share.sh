@@ -41,15 +41,8 @@ SPIN=tests/progs/spin
 need_exec "$CLI" || exit 1
 need_exec "$HWC" || exit 1
 need_exec "$SPIN" || exit 1
-mod_load 2>/dev/null || true
-if ! "$CLI" info | grep -q 'features:.* hw-pmu'; then
-	echo "1..0 # SKIP no hardware PMU in this guest (pmuctx info has no hw-pmu; the arm64 tier has one)"
-	exit 0
-fi
-if [ -z "${PMUCTX_VM_ICOUNT:-}" ]; then
-	echo "1..0 # SKIP QEMU's PMUv3 counts instructions only under -icount (PMUCTX_VM_ICOUNT=0 make check-arm64)"
-	exit 0
-fi
+need_hw_pmu
+need_icount
 PMU=
 for d in /sys/bus/event_source/devices/armv8_pmuv3*; do
 	[ -r "$d/type" ] && PMU=${d##*/}

@@ -16,15 +16,20 @@
 #    part is walked once per kernel entry from a task_work and stitched
 #    (module/arch_arm64.c's frame-pointer walk, deferred callchains);
 #  - the sample periods add up to the instructions the session counted
-#    for chain in the same recording (perf's frequency mode: within 10 %;
-#    the last period of each CPU is never sampled), and the rate is near
+#    for chain in the same recording, at most 2 % over and 20 % under:
+#    the last period of each CPU is never sampled, and an overflow inside
+#    pmuctx's own task_work (the deferred walk of the user stack, slow
+#    under TCG) is no sample of chain by design, while its instructions
+#    are chain's (91.2 % on 6.1, 95.5 % on 6.12; 47 % when perf
+#    throttled the counter, below); and the rate is near
 #    the asked -F: between 1/4 and 2 times 100 samples per second of
 #    chain's task-clock.
-# 100 Hz, not perf's 1000: an overflow interrupt takes ~0.3 ms under TCG,
-# so perf lowers perf_event_max_sample_rate to 500 and throttles a 1 kHz
-# counter (stopped until the next tick): at -F 1000 the periods added up
-# to 47 % of the count.  perf writes THROTTLE records for that; pmuctx's
-# recording does not say it yet (docs/TESTING.md).
+# 100 Hz, not perf's 1000, and perf's throttling off (below): an
+# overflow interrupt takes ~0.3 ms under TCG, so perf lowers
+# perf_event_max_sample_rate and throttles the counter (stopped until the
+# next tick): at -F 1000 the periods added up to 47 % of the count.  perf
+# writes THROTTLE records for that; pmuctx's recording does not say it yet
+# (docs/TESTING.md).
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -32,17 +37,22 @@ set -eu
 CHAIN=tests/sample/chain
 need_exec "$CLI" || exit 1
 need_exec "$CHAIN" || exit 1
-mod_load 2>/dev/null || true
-if ! "$CLI" info | grep -q 'features:.* hw-pmu'; then
-	echo "1..0 # SKIP no hardware PMU in this guest (pmuctx info has no hw-pmu; the arm64 tier has one)"
-	exit 0
-fi
-if [ -z "${PMUCTX_VM_ICOUNT:-}" ]; then
-	echo "1..0 # SKIP QEMU's PMUv3 counts instructions only under -icount (PMUCTX_VM_ICOUNT=0 make check-arm64)"
-	exit 0
-fi
+need_hw_pmu
+need_icount
 W=$(mktemp -d /tmp/pmu-sample.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+# perf's throttling off for the case: an earlier case's 1 kHz sampling in
+# the same boot has made perf lower perf_event_max_sample_rate to 250
+# (interrupts of 0.46 ms under TCG), one sample per 4 ms tick, and the
+# frequency mode's first short periods then throttle the counter (85 %
+# of the count once).  Restored after.
+rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+pct=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)
+# (the rate cannot be written while the percentage is 0 or 100)
+trap 'echo "$pct" >/proc/sys/kernel/perf_cpu_time_max_percent || true
+	echo "$rate" >/proc/sys/kernel/perf_event_max_sample_rate || true
+	rm -rf "$W"' EXIT
+echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 
 # chain prints its addresses, then waits for a byte on stdin
 check "$CLI" record -q -g -F 100 --sample-event instructions \
@@ -92,10 +102,10 @@ vals=$(tr ',{}' '\n' <"$W/s.json" | awk -v p="$pid" '
 tc=${vals% *} ins=${vals#* }
 periods=$(awk -v p="$pid" '{ split($2, a, "/") } a[1] == p { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^instructions:/) s += $i } END { printf "%.0f", s }' "$W/s.samples")
 diag "chain: task-clock $tc ns, instructions $ins counted, sample periods add up to $periods"
-if [ "$ins" -gt 0 ] && awk -v s="$periods" -v c="$ins" 'BEGIN { exit !(s <= c * 1.02 && s >= c * 0.9) }'; then
-	ok "the sample periods add up to the counted instructions within 10% ($periods of $ins)"
+if [ "$ins" -gt 0 ] && awk -v s="$periods" -v c="$ins" 'BEGIN { exit !(s <= c * 1.02 && s >= c * 0.8) }'; then
+	ok "the sample periods add up to the counted instructions, 2% over to 20% under ($periods of $ins)"
 else
-	not_ok "the sample periods add up to the counted instructions within 10% ($periods of ${ins:-?})"
+	not_ok "the sample periods add up to the counted instructions, 2% over to 20% under ($periods of ${ins:-?})"
 	"$CLI" report -i "$W/s.pmu" --format text >"$W/s.report" 2>&1 || true
 	diag_out "$(head -n 30 "$W/s.report")"
 	diag_out "$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^instructions:/) print $i }' "$W/s.samples" | sort -n | uniq -c | sort -rn | head -n 12)"
