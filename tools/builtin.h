@@ -39,6 +39,7 @@ struct cmd {
 
 extern const struct cmd cmd_info;
 extern const struct cmd cmd_stat;
+extern const struct cmd cmd_list;
 
 /* util.c */
 void print_cmd_help(const struct cmd *c, FILE *f);

@@ -250,14 +250,6 @@ HELP_EXTRA_MARK
 
 static void stat_help_extra(FILE *f)
 {
-	static const char *const aliases[PMUCTX_EV_MAX + 1] = {
-		[PMUCTX_EV_TASK_CLOCK] = "task_clock",
-		[PMUCTX_EV_CONTEXT_SWITCHES] = "cs",
-		[PMUCTX_EV_CPU_MIGRATIONS] = "migrations",
-		[PMUCTX_EV_PAGE_FAULTS] = "faults",
-		[PMUCTX_EV_CYCLES] = "cpu-cycles",
-		[PMUCTX_EV_BRANCHES] = "branch-instructions",
-	};
 	int id;
 
 	fprintf(f, "EVENTS\n"
@@ -270,7 +262,7 @@ static void stat_help_extra(FILE *f)
 		if (!n)
 			continue;
 		fprintf(f, "    %-18s %-22s %s%s\n", n,
-			aliases[id] ? aliases[id] : "",
+			event_alias(id) ? event_alias(id) : "",
 			pmuctx_event_is_hw(id) == 1 ?
 			"hardware (needs a hardware PMU)" : "software",
 			u && *u ? ", in ns" : "");

@@ -312,6 +312,20 @@ void stat_print_human(FILE *f, const struct stat_report *r)
 		fputc('\n', f);
 }
 
+const char *event_alias(int id)
+{
+	static const char *const aliases[PMUCTX_EV_MAX + 1] = {
+		[PMUCTX_EV_TASK_CLOCK] = "task_clock",
+		[PMUCTX_EV_CONTEXT_SWITCHES] = "cs",
+		[PMUCTX_EV_CPU_MIGRATIONS] = "migrations",
+		[PMUCTX_EV_PAGE_FAULTS] = "faults",
+		[PMUCTX_EV_CYCLES] = "cpu-cycles",
+		[PMUCTX_EV_BRANCHES] = "branch-instructions",
+	};
+
+	return id > 0 && id <= PMUCTX_EV_MAX ? aliases[id] : NULL;
+}
+
 void stat_print_csv(FILE *f, const struct stat_report *r, const char *sep)
 {
 	const struct pmuctx_counts *c = r->counts;

@@ -65,5 +65,7 @@ char *fmt_msec(char *buf, size_t len, uint64_t ns);
 const char *event_label(unsigned int i, int id);
 /* event @i of the session, id @id, as the user wrote it */
 const char *stat_event_name(unsigned int i, int id, char *buf, size_t len);
+/* the short name an event also answers to (cs, faults, ...), or NULL */
+const char *event_alias(int id);
 
 #endif

@@ -563,6 +563,69 @@ static void test_binary(void)
 	CHECK_EQ(ret, 1, "'stat CMD --help': --help belongs to CMD");
 }
 
+/* pmuctx list: the named events, sysfs PMU events, a pattern, the note */
+static void list_put(const char *root, const char *rel, const char *text)
+{
+	char path[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s",
+		 root, rel);
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_list_cmd(void)
+{
+	char root[128];
+
+	snprintf(root, sizeof(root), "%s/sysfs", dir);
+	mkdir(root, 0755);
+	list_put(root, "armv8_pmuv3_0/type", "10\n");
+	list_put(root, "armv8_pmuv3_0/format/event", "config:0-15\n");
+	list_put(root, "armv8_pmuv3_0/events/cpu_cycles", "event=0x0011\n");
+	list_put(root, "armv8_pmuv3_0/events/br_mis_pred", "event=0x0010\n");
+	list_put(root, "armv8_pmuv3_0/events/br_mis_pred.scale", "1\n");
+	list_put(root, "software/type", "1\n");
+	setenv("PMUCTX_SYSFS_ROOT", root, 1);
+
+	fake.features &= ~PMUCTX_FEAT_HW_PMU;
+	CHECK_EQ(run(&cmd_list, NULL), 0, "list -> 0");
+	CHECK_HAS(cap_out, "cycles OR cpu-cycles", "list names cycles and its alias");
+	CHECK_HAS(cap_out, "[Software event, in ns]", "task-clock's kind and unit");
+	CHECK_HAS(cap_out, "rNNNN", "the raw form");
+	CHECK_HAS(cap_out, "armv8_pmuv3_0/br_mis_pred/", "a sysfs PMU event");
+	CHECK_HAS(cap_out, "Kernel PMU event: event=0x0010", "... with its terms");
+	CHECK_LACKS(cap_out, "br_mis_pred.scale", "not the .scale file");
+	CHECK_HAS(cap_out, "no hardware PMU", "the note: no hardware PMU");
+
+	fake.features |= PMUCTX_FEAT_HW_PMU;
+	CHECK_EQ(run(&cmd_list, "cache*", NULL), 0, "list 'cache*' -> 0");
+	CHECK_HAS(cap_out, "cache-misses", "a pattern keeps the matches");
+	CHECK_LACKS(cap_out, "instructions", "... and only them");
+	CHECK_HAS(cap_out, "has a hardware PMU", "the note: a hardware PMU");
+	fake.features &= ~PMUCTX_FEAT_HW_PMU;
+
+	CHECK_EQ(run(&cmd_list, "br_mis", NULL), 0, "list br_mis -> 0");
+	CHECK_HAS(cap_out, "armv8_pmuv3_0/br_mis_pred/", "a substring finds PMU events");
+	CHECK_LACKS(cap_out, "cpu_cycles", "... and only them");
+
+	CHECK_EQ(run(&cmd_list, "zzz", NULL), 0, "list zzz -> 0");
+	CHECK_HAS(cap_out, "no event matches 'zzz'", "nothing matches: said");
+
+	CHECK_EQ(run(&cmd_list, "a", "b", NULL), 2, "list a b -> usage error 2");
+	CHECK_HAS(cap_err, "one PATTERN at most", "... saying why");
+	unsetenv("PMUCTX_SYSFS_ROOT");
+}
+
 void test_cli(void)
 {
 	strcpy(dir, "/tmp/pmuctx-cli-XXXXXX");
@@ -581,6 +644,7 @@ void test_cli(void)
 	test_info_cmd();
 	test_info_old_library();
 	test_info_probes();
+	test_list_cmd();
 	fake_remove();
 	unsetenv("PMUCTX_DEVICE");
 	test_binary();
