@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "../../tools/builtin.h"
 #include "test.h"
@@ -65,4 +67,23 @@ int t_run_cmd(const struct cmd *cmd, const char *dir, char **out, char **err,
 	*out = t_slurp(so_path);
 	*err = t_slurp(se_path);
 	return ret;
+}
+
+void t_sysfs_put(const char *root, const char *rel, const char *text)
+{
+	char path[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s",
+		 root, rel);
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
 }

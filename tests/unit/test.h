@@ -68,6 +68,13 @@ char *t_slurp(const char *path);
 int t_run_cmd(const struct cmd *cmd, const char *dir, char **out, char **err,
 	      va_list ap);
 
+/*
+ * capture.c: write @text to @root/sys/bus/event_source/devices/@rel, the
+ * directories under @root made as needed (a fake sysfs for
+ * $PMUCTX_SYSFS_ROOT)
+ */
+void t_sysfs_put(const char *root, const char *rel, const char *text);
+
 /* minimal JSON validator: 0 if @s is exactly one valid JSON value */
 int json_validate(const char *s, const char **err_at);
 

@@ -564,37 +564,18 @@ static void test_binary(void)
 }
 
 /* pmuctx list: the named events, sysfs PMU events, a pattern, the note */
-static void list_put(const char *root, const char *rel, const char *text)
-{
-	char path[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s",
-		 root, rel);
-	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_list_cmd(void)
 {
 	char root[128];
 
 	snprintf(root, sizeof(root), "%s/sysfs", dir);
 	mkdir(root, 0755);
-	list_put(root, "armv8_pmuv3_0/type", "10\n");
-	list_put(root, "armv8_pmuv3_0/format/event", "config:0-15\n");
-	list_put(root, "armv8_pmuv3_0/events/cpu_cycles", "event=0x0011\n");
-	list_put(root, "armv8_pmuv3_0/events/br_mis_pred", "event=0x0010\n");
-	list_put(root, "armv8_pmuv3_0/events/br_mis_pred.scale", "1\n");
-	list_put(root, "software/type", "1\n");
+	t_sysfs_put(root, "armv8_pmuv3_0/type", "10\n");
+	t_sysfs_put(root, "armv8_pmuv3_0/format/event", "config:0-15\n");
+	t_sysfs_put(root, "armv8_pmuv3_0/events/cpu_cycles", "event=0x0011\n");
+	t_sysfs_put(root, "armv8_pmuv3_0/events/br_mis_pred", "event=0x0010\n");
+	t_sysfs_put(root, "armv8_pmuv3_0/events/br_mis_pred.scale", "1\n");
+	t_sysfs_put(root, "software/type", "1\n");
 	setenv("PMUCTX_SYSFS_ROOT", root, 1);
 
 	fake.features &= ~PMUCTX_FEAT_HW_PMU;

@@ -29,21 +29,7 @@ static const char *last_msg(int err)
 
 static void put(const char *rel, const char *text)
 {
-	char path[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s",
-		 root, rel);
-	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	f = fopen(path, "w");
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
+	t_sysfs_put(root, rel, text);
 }
 
 /* an x86-like cpu PMU (type 4 = PERF_TYPE_RAW), an arm64 one, others */
