@@ -40,6 +40,7 @@ struct cmd {
 extern const struct cmd cmd_info;
 extern const struct cmd cmd_stat;
 extern const struct cmd cmd_list;
+extern const struct cmd cmd_top;
 
 /* util.c */
 void print_cmd_help(const struct cmd *c, FILE *f);

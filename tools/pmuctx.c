@@ -16,6 +16,7 @@ static const struct cmd *const commands[] = {
 	&cmd_snapshot,
 	&cmd_report,
 	&cmd_annotate,
+	&cmd_top,
 	&cmd_list,
 };
 

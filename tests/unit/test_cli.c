@@ -607,6 +607,20 @@ static void test_list_cmd(void)
 	unsetenv("PMUCTX_SYSFS_ROOT");
 }
 
+/* pmuctx top's usage errors (its rounds need the module: 67-top) */
+static void test_top_usage(void)
+{
+	CHECK_EQ(run(&cmd_top, "-n", "0", NULL), 2, "top -n 0 -> 2");
+	CHECK_HAS(cap_err, "-n wants a number of rounds", "... saying why");
+	CHECK_EQ(run(&cmd_top, "-d", "0", NULL), 2, "top -d 0 -> 2");
+	CHECK_EQ(run(&cmd_top, "-E", "x", NULL), 2, "top -E x -> 2");
+	CHECK_EQ(run(&cmd_top, "-p", "-5", NULL), 2, "top -p -5 -> 2");
+	CHECK_EQ(run(&cmd_top, "make", NULL), 2, "top CMD -> 2");
+	CHECK_HAS(cap_err, "pmuctx record -- CMD", "... pointing at record");
+	CHECK_EQ(run(&cmd_top, "--help", NULL), 0, "top --help -> 0");
+	CHECK_HAS(cap_out, "perf top --stdio", "... its manual");
+}
+
 void test_cli(void)
 {
 	strcpy(dir, "/tmp/pmuctx-cli-XXXXXX");
@@ -626,6 +640,7 @@ void test_cli(void)
 	test_info_old_library();
 	test_info_probes();
 	test_list_cmd();
+	test_top_usage();
 	fake_remove();
 	unsetenv("PMUCTX_DEVICE");
 	test_binary();
