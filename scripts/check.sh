@@ -211,7 +211,7 @@ for step in "${steps[@]}"; do
 done
 
 echo
-echo "== pmuctx check summary (KVER=${KVER:-?}; kernels: ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; sid: ${CHECK_SID-1}; arm64: ${CHECK_ARM64-6.12 6.1}; logs in $logdir) =="
+echo "== pmuctx check summary (KVER=${KVER:-?}; kernels: ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; cloud: ${CHECK_CLOUD-6.12-cloud}; sid: ${CHECK_SID-1}; arm64: ${CHECK_ARM64-6.12 6.1}; logs in $logdir) =="
 status=0
 for step in "${steps[@]}"; do
 	[ "${result[$step]}" = ok ] || status=1
