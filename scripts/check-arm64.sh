@@ -109,7 +109,10 @@ echo "check-arm64 $name: release and debug modules build with W=1 -Werror"
 [ -x "$arm64_dir/tools/pmuctx" ] || fail "no aarch64 tools in $arm64_dir: make userland-arm64"
 if [ "$ci" = 1 ]; then
 	[ $# -gt 0 ] || set -- "${ci_cases[@]}"
-	: "${PMUCTX_VM_ICOUNT:=0}"
+	# exported: the guest's cases read it (tests/vm/run passes PMUCTX_*
+	# of the environment); unexported, QEMU ran under -icount while the
+	# cases took it for off and skipped or loosened their checks
+	export PMUCTX_VM_ICOUNT="${PMUCTX_VM_ICOUNT:-0}"
 fi
 [ $# -gt 0 ] || set -- "${default_cases[@]}"
 icount=()
