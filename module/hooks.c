@@ -198,14 +198,14 @@ static void pmuctx_entry_start(struct pmuctx_entry *e, int cpu, u64 gen)
 		/* and ena0/run0 are that switch-out's (pmuctx_slice_count) */
 		for (k = 0; k < s->nr_snap; k++)
 			snap[k] = sc->shr[k];
-	} else if (s->nr_snap) {
-		u64 now = local_clock();
+	} else {
+		u64 now = s->rot_mask ? local_clock() : 0;
 
 		for (k = 0; k < s->nr_snap; k++) {
 			struct perf_event *ev = sc->ev[s->snap_ev[k]];
 
 			snap[k] = pmuctx_counter_read(ev, NULL);
-			if (ev)
+			if (ev && (s->rot_mask & BIT(k)))
 				pmuctx_counter_times(ev, now, &sc->ena0[k],
 						     &sc->run0[k]);
 		}
@@ -244,19 +244,20 @@ static void pmuctx_slice_begin(struct pmuctx_entry *e)
  * nothing of the slice: counting it as all there (before 93-pmu-share)
  * showed a value 11 % short as counted all the time.  A counter in
  * error or off has no enabled time either: its state stands for the
- * slice.
+ * slice.  Only the counters perf may rotate (@rot: s->rot_mask) pay for
+ * the times; for the others @now is 0 and their state decides.
  */
 static __always_inline u64 pmuctx_slice_count(struct pmuctx_sess_cpu *sc,
 					      const u64 *snap, unsigned int i,
 					      unsigned int k, u64 slice,
-					      u64 gen, u64 now)
+					      u64 gen, u64 now, bool rot)
 {
 	struct perf_event *ev = sc->ev[i];
 	u64 v, ena = 0, run = 0, de = 0, dr = 0, lost;
 	bool active;
 
 	v = pmuctx_counter_read(ev, &active);
-	if (ev) {
+	if (rot && ev) {
 		pmuctx_counter_times(ev, now, &ena, &run);
 		de = ena - sc->ena0[k];
 		dr = run - sc->run0[k];
@@ -318,7 +319,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 	slice = slice > e->in_ns ? slice - e->in_ns : 0;
 	WRITE_ONCE(sc->slice_ns, sc->slice_ns + slice);
 	cs = how != PMUCTX_STOP_FOLD;
-	if (s->nr_snap)
+	if (s->rot_mask)
 		now = local_clock();
 	if (!acc && !delta) {
 		/* no SWITCH record or trigger: only the totals */
@@ -327,7 +328,7 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 		for (k = 0; k < s->nr_snap; k++) {
 			i = s->snap_ev[k];
 			d = pmuctx_slice_count(sc, snap, i, k, slice, gen,
-					       now);
+					       now, s->rot_mask & BIT(k));
 			pmuctx_total_add(tot, i, d);
 		}
 		goto out;
@@ -341,7 +342,8 @@ static bool pmuctx_entry_stop(struct pmuctx_entry *e, int cpu,
 			d = 0;
 		else
 			d = pmuctx_slice_count(sc, snap, i, s->snap_slot[i],
-					       slice, gen, now);
+					       slice, gen, now,
+					       s->rot_mask & BIT(s->snap_slot[i]));
 		pmuctx_total_add(tot, i, d);
 		/*
 		 * A fold keeps the slice going: its part waits in acc for

@@ -305,6 +305,7 @@ static void pmuctx_entry_size(struct pmuctx_session *s, bool sampling,
 	s->clock_mask = 0;
 	s->cs_mask = 0;
 	s->migr_mask = 0;
+	s->rot_mask = 0;
 	for (i = 0; i < s->nr_events; i++) {
 		u32 id = s->events[i];
 
@@ -316,6 +317,9 @@ static void pmuctx_entry_size(struct pmuctx_session *s, bool sampling,
 		} else if (id == PMUCTX_EV_CPU_MIGRATIONS) {
 			s->migr_mask |= BIT(i);
 		} else if (!s->switchless && !pmuctx_event_is_native(id)) {
+			if (!s->owner_perfmon && id != PMUCTX_EV_PAGE_FAULTS &&
+			    id != PMUCTX_EV_CPU_CLOCK)
+				s->rot_mask |= BIT(s->nr_snap);
 			s->snap_ev[s->nr_snap] = i;
 			s->snap_slot[i] = s->nr_snap++;
 		}

@@ -232,6 +232,14 @@ struct pmuctx_session {
 	u8			cs_mask;
 	u8			migr_mask;
 	/*
+	 * snapshot slots (bit k) whose counters perf may rotate off a full
+	 * PMU: hardware and raw events of a session without CAP_PERFMON
+	 * (flexible).  Only these take perf's times at each slice
+	 * (pmuctx_slice_count()); a pinned or software counter is on its
+	 * PMU for good or not at all, and its state stands for the slice.
+	 */
+	u8			rot_mask;
+	/*
 	 * perm.c's (with @user below), in a hole: counted in user->sessions,
 	 * and in ->counter_sessions (written by create and release only)
 	 */
