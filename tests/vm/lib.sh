@@ -133,14 +133,18 @@ text_has() {
 # as_user UID GID [GROUPS] CMD...: run CMD with that uid/gid and no
 # capabilities.  GROUPS is a comma list of numeric supplementary groups,
 # or "-" for none; without it there are none either.  HOME=/tmp.
-as_user() {
-	_uid=$1 _gid=$2; shift 2
+# as_user_exec: the same in place of the shell, for a background job
+# whose $! must be CMD itself: (as_user_exec 65534 65534 - CMD) &
+as_user() { _as_user "" "$@"; }
+as_user_exec() { _as_user exec "$@"; }
+_as_user() {
+	_x=$1 _uid=$2 _gid=$3; shift 3
 	case ${1:-} in
 	-) shift; set -- --clear-groups "$@" ;;
 	*[!0-9,]* | '') set -- --clear-groups "$@" ;;
 	*) _g=$1; shift; set -- "--groups=$_g" "$@" ;;
 	esac
-	HOME=/tmp setpriv --reuid="$_uid" --regid="$_gid" --inh-caps=-all "$@"
+	HOME=/tmp $_x setpriv --reuid="$_uid" --regid="$_gid" --inh-caps=-all "$@"
 }
 
 # user_exec PATH: print a path of PATH that uid 65534 can execute (PATH
