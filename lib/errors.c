@@ -153,6 +153,7 @@ static const char *pmuctx_errno_text(int err)
 	case EFAULT:	return "bad address";
 	case EBADF:	return "bad file descriptor";
 	case ENOTDIR:	return "not a directory (a cgroup v2 directory is needed)";
+	case EUSERS:	return "the PMU counters users without CAP_PERFMON may hold together are taken (max_unprivileged_pmu_counters)";
 	default:	return NULL;
 	}
 }
@@ -183,6 +184,7 @@ static const char *errno_hint(int err)
 	case EOPNOTSUPP: return "the kernel or the loaded module does not support it";
 	case ENOTTY:	return "not a pmuctx device, or a request the loaded module does not know";
 	case ENOTDIR:	return "a cgroup v2 directory is needed";
+	case EUSERS:	return "fewer hardware events, or a higher max_unprivileged_pmu_counters";
 	default:	return NULL;
 	}
 }

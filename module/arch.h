@@ -49,4 +49,12 @@ unsigned int pmuctx_arch_regs_nr(void);
 bool pmuctx_arch_user_regs(const struct pt_regs *regs, u64 *out,
 			   unsigned long *sp);
 
+/*
+ * The general-purpose (event) counters of this CPU's PMU, for the
+ * default of max_unprivileged_pmu_counters; a dedicated cycle or fixed
+ * counter is not one.  Process context, after a hardware PMU was found
+ * (pmuctx_detect_hw_pmu()).  0 when the architecture does not say.
+ */
+unsigned int pmuctx_arch_pmu_counters(void);
+
 #endif /* PMUCTX_ARCH_H */

@@ -14,6 +14,7 @@
 #include <linux/compat.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
+#include <asm/sysreg.h>
 
 #include <uapi/linux/pmuctx.h>
 
@@ -62,4 +63,14 @@ bool pmuctx_arch_user_regs(const struct pt_regs *regs, u64 *out,
 	out[PMUCTX_REGS_ARM64_PC] = regs->pc;
 	*sp = regs->sp;
 	return true;
+}
+
+/*
+ * PMCR_EL0.N (bits 15:11): the event counters this CPU's PMUv3 has, the
+ * cycle counter apart.  The PMU driver found one (pmuctx_detect_hw_pmu()),
+ * so the register is there.
+ */
+unsigned int pmuctx_arch_pmu_counters(void)
+{
+	return (read_sysreg(pmcr_el0) >> 11) & 0x1f;
 }

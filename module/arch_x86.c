@@ -7,6 +7,11 @@
  */
 #include <linux/build_bug.h>
 #include <linux/uaccess.h>
+#include <asm/cpufeature.h>
+#include <asm/processor.h>
+#ifdef PMUCTX_HAVE_ASM_CPUID_API
+#include <asm/cpuid/api.h>
+#endif
 #include <asm/perf_event.h>
 #include <asm/ptrace.h>
 
@@ -67,4 +72,32 @@ bool pmuctx_arch_user_regs(const struct pt_regs *regs, u64 *out,
 	out[16] = regs->ip;
 	*sp = regs->sp;
 	return true;
+}
+
+/*
+ * What perf's x86 drivers read at boot: Intel's architectural leaf 0xA
+ * (EAX[15:8]: general-purpose counters per logical CPU), AMD's 0x80000022
+ * (EBX[3:0], PerfMonV2) or its 6 core counters (PERFCTR_CORE) or 4.  Not
+ * perf_get_x86_pmu_capability(): since 7.x it is exported to KVM only
+ * (Module.symvers namespace module:kvm,...), and it WARNs on a hybrid
+ * CPU, whose smaller core type (Gracemont) has 6.
+ */
+unsigned int pmuctx_arch_pmu_counters(void)
+{
+	switch (boot_cpu_data.x86_vendor) {
+	case X86_VENDOR_INTEL:
+	case X86_VENDOR_ZHAOXIN:
+		if (boot_cpu_has(X86_FEATURE_HYBRID_CPU))
+			return 6;
+		if (boot_cpu_data.cpuid_level < 0xa)
+			return 0;
+		return (cpuid_eax(0xa) >> 8) & 0xff;
+	case X86_VENDOR_AMD:
+	case X86_VENDOR_HYGON:
+		if (boot_cpu_has(X86_FEATURE_PERFMON_V2))
+			return cpuid_ebx(0x80000022) & 0xf;
+		return boot_cpu_has(X86_FEATURE_PERFCTR_CORE) ? 6 : 4;
+	default:
+		return 0;
+	}
 }

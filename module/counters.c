@@ -19,6 +19,7 @@
 #include <linux/perf_event.h>
 #include <linux/smp.h>
 
+#include "arch.h"
 #include "counters.h"
 #include "evdesc.h"
 #include "params.h"
@@ -75,13 +76,58 @@ void pmuctx_detect_hw_pmu(void)
 	};
 	struct perf_event *ev;
 
+	unsigned int n = 0;
+
 	ev = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
 	pmuctx_hw_pmu = !IS_ERR(ev);
-	if (!IS_ERR(ev))
+	if (!IS_ERR(ev)) {
 		perf_event_release_kernel(ev);
-	else
+		n = pmuctx_arch_pmu_counters();
+	} else {
 		pr_info("no hardware PMU (cycles: %ld): software events only\n",
 			PTR_ERR(ev));
+	}
+	/*
+	 * Sessions without CAP_PERFMON have flexible counters on every CPU,
+	 * which perf schedules before the running task's own: all of them
+	 * together leave two of the PMU's counters to everyone else's
+	 * (half of them on a PMU of 4 or fewer; docs/SECURITY.md).
+	 */
+	pmuctx_unpriv_pmu_default = n > 4 ? n - 2 : n / 2;
+	if (pmuctx_max_unpriv_pmu_counters < 0)
+		pmuctx_max_unpriv_pmu_counters = pmuctx_unpriv_pmu_default;
+	if (pmuctx_hw_pmu)
+		pr_info("PMU: %u general-purpose counters, %d for sessions without CAP_PERFMON (max_unprivileged_pmu_counters)\n",
+			n, pmuctx_max_unpriv_pmu_counters);
+}
+
+/*
+ * Does event @id take a counter of the CPU's PMU (hardware and raw
+ * events), or is it perf's software event (page faults, cpu-clock)?
+ */
+bool pmuctx_event_on_pmu(u32 id)
+{
+	return pmuctx_events[id].type == PERF_TYPE_HARDWARE ||
+	       id == PMUCTX_EV_RAW;
+}
+
+/*
+ * The PMU counters session @s holds on each CPU (perm.c charges them to
+ * max_unprivileged_pmu_counters): its hardware and raw events, and none
+ * without a hardware PMU (their creation fails) or in a switchless
+ * session (it has no counter).  A sample event needs CAP_PERFMON, so it
+ * is never charged.
+ */
+unsigned int pmuctx_sess_pmu_counters(const struct pmuctx_session *s)
+{
+	unsigned int i, n = 0;
+
+	if (!pmuctx_hw_pmu || s->switchless)
+		return 0;
+	for (i = 0; i < s->nr_events; i++)
+		if (pmuctx_event_on_pmu(s->events[i]))
+			n++;
+	return n;
 }
 
 int pmuctx_event_validate(u32 id)

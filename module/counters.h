@@ -16,6 +16,8 @@ struct pmuctx_session;
 
 extern bool pmuctx_hw_pmu;
 bool pmuctx_sess_uses_perf(const struct pmuctx_session *s);
+bool pmuctx_event_on_pmu(u32 id);
+unsigned int pmuctx_sess_pmu_counters(const struct pmuctx_session *s);
 
 /* New counters of a session for one CPU, swapped in on that CPU. */
 struct pmuctx_swap {

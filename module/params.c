@@ -40,6 +40,19 @@ module_param_named(max_counter_sessions_per_user,
 MODULE_PARM_DESC(max_counter_sessions_per_user,
 		 "Of those, sessions with CPU-wide perf counters on every CPU (perf-backed events counted at context switches: per-switch, ring, sampling sessions) one such user may have at once; more get EMFILE (default 32)");
 
+/*
+ * The PMU's share of sessions without CAP_PERFMON (perm.c charges it): -1
+ * at load is replaced by pmuctx_unpriv_pmu_default, which
+ * pmuctx_detect_hw_pmu() sets from the PMU (docs/SECURITY.md "PMU
+ * counters"); -1 written later is that default again.
+ */
+int pmuctx_max_unpriv_pmu_counters = -1;
+module_param_named(max_unprivileged_pmu_counters,
+		   pmuctx_max_unpriv_pmu_counters, int, 0644);
+MODULE_PARM_DESC(max_unprivileged_pmu_counters,
+		 "Hardware and raw events that sessions of users without CAP_PERFMON may hold, all users together; each is a counter on every CPU, scheduled by perf before other users' own counters; a session that would pass it gets EUSERS (-1: the PMU's general-purpose counters less 2, half of them for 4 or fewer; 0: no hardware events for them)");
+unsigned int pmuctx_unpriv_pmu_default;
+
 unsigned int pmuctx_max_user_syncs = 1000;
 module_param_named(max_user_syncs, pmuctx_max_user_syncs, uint, 0644);
 MODULE_PARM_DESC(max_user_syncs,

@@ -21,6 +21,8 @@ extern unsigned int pmuctx_max_user_syncs;
 extern unsigned int pmuctx_max_counter_sessions_per_user;
 extern unsigned int pmuctx_max_tasks_per_user;
 extern unsigned int pmuctx_max_ring_pages;
+extern int pmuctx_max_unpriv_pmu_counters;
+extern unsigned int pmuctx_unpriv_pmu_default;
 
 struct pmuctx_stats {
 	atomic_t	entries;	/* alive entries (not pool) */

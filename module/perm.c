@@ -350,6 +350,8 @@ bool pmuctx_exclude_kernel(int paranoid, bool perfmon)
  * RCU callbacks: irqsave).
  */
 static LIST_HEAD(pmuctx_users);
+/* max_unprivileged_pmu_counters' share in use, pmuctx_users_lock */
+static unsigned int pmuctx_unpriv_pmu_held;
 static DEFINE_SPINLOCK(pmuctx_users_lock);
 
 /*
@@ -375,8 +377,20 @@ static kuid_t pmuctx_acct_uid(void)
 /*
  * Charge a session to the caller's user (EMFILE over
  * max_sessions_per_user, or over max_counter_sessions_per_user when
- * @counters: the session will have CPU-wide perf counters on every CPU).
- * Privileged callers are not limited.  Process context.
+ * @counters: the session will have CPU-wide perf counters on every CPU),
+ * and its @pmu hardware counters to the PMU's share of all unprivileged
+ * users (EUSERS over max_unprivileged_pmu_counters).  Privileged callers
+ * are not limited.  Process context.
+ *
+ * Why a share of the PMU: a session's counters are on every CPU for as
+ * long as it is open, flexible without CAP_PERFMON, and perf schedules a
+ * CPU's flexible events before the running task's own.  Sessions whose
+ * hardware events filled the PMU left every other user's task counters
+ * (perf stat, perf_event_open() on a task) no slot at all, on every CPU
+ * (93-pmu-share: running 0).  The share is global, not per user: each
+ * user's counters are on the same CPUs, so a per-user cap would only
+ * multiply.  Root's (pinned) counters hold the PMU as perf's pinned
+ * events do.
  *
  * Why a cap of its own for @counters (issue 29 item 4): every such
  * counter is in every CPU's perf context, so each of its events on any
@@ -393,8 +407,9 @@ static kuid_t pmuctx_acct_uid(void)
  * SESSION_CREATE.
  */
 int pmuctx_user_charge(struct pmuctx_session *s, bool privileged,
-		       bool counters)
+		       bool counters, unsigned int pmu)
 {
+	int lim = READ_ONCE(pmuctx_max_unpriv_pmu_counters);
 	struct pmuctx_user *u, *fresh;
 	kuid_t uid = pmuctx_acct_uid();
 	unsigned long flags;
@@ -418,19 +433,29 @@ found:
 	    (counters && u->counter_sessions >=
 	     READ_ONCE(pmuctx_max_counter_sessions_per_user))) {
 		ret = -EMFILE;
-		if (!u->ref) {
-			list_del(&u->node);
-			fresh = u;	/* freed below */
-		}
-		goto out;
+		goto refused;
+	}
+	if (lim < 0)
+		lim = pmuctx_unpriv_pmu_default;
+	if (pmu && pmuctx_unpriv_pmu_held + pmu > lim) {
+		ret = -EUSERS;
+		goto refused;
 	}
 	u->sessions++;
 	if (counters)
 		u->counter_sessions++;
 	s->user_counters = counters;
+	pmuctx_unpriv_pmu_held += pmu;
+	s->user_pmu = pmu;
 	u->ref++;
 	s->user = u;
 	s->user_charged = true;
+	goto out;
+refused:
+	if (!u->ref) {
+		list_del(&u->node);
+		fresh = u;	/* freed below */
+	}
 out:
 	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
 	kfree(fresh);
@@ -455,9 +480,11 @@ void pmuctx_user_uncharge(struct pmuctx_session *s)
 	s->user->sessions--;
 	if (s->user_counters)
 		s->user->counter_sessions--;
+	pmuctx_unpriv_pmu_held -= s->user_pmu;
 	spin_unlock_irqrestore(&pmuctx_users_lock, flags);
 	s->user_charged = false;
 	s->user_counters = false;
+	s->user_pmu = 0;
 }
 
 /*

@@ -52,7 +52,7 @@ int pmuctx_may_create(const struct pmuctx_session_attr *a, int paranoid,
 		      bool perfmon);
 bool pmuctx_exclude_kernel(int paranoid, bool perfmon);
 int pmuctx_user_charge(struct pmuctx_session *s, bool privileged,
-		       bool counters);
+		       bool counters, unsigned int pmu);
 void pmuctx_user_uncharge(struct pmuctx_session *s);
 void pmuctx_user_put(struct pmuctx_session *s);
 void pmuctx_user_pace_sync(struct pmuctx_session *s);

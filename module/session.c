@@ -317,8 +317,7 @@ static void pmuctx_entry_size(struct pmuctx_session *s, bool sampling,
 		} else if (id == PMUCTX_EV_CPU_MIGRATIONS) {
 			s->migr_mask |= BIT(i);
 		} else if (!s->switchless && !pmuctx_event_is_native(id)) {
-			if (!s->owner_perfmon && id != PMUCTX_EV_PAGE_FAULTS &&
-			    id != PMUCTX_EV_CPU_CLOCK)
+			if (!s->owner_perfmon && pmuctx_event_on_pmu(id))
 				s->rot_mask |= BIT(s->nr_snap);
 			s->snap_ev[s->nr_snap] = i;
 			s->snap_slot[i] = s->nr_snap++;
@@ -518,7 +517,8 @@ int pmuctx_session_create(struct pmuctx_session *s,
 	if (ret)
 		return ret;
 	/* overflow sampling needs CAP_PERFMON: events decide (may_create) */
-	ret = pmuctx_user_charge(s, perfmon, pmuctx_sess_uses_perf(s));
+	ret = pmuctx_user_charge(s, perfmon, pmuctx_sess_uses_perf(s),
+				 pmuctx_sess_pmu_counters(s));
 	if (ret)
 		return ret;
 

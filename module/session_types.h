@@ -241,10 +241,12 @@ struct pmuctx_session {
 	u8			rot_mask;
 	/*
 	 * perm.c's (with @user below), in a hole: counted in user->sessions,
-	 * and in ->counter_sessions (written by create and release only)
+	 * in ->counter_sessions, and @user_pmu counters in the PMU's share
+	 * of unprivileged users (written by create and release only)
 	 */
 	u8			user_charged:1;
 	u8			user_counters:1;
+	u8			user_pmu;	/* PMU counters charged */
 	u32			entry_size;	/* pmuctx_entry_size() */
 	u32			defer_offset;	/* 0: no struct pmuctx_defer */
 	u32			maps_offset;	/* 0: no struct pmuctx_maps */

@@ -29,6 +29,8 @@ struct diag_paths diag_paths = {
 	.max_ring_pages = MAX_RING_PAGES_PARAM,
 	.max_sample_freq = "/sys/module/pmuctx/parameters/max_sample_freq",
 	.max_sample_rate = "/proc/sys/kernel/perf_event_max_sample_rate",
+	.max_unpriv_pmu =
+		"/sys/module/pmuctx/parameters/max_unprivileged_pmu_counters",
 };
 
 /* ---- string builder ------------------------------------------------------ */
@@ -254,6 +256,7 @@ static const char *errno_text(int err)
 	case EBUSY:
 	case ENOSPC:
 	case ENOTDIR:
+	case EUSERS:
 		return pmuctx_strerror(err);
 	default:
 		return NULL;
@@ -1009,6 +1012,26 @@ static void fmt_session_denied(struct sb *sb, const struct pmuctx_errinfo *e,
 	fmt_session_perm(sb, e, f);
 }
 
+/* EUSERS: the PMU's share of users without CAP_PERFMON is taken */
+static void fmt_session_pmu_share(struct sb *sb)
+{
+	long long lim = read_ll(diag_paths.max_unpriv_pmu);
+
+	sb_printf(sb, "  the hardware counters that sessions of users without "
+		  "CAP_PERFMON may hold, all users together, are taken: "
+		  "max_unprivileged_pmu_counters ");
+	if (lim >= 0)
+		sb_printf(sb, "is %lld; ", lim);
+	else
+		sb_printf(sb, "(%s, could not be read); ",
+			  diag_paths.max_unpriv_pmu);
+	sb_printf(sb, "such counters run on every CPU ahead of other users' "
+		  "own, so the module keeps PMU counters for them.  Use fewer "
+		  "hardware events (software events are not limited), wait "
+		  "for other sessions to end, or ask an administrator to "
+		  "raise the limit");
+}
+
 static void fmt_session(struct sb *sb, const struct pmuctx_errinfo *e,
 			const struct diag_facts *f, const char *es)
 {
@@ -1039,6 +1062,9 @@ static void fmt_session(struct sb *sb, const struct pmuctx_errinfo *e,
 		sb_printf(sb, "  this handle already has a session; open "
 			  "another handle (pmuctx_open()) for a second "
 			  "session");
+		break;
+	case EUSERS:
+		fmt_session_pmu_share(sb);
 		break;
 	case EBADF:
 	case ENOTDIR:

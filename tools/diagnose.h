@@ -23,6 +23,7 @@ struct diag_paths {
 	const char *max_ring_pages;	/* the module parameter */
 	const char *max_sample_freq;	/* the module parameter */
 	const char *max_sample_rate;	/* kernel.perf_event_max_sample_rate */
+	const char *max_unpriv_pmu;	/* max_unprivileged_pmu_counters */
 };
 extern struct diag_paths diag_paths;
 

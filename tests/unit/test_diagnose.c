@@ -529,6 +529,36 @@ static void test_notsupp_pmu(void)
 	CHECK_LACKS(msg, "PMU", "software event refused: no PMU talk");
 }
 
+/* EUSERS: the PMU's share of users without CAP_PERFMON is taken */
+static void test_pmu_share(void)
+{
+	char param[] = "/tmp/pmuctx-pmushare-XXXXXX";
+	const char *old = diag_paths.max_unpriv_pmu;
+	int fd;
+
+	facts_base(EUSERS);
+	e.op = PMUCTX_ERR_OP_SESSION;
+	e.target = PMUCTX_TARGET_PID;
+	fd = mkstemp(param);
+	if (fd >= 0) {
+		if (write(fd, "4\n", 2) != 2)
+			t_diag("write failed");
+		close(fd);
+	}
+	diag_paths.max_unpriv_pmu = param;
+	diag_format(&e, &f, msg, sizeof(msg));
+	CHECK_HAS(msg, "max_unprivileged_pmu_counters is 4",
+		  "EUSERS: names the limit and its value");
+	CHECK_HAS(msg, "software events are not limited",
+		  "EUSERS: what the user can do");
+	unlink(param);
+	diag_format(&e, &f, msg, sizeof(msg));
+	CHECK_HAS(msg, "could not be read", "EUSERS: an unreadable limit said");
+	diag_paths.max_unpriv_pmu = old;
+	CHECK_HAS(pmuctx_strerror(EUSERS), "max_unprivileged_pmu_counters",
+		  "strerror(EUSERS) names the limit");
+}
+
 /*
  * Issue 30 item 10: an unprivileged pmuctx record at perf_event_paranoid
  * 3 (its own command, ring buffers under RLIMIT_MEMLOCK) is refused by
@@ -599,5 +629,6 @@ void test_diagnose(void)
 	test_open_permission();
 	test_session_errors();
 	test_notsupp_pmu();
+	test_pmu_share();
 	test_paranoid3_record();
 }
