@@ -1150,24 +1150,16 @@ static void test_budget_deferred(void)
  * session on the CPU fell to the floor of one sample per 10 ms window.
  * Debug build only (66-sample.sh runs it after use_debug_module).
  */
-static void test_budget_stall(void)
+/* one round of test_budget_stall(): B's samples and task-clock */
+static int budget_stall_round(long *samples, uint64_t *tclock)
 {
-	long old = param_get("sample_budget");
 	struct pmuctx_read rd = { .size = sizeof(rd) };
 	int fa = -1, fb = -1, ok_setup;
-	uint64_t tclock = 0;
 	struct stats d = { 0 };
 	pid_t a, b;
 	cpu_set_t cs;
 
-	if (param_get("selftest_work_stall_ms") < 0) {
-		result(0, "budget stall: the debug hook selftest_work_stall_ms (load the debug build)");
-		return;
-	}
-	if (old <= 0 || param_set("sample_budget", 100000)) {
-		result(0, "budget stall: sample_budget can be set to 100000");
-		return;
-	}
+	*tclock = 0;
 	CPU_ZERO(&cs);
 	CPU_SET(1, &cs);
 	b = fork();
@@ -1195,7 +1187,7 @@ static void test_budget_stall(void)
 	if (fb >= 0) {
 		ioctl(fb, PMUCTX_IOC_DISABLE, 0);
 		if (!ioctl(fb, PMUCTX_IOC_READ, &rd))
-			tclock = rd.values[0];
+			*tclock = rd.values[0];
 		drain(fb, b, &d);
 	}
 	kill(a, SIGKILL);
@@ -1206,14 +1198,45 @@ static void test_budget_stall(void)
 		close(fa);
 	if (fb >= 0)
 		close(fb);
+	*samples = d.samples;
+	return ok_setup && *tclock > 0;
+}
+
+/*
+ * Up to 3 rounds: the defect held B to about a tenth of its milliseconds
+ * in every round (122 and 103 samples in 1.29 s); a host that stalls the
+ * vCPU costs samples too (the hrtimer fires once per stall while B's
+ * task-clock runs on), 393 in 1.29 s once under two other VMs, so a round
+ * below one half is tried again, logged, and only three such fail.
+ */
+static void test_budget_stall(void)
+{
+	long old = param_get("sample_budget");
+	int ok_setup = 1, round, pass = 0;
+	uint64_t tclock = 0;
+	long samples = 0;
+
+	if (param_get("selftest_work_stall_ms") < 0) {
+		result(0, "budget stall: the debug hook selftest_work_stall_ms (load the debug build)");
+		return;
+	}
+	if (old <= 0 || param_set("sample_budget", 100000)) {
+		result(0, "budget stall: sample_budget can be set to 100000");
+		return;
+	}
+	for (round = 1; round <= 3 && ok_setup && !pass; round++) {
+		ok_setup = budget_stall_round(&samples, &tclock);
+		pass = samples * 1000000LL * 2 >= (long long)tclock;
+		diag("budget stall, round %d: B's session %ld samples in %.1f ms of B's task-clock, sample_budget_now %ld",
+		     round, samples, tclock / 1e6,
+		     param_get("sample_budget_now"));
+	}
 	param_set("sample_budget", old);
-	diag("budget stall: B's session %ld samples in %.1f ms of B's task-clock, sample_budget_now %ld",
-	     d.samples, tclock / 1e6, param_get("sample_budget_now"));
-	result(ok_setup && tclock > 0,
+	result(ok_setup,
 	       "budget stall: a session on busy B and a deferred one on A, whose works stall 20 ms, on CPU 1");
-	result(d.samples * 1000000LL * 2 >= (long long)tclock,
-	       "budget stall: B's session gets a sample for at least half of its task-clock ms (%ld samples, %.0f ms)",
-	       d.samples, tclock / 1e6);
+	result(pass,
+	       "budget stall: B's session gets a sample for at least half of its task-clock ms (%ld samples, %.0f ms, round %d)",
+	       samples, tclock / 1e6, round - 1);
 }
 
 /*
