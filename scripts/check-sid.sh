@@ -12,16 +12,19 @@
 #     scripts/check-kernel.sh), into $PMUCTX_BUILD_CACHE/build-<release>/,
 #     and checks that only the debug one has test code
 #     (scripts/check-module-builds.sh).
-#  3. Boots the unpacked kernel in the test VM (tests/vm/check, the module
+#  3. DKMS-installs the module for it inside the chroot, with the chroot's
+#     dkms (scripts/setup-sid.sh dkms: tests/dkms.sh there), into the
+#     guest's module tree.
+#  4. Boots the unpacked kernel in the test VM (tests/vm/check, the module
 #     tree of the guest from the unpacked packages: PMUCTX_MODROOT) on the
 #     CASEs, default the core subset below.
 #
 # The full suite runs on 6.12 (x86-64) and the debug kernel; this kernel
-# runs a subset that boots it, loads the module, checks the ABI, the store
-# (counting, inheritance, caps, close and release: t_store) and the
-# lifetimes of release and unload (docs/TESTING.md "Kernel matrix").
-# DKMS is not run for it (its dkms would have to run in the chroot: not
-# done yet).  Needs root (the chroot) and the Debian mirror for step 1.
+# runs a subset that boots it, loads the module, checks the ABI, DKMS's
+# module (modprobe), the store (counting, inheritance, caps, close and
+# release: t_store) and the lifetimes of release and unload
+# (docs/TESTING.md "Kernel matrix").  Needs root (the chroot) and the
+# Debian mirror for step 1.
 #
 # The last line is tests/vm/check's "N passed, M failed".  Environment:
 # PMUCTX_SID_CHROOT, PMUCTX_SID_KERNEL, PMUCTX_SID_MIRROR (setup-sid.sh),
@@ -34,6 +37,7 @@ kdir=${PMUCTX_SID_KERNEL:-/var/cache/pmuctx/sid-kernel}
 core_cases=(
 	tests/vm/cases/10-load.sh
 	tests/vm/cases/40-abi.sh
+	tests/vm/cases/50-dkms.sh
 	tests/vm/cases/60-store.sh
 	tests/vm/cases/74-lifetimes.sh
 )
@@ -81,6 +85,11 @@ build_variant "$build/debug" 1 debug
 	"$build/debug/module/pmuctx.ko" >&2 ||
 	fail "the release module has test code, or the debug one has not"
 echo "check-sid: release and debug modules build with W=1 -Werror"
+as_root "$top/scripts/setup-sid.sh" dkms >"$build/dkms.log" 2>&1 || {
+	cat "$build/dkms.log" >&2
+	fail "DKMS in $chroot_dir did not install the module for $rel"
+}
+echo "check-sid: $(tail -n 1 "$build/dkms.log")"
 
 [ $# -gt 0 ] || set -- "${core_cases[@]}"
 PMUCTX_MODROOT=$kdir/root exec "$top/tests/vm/check" \

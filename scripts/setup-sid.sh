@@ -42,6 +42,15 @@
 #            copy each time) and runs make -C /lib/modules/REL/build
 #            M=/build/pmuctx W=1 KCFLAGS=-Werror modules MAKE ARGS (e.g.
 #            PMUCTX_DEBUG=1); leaves CHROOT/build/pmuctx/module/pmuctx.ko.
+#        scripts/setup-sid.sh dkms
+#            DKMS-install the module for REL inside the chroot, as a user
+#            of that kernel would (tests/dkms.sh: dkms add, build,
+#            install, with the chroot's dkms and the kernel's compiler),
+#            from a copy of what dkms needs of this tree (dkms.conf,
+#            Makefile, Kbuild, module/, include/, scripts/, tests/dkms.sh)
+#            in CHROOT/build/tree; then copies the installed module into
+#            KDIR/root's updates/dkms/ and runs depmod there, so that
+#            "modprobe pmuctx" in the booted guest loads it (50-dkms).
 #        scripts/setup-sid.sh run CMD...
 #            run CMD in the chroot (with /proc and /dev, in a private
 #            mount namespace: nothing stays mounted)
@@ -157,6 +166,13 @@ setup() {
 			"linux-headers-$rel" make >/dev/null ||
 			die "apt-get install linux-headers-$rel in $chroot_dir failed"
 	fi
+	if [ -x "$chroot_dir/usr/sbin/dkms" ]; then
+		say "dkms: installed"
+	else
+		say "installing dkms (scripts/setup-sid.sh dkms)"
+		in_chroot apt-get install -y -q --no-install-recommends dkms >/dev/null ||
+			die "apt-get install dkms in $chroot_dir failed"
+	fi
 	# shellcheck disable=SC2016 # dpkg-query's fields
 	in_chroot dpkg-query -W -f '  ${Package} ${Version}\n' "linux-headers-$rel" \
 		'linux-headers-*-common*' 'linux-kbuild-*' 'gcc-*-for-host' 'gcc-[0-9]*' make 2>/dev/null |
@@ -254,13 +270,46 @@ build() {
 	say "built $dst/module/pmuctx.ko"
 }
 
+dkms_install() {
+	local rel dst=$chroot_dir/build/tree mods f n=0
+	need_root
+	rel=$(release)
+	[ -x "$chroot_dir/usr/sbin/dkms" ] ||
+		die "no dkms in $chroot_dir: run scripts/setup-sid.sh setup"
+	rm -rf "$dst"
+	mkdir -p "$dst/module" "$dst/tests"
+	cp -a "$top/dkms.conf" "$top/Makefile" "$top/Kbuild" "$top/include" \
+		"$top/scripts" "$dst/"
+	cp -a "$top/tests/dkms.sh" "$dst/tests/"
+	# sources only: never the host build's products
+	find "$top/module" -maxdepth 1 -type f \( -name '*.[ch]' -o -name Kbuild \) \
+		-exec cp -a {} "$dst/module/" \;
+	say "dkms in $chroot_dir for $rel: tests/dkms.sh -k $rel"
+	in_chroot /build/tree/tests/dkms.sh -k "$rel" ||
+		die "tests/dkms.sh -k $rel failed in $chroot_dir"
+	mods=$kdir/root/usr/lib/modules/$rel
+	[ -d "$mods" ] || die "no $mods: run scripts/setup-sid.sh setup"
+	rm -rf "$mods/updates/dkms"
+	mkdir -p "$mods/updates/dkms"
+	for f in "$chroot_dir/lib/modules/$rel/updates/dkms/"pmuctx.ko*; do
+		[ -f "$f" ] || continue
+		cp "$f" "$mods/updates/dkms/"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] ||
+		die "dkms installed no pmuctx.ko* in $chroot_dir/lib/modules/$rel/updates/dkms"
+	depmod -b "$kdir/root" "$rel" || die "depmod -b $kdir/root $rel failed"
+	say "DKMS module for $rel: $(cd "$mods" && ls updates/dkms/pmuctx.ko*) in $kdir/root"
+}
+
 cmd=${1:-setup}
 case $cmd in
 setup) shift || true; setup "$@" ;;
 [0-9]*) setup "$@" ;;
 release) release ;;
 build) shift; build "$@" ;;
+dkms) dkms_install ;;
 run) shift; need_root; in_chroot "$@" ;;
 -h|--help|help) sed -n '3,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
-*) die "unknown command '$cmd' (setup, release, build, run; --help)" ;;
+*) die "unknown command '$cmd' (setup, release, build, dkms, run; --help)" ;;
 esac
