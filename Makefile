@@ -218,6 +218,7 @@ examples: lib
 	+@$(MAKE) --no-print-directory -s -C lib install WERROR="$(WERROR)" CC="$(CC)" \
 		PREFIX="$(PREFIX)" DESTDIR="$(EXAMPLES_STAGE)" >/dev/null
 	+$(MAKE) -C examples WERROR="$(WERROR)" CC="$(CC)" \
+		HEADERS="$(CURDIR)/include/uapi/linux/pmuctx.h $(CURDIR)/lib/pmuctx.h" \
 		PKG_CONFIG_SYSROOT_DIR="$(EXAMPLES_STAGE)" \
 		PKG_CONFIG_PATH="$$(dirname "$$(find "$(EXAMPLES_STAGE)" -name libpmuctx.pc | head -n 1)")" \
 		RPATH="$$(dirname "$$(find "$(EXAMPLES_STAGE)" -name 'libpmuctx.so.*.*' | head -n 1)")"
