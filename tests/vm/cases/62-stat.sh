@@ -116,18 +116,76 @@ tc = [e["value"] for e in d["events"] if e["event"] == "task-clock"][0]
 assert tc == sum(t["values"]["task-clock"] for t in d["tasks"])
 PY
 
-# Two concurrent runs, each against its own workload's rusage.
-"$CLI" stat -x, -e task-clock -o "$W/a.csv" -- "$BURN" --fork-tree 1,4 --ms 60 2>"$W/a.err" &
-pa=$!
-"$CLI" stat -x, -e task-clock -o "$W/b.csv" -- "$BURN" --fork-tree 2,2 --ms 60 2>"$W/b.err" &
-pb=$!
-wait "$pa"; wait "$pb"
-for x in a b; do
-	v=$(field "$W/$x.csv" task-clock)
-	r=$(sed -n 's/^rusage_ns=//p' "$W/$x.err")
-	diag "concurrent run $x: task-clock $v ns, rusage $r ns"
-	check within "$v" "$r" 10 -- "concurrent run $x: task-clock within 10% of rusage"
+# Two concurrent runs, each against its own workload's rusage.  What
+# would show one run's time counted in the other's is judged exactly, by
+# task: each run lists its own tree (5 and 7 tasks, none dropped), the
+# two pid sets apart, every parent in its own tree, the per-task values
+# adding up, and every task at least the 60 ms of CPU time burn counted
+# for it (CLOCK_THREAD_CPUTIME_ID, the same sum_exec_runtime, all of it
+# after the exec or fork).  The totals are held to the wait4() rusage
+# less the launch (launch_ns, read at the exec stop), the reference with
+# the same blind spots as the count; burn's own getrusage() missed its
+# exit and held its launch, and a host stall in one of those windows put
+# a run 16 % under and the other 10 % over once (a 6.12-cloud run under
+# two other VMs), each task's own count right.  3 attempts for the
+# totals, logged; the per-task checks fail at once.
+conc_ok=0
+for attempt in 1 2 3; do
+	"$CLI" stat --json --per-task -e task-clock -o "$W/a.json" -- "$BURN" --fork-tree 1,4 --ms 60 2>/dev/null &
+	pa=$!
+	"$CLI" stat --json --per-task -e task-clock -o "$W/b.json" -- "$BURN" --fork-tree 2,2 --ms 60 2>/dev/null &
+	pb=$!
+	wait "$pa" || true
+	wait "$pb" || true
+	st=0
+	res=$(python3 - "$W/a.json" "$W/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+out, tasks_bad, total_bad = [], [], False
+pids = []
+for name, d, want in (("a", a, 5), ("b", b, 7)):
+    tc = [e["value"] for e in d["events"] if e["event"] == "task-clock"][0]
+    ref = d["user_ns"] + d["sys_ns"] - d.get("launch_ns", 0)
+    ts = d["tasks"]
+    mine = {t["pid"] for t in ts}
+    pids.append(mine)
+    short = [t["pid"] for t in ts if t["values"]["task-clock"] < 60000000]
+    orphans = [t["pid"] for t in ts if t["ppid"] not in mine]
+    out.append("%s: task-clock %d ns, rusage less launch %d ns (%.4f), %d tasks, %d dropped"
+               % (name, tc, ref, tc / ref, d["tasks_seen"], d["tasks_dropped"]))
+    if d["tasks_seen"] != want or d["tasks_dropped"] or len(ts) != want:
+        tasks_bad.append("%s: %d tasks seen, %d listed, %d dropped (want %d)"
+                         % (name, d["tasks_seen"], len(ts), d["tasks_dropped"], want))
+    if sum(t["values"]["task-clock"] for t in ts) != tc:
+        tasks_bad.append("%s: the tasks' values do not add up to the total" % name)
+    if short:
+        tasks_bad.append("%s: tasks under the 60 ms they burned: %s" % (name, short))
+    if len(orphans) != 1:
+        tasks_bad.append("%s: not one tree (tasks whose parent is not in it: %s)" % (name, orphans))
+    if abs(tc - ref) > 0.02 * ref:
+        total_bad = True
+if pids[0] & pids[1]:
+    tasks_bad.append("a task in both runs: %s" % sorted(pids[0] & pids[1]))
+print("; ".join(out + tasks_bad))
+sys.exit(3 if tasks_bad else 1 if total_bad else 0)
+PY
+) || st=$?
+	diag "concurrent runs, attempt $attempt: $res"
+	case $st in
+	0) conc_ok=1; break ;;
+	3) break ;;
+	esac
 done
+if [ "$st" = 3 ]; then
+	not_ok "concurrent runs: each counts its own tree, every task whole, none of the other's"
+else
+	ok "concurrent runs: each counts its own tree, every task whole, none of the other's"
+fi
+if [ "$conc_ok" = 1 ]; then
+	ok "concurrent runs: each task-clock within 2% of its command's rusage less the launch (attempt $attempt)"
+else
+	not_ok "concurrent runs: each task-clock within 2% of its command's rusage less the launch (3 attempts)"
+fi
 
 # System-wide, per task: a burner started once counting is on shows up
 # as one task with its own CPU time.
