@@ -161,13 +161,18 @@ for ev in instructions:u r08:u "$PMU/event=0x08/u"; do
 done
 
 # ---- sharing the PMU with another user's counters --------------------------
-# wait_spin: until the background session's spin runs (pmuctx stat makes
-# the session before it lets the command exec), at most 60 s; a fixed
-# half second was once too short (the session came after hwcount)
+# wait_spin PID: until the spin of the background session PID (pmuctx
+# stat, which makes the session before it lets the command exec) runs,
+# at most 60 s.  A fixed half second was too short once, and any spin
+# too weak: the last session's, still exiting, let hwcount run before the
+# next session was made (twice, in check-arm64-ci on 6.1 and 6.12).
 wait_spin() {
 	_w=0
 	while [ "$_w" -lt 600 ]; do
-		pidof spin >/dev/null 2>&1 && return 0
+		for _p in /proc/[0-9]*; do
+			[ "$(cat "$_p/comm" 2>/dev/null)" = spin ] || continue
+			[ "$(cut -d' ' -f4 "$_p/stat" 2>/dev/null)" = "$1" ] && return 0
+		done
 		sleep 0.1
 		_w=$((_w + 1))
 	done
@@ -209,7 +214,7 @@ EV4="instructions:u,instructions:k,r08:u,r11"
 (as_user_exec 65534 65534 4242 "$CLI" stat -x, -o "$W/u4.csv" -e "$EV4" -- \
 	"$SPIN" 4000000000 1) &
 usp=$!
-wait_spin || diag "no spin of the background session after 60 s"
+wait_spin "$usp" || diag "no spin of the background session after 60 s"
 rc=0
 as_user 65533 65533 4242 "$CLI" stat -e r08:u -o /dev/null -- true \
 	>"$W/second.out" 2>&1 || rc=$?
@@ -255,7 +260,7 @@ echo 8 >"$CAP" 2>/dev/null || true
 (as_user_exec 65534 65534 4242 "$CLI" stat -x, -o "$W/us.csv" -e "$EV8" -- \
 	"$SPIN" 4000000000 1) &
 usp=$!
-wait_spin || diag "no spin of the background session after 60 s"
+wait_spin "$usp" || diag "no spin of the background session after 60 s"
 rc=0
 as_user 65534 65534 4242 "$HWC" -u -o /dev/null -- "$SPIN" "$N" 1 2>"$W/hw2.err" || rc=$?
 if kill -0 "$usp" 2>/dev/null; then
