@@ -175,7 +175,7 @@ ARM64_CROSS ?= aarch64-linux-gnu-
 ARM64_KVER ?= 6.1
 ARM64_PKG_CONFIG = PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
 
-.PHONY: arm64-tree userland-arm64 module-arm64 check-arm64 check-arm64-ci check-sid
+.PHONY: arm64-tree userland-arm64 module-arm64 check-arm64 check-arm64-ci check-sid check-packages-arm64
 arm64-tree:
 	@mkdir -p "$(ARM64_DIR)"
 	@git ls-files -z --cached --others --exclude-standard | \
@@ -196,6 +196,15 @@ module-arm64: arm64-tree
 check-arm64: userland-arm64
 	+ARM64_DIR="$(ARM64_DIR)" ARM64_CROSS="$(ARM64_CROSS)" \
 		scripts/check-arm64.sh $(ARM64_KVER) $(ARM64_CASES)
+
+# The Debian packages cross-built for arm64, linted, the pmuctx-dkms source
+# built as DKMS would for each arm64 kernel (ARM64_KVERS) and installed in
+# its module tree; the arm64 tier's 96-packages-arm64 then runs them
+# (scripts/check-packages-arm64.sh).
+ARM64_KVERS ?= 6.12 6.1
+check-packages-arm64:
+	ARM64_DIR="$(ARM64_DIR)" ARM64_CROSS="$(ARM64_CROSS)" \
+		scripts/check-packages-arm64.sh $(ARM64_KVERS)
 
 # The newest Debian kernel (sid): the chroot, the module built there, the
 # kernel booted on a core subset (scripts/check-sid.sh; CASES=... to choose).

@@ -52,6 +52,7 @@ default_cases=(
 	tests/vm/cases/92-pmu-sched.sh
 	tests/vm/cases/93-pmu-share.sh
 	tests/vm/cases/94-pmu-sample.sh
+	tests/vm/cases/96-packages-arm64.sh
 )
 
 # --ci: the subset make check runs on each arm64 kernel (docs/TESTING.md,
@@ -66,6 +67,7 @@ ci_cases=(
 	tests/vm/cases/92-pmu-sched.sh
 	tests/vm/cases/93-pmu-share.sh
 	tests/vm/cases/94-pmu-sample.sh
+	tests/vm/cases/96-packages-arm64.sh
 )
 
 fail() {

@@ -36,6 +36,10 @@
 #                       (sid), the module built in a sid chroot with its
 #                       compiler (W=1 -Werror), booted on a core subset
 #                       (10-load, 40-abi, 60-store, 74-lifetimes)
+#   packages-arm64      make check-packages-arm64: the Debian packages
+#                       cross-built for arm64 (dpkg-buildpackage -aarm64),
+#                       lintian, the pmuctx-dkms source built as DKMS would
+#                       for each arm64 kernel and installed in its tree
 #   vm:arm64-KERNEL     for each KERNEL of CHECK_ARM64 (default "6.12 6.1"):
 #                       make check-arm64-ci - the aarch64 user space and the
 #                       module cross-built (W=1 -Werror), booted in
@@ -123,6 +127,13 @@ fi
 # kernel booted in qemu-system-aarch64 on make check's subset
 # (scripts/check-arm64.sh --ci: 10-load, 40-abi, 90-pmu-arm64 under
 # -icount).  scripts/setup-deps.sh --arm64 installs what it needs.
+# First the arm64 packages (cross-built, linted, the DKMS source built for
+# each arm64 kernel: scripts/check-packages-arm64.sh), which the tier's
+# 96-packages-arm64 runs.
+if [ -n "${CHECK_ARM64-6.12 6.1}" ]; then
+	steps+=("packages-arm64")
+	cmd[packages-arm64]="scripts/check-packages-arm64.sh ${CHECK_ARM64-6.12 6.1}"
+fi
 for k in ${CHECK_ARM64-6.12 6.1}; do
 	steps+=("vm:arm64-$k")
 	cmd[vm:arm64-$k]="$MAKE --no-print-directory check-arm64-ci ARM64_KVER=$k"
