@@ -10,7 +10,9 @@
  * PMUCTX_REGS_ARM64 registers; reported on this host, whatever it is,
  * >= 90 % of dwchain's samples must unwind to main;f1;f2;f3, all the
  * records be read (none malformed) and unwound, and the unwound chains
- * replace the frame-pointer walks (one frame each).
+ * replace the frame-pointer walks (one frame each).  With this test
+ * program (this host's machine) in dwchain's place, the arm64 registers
+ * are not unwound with its x86-64 CFI: none is, all are counted.
  *
  * The recording names the binary by its path in the guest's tree; the
  * memory maps are given to prof_build() with that path turned into the
@@ -19,6 +21,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
 
 #include "../../tools/pmfile.h"
 #include "profile/profile.h"
@@ -89,17 +93,68 @@ static unsigned long folded_weight(const char *folded, const char *s)
 	return w;
 }
 
-static void t_arm64_on_host(void)
+/* what prof_build() was given: freed after the profile */
+struct built {
+	struct prof_maps *maps;
+	size_t nr_maps;
+	const struct pmuctx_rec_header **recs;
+	unsigned int hits;	/* map lines made @bin */
+};
+
+static void built_free(struct built *b)
 {
-	struct prof_maps *maps = NULL;
-	const struct pmuctx_rec_header **recs = NULL;
-	struct pmf_reader *r = NULL;
+	size_t i;
+
+	for (i = 0; b->maps && i < b->nr_maps; i++)
+		free((void *)b->maps[i].text);
+	free(b->maps);
+	free(b->recs);
+}
+
+/* the profile of @r, its maps naming @bin for the recorded dwchain */
+static struct prof *build(const struct pmf_reader *r, const char *bin,
+			  struct built *b)
+{
 	struct prof *p = NULL;
 	struct prof_input in;
+	char err[512];
+	size_t i, n = 0;
+
+	memset(b, 0, sizeof(*b));
+	b->maps = calloc(r->nr_maps ? r->nr_maps : 1, sizeof(*b->maps));
+	if (!b->maps)
+		return NULL;
+	b->nr_maps = r->nr_maps;
+	for (i = 0; i < r->nr_maps; i++) {
+		b->maps[i].pid = r->maps[i].pid;
+		b->maps[i].time = r->maps[i].time;
+		b->maps[i].text = repath(r->maps[i].text, r->maps[i].len, bin,
+					 &b->maps[i].len, &b->hits);
+	}
+	b->recs = report_merged(r, &n);
+	if (!b->recs)
+		return NULL;
+	memset(&in, 0, sizeof(in));
+	in.recs = b->recs;
+	in.nr_recs = n;
+	in.maps = b->maps;
+	in.nr_maps = r->nr_maps;
+	in.no_kernel_syms = true;	/* the guest's kernel */
+	if (prof_build(&in, &p, err, sizeof(err)))
+		t_diag("prof_build: %s", err);
+	return p;
+}
+
+static void t_arm64_on_host(void)
+{
+	struct pmf_reader *r = NULL;
+	struct prof *p = NULL;
+	struct built b = { 0 };
 	unsigned long all, full;
-	unsigned int hits = 0;
-	char err[512] = "", *folded = NULL;
-	size_t i, n = 0, flen = 0;
+	char err[512] = "", *folded = NULL, exe[4096];
+	struct utsname un;
+	size_t flen = 0;
+	ssize_t k;
 	FILE *f;
 
 	t_section("dwarf: an arm64 recording reported on this host");
@@ -107,26 +162,9 @@ static void t_arm64_on_host(void)
 		 "the fixture reads%s%s", *err ? ": " : "", err);
 	if (!r)
 		return;
-	maps = calloc(r->nr_maps ? r->nr_maps : 1, sizeof(*maps));
-	if (!maps)
-		goto out;
-	for (i = 0; i < r->nr_maps; i++) {
-		maps[i].pid = r->maps[i].pid;
-		maps[i].time = r->maps[i].time;
-		maps[i].text = repath(r->maps[i].text, r->maps[i].len,
-				      FIXTURE "dwchain", &maps[i].len, &hits);
-	}
-	CHECK(hits > 0, "the maps name dwchain (%u lines)", hits);
-	recs = report_merged(r, &n);
-	if (!recs)
-		goto out;
-	memset(&in, 0, sizeof(in));
-	in.recs = recs;
-	in.nr_recs = n;
-	in.maps = maps;
-	in.nr_maps = r->nr_maps;
-	in.no_kernel_syms = true;	/* the guest's kernel */
-	CHECK(!prof_build(&in, &p, err, sizeof(err)), "prof_build");
+	p = build(r, FIXTURE "dwchain", &b);
+	CHECK(b.hits > 0, "the maps name dwchain (%u lines)", b.hits);
+	CHECK(p, "prof_build");
 	if (!p)
 		goto out;
 	f = open_memstream(&folded, &flen);
@@ -152,13 +190,35 @@ static void t_arm64_on_host(void)
 	      "the unwound chains replace the frame-pointer walks (%llu of "
 	      "%llu)", (unsigned long long)p->dwarf.used,
 	      (unsigned long long)p->dwarf.records);
+	prof_free(p);
+	p = NULL;
+	built_free(&b);
+	memset(&b, 0, sizeof(b));
+
+	/*
+	 * The same records with this test program (this host's machine)
+	 * where dwchain was: arm64 registers are not unwound with another
+	 * architecture's files, and counted
+	 */
+	if (uname(&un) || !strcmp(un.machine, "aarch64")) {
+		t_diag("an aarch64 host: no file of another architecture");
+		goto out;
+	}
+	k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (k <= 0)
+		goto out;
+	exe[k] = 0;
+	p = build(r, exe, &b);
+	CHECK(p && p->dwarf.records >= 20 && !p->dwarf.unwound &&
+	      p->dwarf.no_map == p->dwarf.records && !p->dwarf.used,
+	      "with files of another architecture: none unwound (%llu of "
+	      "%llu records counted without a map)",
+	      p ? (unsigned long long)p->dwarf.no_map : 0ULL,
+	      p ? (unsigned long long)p->dwarf.records : 0ULL);
 out:
 	free(folded);
 	prof_free(p);
-	free(recs);
-	for (i = 0; maps && i < r->nr_maps; i++)
-		free((void *)maps[i].text);
-	free(maps);
+	built_free(&b);
 	pmf_free(r);
 }
 
