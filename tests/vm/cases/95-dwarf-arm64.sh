@@ -14,7 +14,11 @@
 #     of the frame-pointer walk);
 #   - the same program under -g (deferred frame-pointer walks) reaches
 #     main;f1;f2;f3 in at most 45 % of them: it has no frame pointers,
-#     and the first check can only pass through the DWARF unwind.
+#     and the first check can only pass through the DWARF unwind;
+#   - an x86-64 recording of dwchain (tests/unit/fixtures/dwarf-x86_64,
+#     made by tests/vm/dwarf-fixture in the x86-64 guest) reported here:
+#     >= 90 % of its samples unwind to main;f1;f2;f3 (PMUCTX_REGS_X86_64
+#     registers with libdwfl's x86-64 backend on arm64).
 # The recording and the binary are left in $PMUCTX_VM_OUT/dwarf-arm64/
 # (the results share, tests/vm/check --keep): tests/unit's fixture
 # (tests/unit/fixtures/dwarf-arm64/, reported on x86-64 by
@@ -81,6 +85,27 @@ if [ "$fall" -ge 20 ] && [ $((ffull * 100)) -le $((fall * 45)) ]; then
 else
 	not_ok "frame pointers: at most 45% of at least 20 dwchain samples reach main;f1;f2;f3 ($ffull of $fall)"
 fi
+
+# ---- an x86-64 recording reported here -----------------------------------------
+
+# tests/unit/fixtures/dwarf-x86_64: tests/vm/dwarf-fixture in the x86-64
+# guest, dwchain run from /tmp/pmuctx-dwarf/ (this guest's /tmp is its
+# own tmpfs): the binary put back where the recording names it
+FX=$PMUCTX_TOP/tests/unit/fixtures/dwarf-x86_64
+mkdir -p /tmp/pmuctx-dwarf
+cp "$FX/dwchain" /tmp/pmuctx-dwarf/dwchain
+check "$CLI" report -i "$FX/dwchain.pmu" --format folded --weight samples -- \
+	"report --format folded of an x86-64 dwarf recording"
+printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } >"$W/x86.folded"
+xall=$(weight_user "$W/x86.folded" '^dwchain;')
+xfull=$(weight "$W/x86.folded" '^dwchain;.*main;f1;f2;f3( |;|$)')
+if [ "$xall" -ge 20 ] && [ $((xfull * 100)) -ge $((xall * 90)) ]; then
+	ok "x86-64 recording on arm64: $xfull of $xall dwchain samples unwind to main;f1;f2;f3 (>= 90%)"
+else
+	not_ok "x86-64 recording on arm64: >= 90% of at least 20 dwchain samples unwind to main;f1;f2;f3 ($xfull of $xall)"
+	diag_out "$(sort -t' ' -k2 -n -r "$W/x86.folded" | cut -c1-200 | head -n 8)"
+fi
+rm -rf /tmp/pmuctx-dwarf
 
 # ---- the recording for tests/unit's fixture ------------------------------------
 
