@@ -250,13 +250,22 @@ static int check_user_stack(const unsigned char *p,
 			    const struct pmuctx_rec_header *h, size_t min,
 			    const char *tn, char *why, size_t why_len)
 {
+	static const struct {
+		__u16 abi, nr;
+		const char *name;
+	} sets[] = {
+		{ PMUCTX_REGS_X86_64, PMUCTX_REGS_X86_64_NR, "x86-64" },
+		{ PMUCTX_REGS_ARM64, PMUCTX_REGS_ARM64_NR, "arm64" },
+	};
 	struct pmuctx_rec_user_stack u;
+	size_t i;
 
 	memcpy(&u, p, sizeof(u));
-	if (u.abi == PMUCTX_REGS_X86_64 &&
-	    u.nr_regs != PMUCTX_REGS_X86_64_NR) {
-		snprintf(why, why_len, "%s record with %u x86-64 registers, "
-			 "not %d", tn, u.nr_regs, PMUCTX_REGS_X86_64_NR);
+	for (i = 0; i < ARRAY_SIZE(sets); i++) {
+		if (u.abi != sets[i].abi || u.nr_regs == sets[i].nr)
+			continue;
+		snprintf(why, why_len, "%s record with %u %s registers, "
+			 "not %u", tn, u.nr_regs, sets[i].name, sets[i].nr);
 		return -EBADMSG;
 	}
 	if (u.size % 8 || u.dyn_size > u.size ||

@@ -52,13 +52,15 @@ default_cases=(
 	tests/vm/cases/92-pmu-sched.sh
 	tests/vm/cases/93-pmu-share.sh
 	tests/vm/cases/94-pmu-sample.sh
+	tests/vm/cases/95-dwarf-arm64.sh
 	tests/vm/cases/96-packages-arm64.sh
 )
 
 # --ci: the subset make check runs on each arm64 kernel (docs/TESTING.md,
 # "CI"): the module loaded and its ABI checked, then the hardware-event
 # tests under -icount (exact instruction counts): 90-pmu-arm64 and the
-# event modes and raw events of 91-modifiers.
+# event modes and raw events of 91-modifiers; then 92-94, and
+# --call-graph dwarf unwound in the guest (95-dwarf-arm64, ~20 s).
 ci_cases=(
 	tests/vm/cases/10-load.sh
 	tests/vm/cases/40-abi.sh
@@ -67,6 +69,7 @@ ci_cases=(
 	tests/vm/cases/92-pmu-sched.sh
 	tests/vm/cases/93-pmu-share.sh
 	tests/vm/cases/94-pmu-sample.sh
+	tests/vm/cases/95-dwarf-arm64.sh
 	tests/vm/cases/96-packages-arm64.sh
 )
 

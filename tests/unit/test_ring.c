@@ -1294,7 +1294,7 @@ static void test_record_check(void)
 	}
 	{
 		/* USER_STACK: 56 + 17 x 8 registers + 16 bytes = 208 */
-		static __u64 us[32];
+		static __u64 us[48];
 		struct pmuctx_rec_user_stack *u = (void *)us;
 
 		u->hdr.type = PMUCTX_REC_USER_STACK;
@@ -1328,6 +1328,15 @@ static void test_record_check(void)
 		u->nr_regs = 16;
 		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
 			 "USER_STACK with 16 x86-64 registers");
+		/* arm64: 56 + 33 x 8 + 16 = 336 */
+		u->hdr.size = 336;
+		u->abi = PMUCTX_REGS_ARM64;
+		u->nr_regs = PMUCTX_REGS_ARM64_NR;
+		CHECK_EQ(pmuctx_record_check(us, 336), 336,
+			 "USER_STACK with 33 arm64 registers");
+		u->nr_regs = PMUCTX_REGS_X86_64_NR;
+		CHECK_EQ(pmuctx_record_check(us, 336), -EBADMSG,
+			 "USER_STACK with 17 arm64 registers");
 		u->hdr.size = 48;
 		CHECK_EQ(pmuctx_record_check(us, 256), -EBADMSG,
 			 "USER_STACK without its fixed part");

@@ -4,7 +4,7 @@
  *  - unw_check() refuses records whose sizes do not fit (a file is
  *    hostile input): truncated, sizes past the record, dyn_size above
  *    size, an unaligned size, a wrong register count; an unknown register
- *    set is EOPNOTSUPP;
+ *    set is EOPNOTSUPP; arm64's (PMUCTX_REGS_ARM64) is known on any host;
  *  - a record made from this process's own registers and stack, taken in
  *    the leaf of u_a -> u_b -> u_c -> u_leaf, unwinds through the four
  *    with this process's memory map (/proc/self/maps), as the kernel's
@@ -166,6 +166,15 @@ static void t_check_rec(void)
 	r->nr_regs = PMUCTX_REGS_X86_64_NR;
 	r->abi = 7;
 	CHECK_EQ(unw_check(r, len), -EOPNOTSUPP, "unknown register set");
+	r->abi = PMUCTX_REGS_ARM64;
+	CHECK_EQ(unw_check(r, len), -EOPNOTSUPP, "17 arm64 registers");
+	/* arm64's 33 registers, 16 x 8 bytes of stack less: the same size */
+	r->nr_regs = PMUCTX_REGS_ARM64_NR;
+	r->size = r->dyn_size = DUMP - 128;
+	CHECK_EQ(unw_check(r, len), 0, "an arm64 record, whatever the host");
+	r->size = r->dyn_size = DUMP;
+	CHECK_EQ(unw_check(r, len), -EINVAL, "arm64 registers past the record");
+	r->nr_regs = PMUCTX_REGS_X86_64_NR;
 	r->abi = PMUCTX_REGS_X86_64;
 	r->hdr.type = PMUCTX_REC_USER_CALLCHAIN;
 	CHECK_EQ(unw_check(r, len), -EINVAL, "another record type");

@@ -94,7 +94,8 @@ struct unw_stats {
 	__u64 records;		/* USER_STACK records read */
 	__u64 bytes;		/* their bytes */
 	__u64 bad;		/* refused by unw_check() */
-	__u64 no_map;		/* no memory map (or no Dwfl) for them */
+	__u64 no_map;		/* no memory map (or no Dwfl, or files of
+				   another architecture) for them */
 	__u64 unwound;		/* unwinds run */
 	__u64 frames;		/* frames they found */
 	__u64 used;		/* unwinds that replaced a user callchain */

@@ -15,6 +15,12 @@
  * The record comes from a file: every size is checked against the record
  * before it is used (unw_check()), and reads of the stack copy are
  * bounded by the bytes really copied (dyn_size).
+ *
+ * The registers are those of the record's abi, whatever machine runs the
+ * report (unw_abis[]): libdwfl takes the architecture from the ELF files
+ * of the map (an arm64 recording reported on x86-64 unwinds with its
+ * aarch64 backend), and a record whose abi is not that machine's is not
+ * unwound.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,9 +35,42 @@
 
 #include "profile.h"
 
+/*
+ * A register set of USER_STACK records: regs[0, nr_dwarf) are DWARF
+ * registers 0..nr_dwarf-1, regs[sp] the stack pointer, regs[pc] the
+ * interrupted pc (a DWARF register on x86-64, not on arm64)
+ */
+struct unw_abi {
+	__u16 abi, nr_regs;
+	unsigned int nr_dwarf, sp, pc;
+	unsigned int machine;	/* EM_* of the files it runs */
+};
+
+static const struct unw_abi unw_abis[] = {
+	{ PMUCTX_REGS_X86_64, PMUCTX_REGS_X86_64_NR, PMUCTX_REGS_X86_64_NR,
+	  PMUCTX_REGS_X86_64_SP, PMUCTX_REGS_X86_64_IP, EM_X86_64 },
+	{ PMUCTX_REGS_ARM64, PMUCTX_REGS_ARM64_NR, PMUCTX_REGS_ARM64_PC,
+	  PMUCTX_REGS_ARM64_SP, PMUCTX_REGS_ARM64_PC, EM_AARCH64 },
+};
+
+/* the most registers of unw_abis[] */
+#define UNW_MAX_REGS	PMUCTX_REGS_ARM64_NR
+_Static_assert(PMUCTX_REGS_X86_64_NR <= UNW_MAX_REGS, "UNW_MAX_REGS");
+
+static const struct unw_abi *unw_abi_of(__u16 abi, __u16 nr_regs)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(unw_abis) / sizeof(unw_abis[0]); i++)
+		if (unw_abis[i].abi == abi && unw_abis[i].nr_regs == nr_regs)
+			return &unw_abis[i];
+	return NULL;
+}
+
 struct unw_map {
 	const struct prof_maps *m;
 	Dwfl *dwfl;		/* NULL: could not be built */
+	unsigned int machine;	/* EM_* of its first ELF file, EM_NONE */
 };
 
 struct unw {
@@ -43,7 +82,8 @@ struct unw {
 	size_t nr_no_files;
 	/* the record being unwound */
 	__s32 tid;
-	Dwarf_Word regs[PMUCTX_REGS_X86_64_NR];
+	const struct unw_abi *abi;
+	Dwarf_Word regs[UNW_MAX_REGS];
 	__u64 sp;
 	const unsigned char *stack;
 	__u32 dyn_size;
@@ -64,8 +104,7 @@ int unw_check(const void *rec, size_t len)
 	if (u.hdr.type != PMUCTX_REC_USER_STACK || u.hdr.size > len ||
 	    u.hdr.size < sizeof(u))
 		return -EINVAL;
-	if (u.abi != PMUCTX_REGS_X86_64 ||
-	    u.nr_regs != PMUCTX_REGS_X86_64_NR)
+	if (!unw_abi_of(u.abi, u.nr_regs))
 		return -EOPNOTSUPP;
 	need = sizeof(u) + (size_t)u.nr_regs * 8 + u.size;
 	if (u.size % 8 || u.dyn_size > u.size || need > u.hdr.size)
@@ -231,8 +270,10 @@ static bool unw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct unw *u = arg;
 
-	return dwfl_thread_state_registers(thread, 0, PMUCTX_REGS_X86_64_NR,
-					   u->regs);
+	if (!dwfl_thread_state_registers(thread, 0, u->abi->nr_dwarf, u->regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, u->regs[u->abi->pc]);
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks unw_thread_cbs = {
@@ -259,7 +300,27 @@ static int unw_frame(Dwfl_Frame *f, void *arg)
 
 /* ---- unwinding ------------------------------------------------------------ */
 
-static Dwfl *unw_dwfl(struct unw *u, const struct prof_maps *m, __s32 pid)
+/* the ELF machine of the first module with a file: what libdwfl unwinds */
+static int unw_machine(Dwfl_Module *mod, void **userdata, const char *name,
+		       Dwarf_Addr start, void *arg)
+{
+	unsigned int *machine = arg;
+	Dwarf_Addr bias;
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	(void)userdata;
+	(void)name;
+	(void)start;
+	elf = dwfl_module_getelf(mod, &bias);
+	if (!elf || !gelf_getehdr(elf, &eh))
+		return DWARF_CB_OK;
+	*machine = eh.e_machine;
+	return DWARF_CB_ABORT;
+}
+
+static const struct unw_map *unw_dwfl(struct unw *u,
+				      const struct prof_maps *m, __s32 pid)
 {
 	struct unw_map *um;
 	Dwfl *dwfl;
@@ -268,7 +329,7 @@ static Dwfl *unw_dwfl(struct unw *u, const struct prof_maps *m, __s32 pid)
 
 	for (i = u->nr_maps; i-- > 0;)
 		if (u->maps[i].m == m)
-			return u->maps[i].dwfl;
+			return &u->maps[i];
 	if (u->nr_maps == u->cap_maps) {
 		size_t cap = u->cap_maps ? 2 * u->cap_maps : 16;
 
@@ -281,9 +342,10 @@ static Dwfl *unw_dwfl(struct unw *u, const struct prof_maps *m, __s32 pid)
 	um = &u->maps[u->nr_maps++];
 	um->m = m;
 	um->dwfl = NULL;
+	um->machine = EM_NONE;
 	dwfl = dwfl_begin(&u->cbs);
 	if (!dwfl)
-		return NULL;
+		return um;
 	f = fmemopen((void *)m->text, m->len, "r");
 	if (!f)
 		goto err_end;
@@ -297,11 +359,12 @@ static Dwfl *unw_dwfl(struct unw *u, const struct prof_maps *m, __s32 pid)
 		dwfl_getmodules(dwfl, mark_no_file, u, 0);
 	if (!dwfl_attach_state(dwfl, NULL, pid, &unw_thread_cbs, u))
 		goto err_end;
+	dwfl_getmodules(dwfl, unw_machine, &um->machine, 0);
 	um->dwfl = dwfl;
-	return dwfl;
+	return um;
 err_end:
 	dwfl_end(dwfl);
-	return NULL;
+	return um;
 }
 
 static __u64 unw_now_ns(void)
@@ -317,8 +380,8 @@ int unw_unwind(struct unw *u, const struct prof_maps *m, __s32 pid,
 {
 	struct pmuctx_rec_user_stack r;
 	const unsigned char *p = rec;
+	const struct unw_map *um;
 	__u64 t0 = unw_now_ns();
-	Dwfl *dwfl;
 	int e;
 
 	e = unw_check(rec, len);
@@ -331,20 +394,22 @@ int unw_unwind(struct unw *u, const struct prof_maps *m, __s32 pid,
 	u->st.bytes += r.hdr.size;
 	if (!max)
 		return 0;
-	dwfl = m ? unw_dwfl(u, m, pid) : NULL;
-	if (!dwfl) {
+	u->abi = unw_abi_of(r.abi, r.nr_regs);
+	um = m ? unw_dwfl(u, m, pid) : NULL;
+	/* registers of another architecture than the files': not unwound */
+	if (!um || !um->dwfl || um->machine != u->abi->machine) {
 		u->st.no_map++;
 		return 0;
 	}
-	memcpy(u->regs, p + sizeof(r), sizeof(u->regs));
+	memcpy(u->regs, p + sizeof(r), (size_t)r.nr_regs * 8);
 	u->tid = r.c.tid;
-	u->sp = u->regs[PMUCTX_REGS_X86_64_SP];
+	u->sp = u->regs[u->abi->sp];
 	u->stack = p + sizeof(r) + (size_t)r.nr_regs * 8;
 	u->dyn_size = r.dyn_size;
 	u->ips = ips;
 	u->n = 0;
 	u->max = max;
-	dwfl_getthread_frames(dwfl, u->tid, unw_frame, u);
+	dwfl_getthread_frames(um->dwfl, u->tid, unw_frame, u);
 	u->st.unwound++;
 	u->st.frames += u->n;
 	u->st.ns += unw_now_ns() - t0;
