@@ -56,10 +56,7 @@ else
 	trap 'rm -rf "$work"' EXIT
 fi
 src=$work/pmuctx-$version
-mkdir -p "$src"
-git ls-files -z --cached --others --exclude-standard |
-	(while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done) |
-	tar --null -T - -cf - | tar -C "$src" -xf -
+scripts/copy-tree.sh "$src"
 log "dpkg-buildpackage -aarm64 -us -uc -b in $src"
 if ! (cd "$src" && dpkg-buildpackage -aarm64 -us -uc -b) >"$work/build.log" 2>&1; then
 	tail -n 60 "$work/build.log" >&2

@@ -83,18 +83,7 @@ else
 	trap 'rm -rf "$work"' EXIT
 fi
 src=$work/pmuctx-$version
-mkdir -p "$src"
-if git rev-parse --git-dir >/dev/null 2>&1; then
-	git ls-files -z --cached --others --exclude-standard |
-		(while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done) |
-		tar --null -T - -cf - | tar -C "$src" -xf -
-else
-	tar -cf - --exclude=.git --exclude=./module-debug \
-		--exclude='*.o' --exclude='*.ko' --exclude='*.a' \
-		--exclude='*.so' --exclude='*.so.*' --exclude=.stage --exclude='*.mod' \
-		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='.*.d' --exclude='*.d' \
-		--exclude=Module.symvers --exclude=modules.order . | tar -C "$src" -xf -
-fi
+scripts/copy-tree.sh "$src"
 log "dpkg-buildpackage -us -uc -b in $src"
 tb=$SECONDS
 if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
