@@ -212,7 +212,7 @@ else
 fi
 EV4="instructions:u,instructions:k,r08:u,r11"
 (as_user_exec 65534 65534 4242 "$CLI" stat -x, -o "$W/u4.csv" -e "$EV4" -- \
-	"$SPIN" 4000000000 1) &
+	"$SPIN" 4000000000 1 2>"$W/u4.err") &
 usp=$!
 wait_spin "$usp" || diag "no spin of the background session after 60 s"
 rc=0
@@ -237,8 +237,11 @@ as_user 65533 65533 4242 "$HWC" -u -o /dev/null -- "$SPIN" "$N" 1 2>"$W/hw3.err"
 still=no
 kill -0 "$usp" 2>/dev/null && still=yes
 kill -TERM "$usp" 2>/dev/null || true
-wait "$usp" || true
+ust=0
+wait "$usp" || ust=$?
 diag "hwcount beside an unprivileged session at the default share: exit $rc; $(tr '\n' ' ' <"$W/hw3.err")"
+[ "$still" = yes ] ||
+	diag "the session's pmuctx stat ended first (status $ust): $(tr '\n' ' ' <"$W/u4.err" 2>/dev/null) $(tr '\n' ' ' <"$W/u4.csv" 2>/dev/null)"
 if [ "$rc" = 0 ] && [ "$still" = yes ]; then
 	ok "beside an unprivileged session at the default share (4 events) another user's counters count the whole time"
 else
