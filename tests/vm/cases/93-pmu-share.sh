@@ -169,9 +169,16 @@ done
 wait_spin() {
 	_w=0
 	while [ "$_w" -lt 600 ]; do
+		# shell builtins only: a fork per process, 600 times, was
+		# minutes of an emulated guest
 		for _p in /proc/[0-9]*; do
-			[ "$(cat "$_p/comm" 2>/dev/null)" = spin ] || continue
-			[ "$(cut -d' ' -f4 "$_p/stat" 2>/dev/null)" = "$1" ] && return 0
+			_c=
+			read -r _c 2>/dev/null <"$_p/comm" || continue
+			[ "$_c" = spin ] || continue
+			read -r _s 2>/dev/null <"$_p/stat" || continue
+			# shellcheck disable=SC2086 # the fields of stat
+			set -- "$1" $_s
+			[ "$5" = "$1" ] && return 0
 		done
 		sleep 0.1
 		_w=$((_w + 1))
