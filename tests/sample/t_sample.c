@@ -958,7 +958,11 @@ static void buser_busy(void)
 	}
 }
 
-static void test_budget_user(void)
+/*
+ * One round of test_budget_user(): 0 when both sides' sessions were made,
+ * -2 when sample_budget could not be set (said).
+ */
+static int budget_user_round(long *root_np, long *user_np)
 {
 	long old = param_get("sample_budget"), root_n, user_n = -1;
 	int ready[2], go[2], res[2], fds[BUSER_NSESS], fd, i, made = -1;
@@ -968,7 +972,7 @@ static void test_budget_user(void)
 
 	if (old <= 0 || param_set("sample_budget", 800)) {
 		result(0, "budget per user: sample_budget can be set to 800");
-		return;
+		return -2;
 	}
 	if (pipe(ready) || pipe(go) || pipe(res))
 		exit(2);
@@ -1028,20 +1032,40 @@ static void test_budget_user(void)
 	diag("budget per user%s: root's 1 session %ld samples, uid %d's %d sessions %ld together",
 	     buser_migrate ? " (the task changes CPU every 15 ms)" : "",
 	     root_n, BUSER_UID, made, user_n);
-	result(fd >= 0 && made == BUSER_NSESS && user_n >= 0,
+	*root_np = root_n;
+	*user_np = user_n;
+	return fd >= 0 && made == BUSER_NSESS && user_n >= 0 ? 0 : -1;
+}
+
+/*
+ * Up to 3 rounds, each logged: the share is a half; the defects gave
+ * root a session's share (1 of 17) or, with per-session credits, 31 %
+ * and 26 % (stop 34), in every round; a loaded host once gave 148 of
+ * 451 (32.8 %, 6.1-cloud beside two VMs) in a single round.
+ */
+static void test_budget_user(void)
+{
+	long root_n = 0, user_n = -1;
+	int round, made = -1, pass = 0;
+
+	for (round = 1; round <= 3 && !pass; round++) {
+		made = budget_user_round(&root_n, &user_n);
+		if (made == -2)
+			return;
+		if (made < 0)
+			break;
+		/* half is the share; a third leaves room for windows with one asker */
+		pass = root_n > 0 && root_n * 3 >= (root_n + user_n) &&
+		       user_n * 3 >= (root_n + user_n);
+	}
+	result(made == 0,
 	       "budget per user: %d sessions of one user and one of root on one busy task",
 	       BUSER_NSESS);
-	/*
-	 * Half is the share; a session's share (the defect) was 1 of 17, 6 %.
-	 * A quarter leaves room for windows with one asker and for a loaded
-	 * host (148 of 451, 32.8 %, on 6.1-cloud beside two VMs, against a
-	 * third wanted then).
-	 */
-	result(root_n > 0 && root_n * 4 >= (root_n + user_n),
-	       "budget per user: root's one session gets a user's share, not a session's (%ld of %ld samples, >= 1/4; a session's share would be 1/17)",
-	       root_n, root_n + user_n);
-	result(user_n * 4 >= (root_n + user_n),
-	       "budget per user: the user's sessions together get theirs (%ld of %ld samples, >= 1/4)",
+	result(root_n > 0 && root_n * 3 >= (root_n + user_n),
+	       "budget per user: root's one session gets a user's share, not a session's (%ld of %ld samples, >= 1/3, round %d)",
+	       root_n, root_n + user_n, round - 1);
+	result(user_n * 3 >= (root_n + user_n),
+	       "budget per user: the user's sessions together get theirs (%ld of %ld samples, >= 1/3)",
 	       user_n, root_n + user_n);
 }
 
