@@ -217,6 +217,23 @@ if [ "$rc" != 0 ] && grep -q 'max_unprivileged_pmu_counters' "$W/ref.out"; then
 else
 	not_ok "unprivileged, 8 events over the default share: refused, the message names max_unprivileged_pmu_counters (exit $rc)"
 fi
+# A 64-bit event (config1 bit 0, the PMU's "long" term) chains two
+# counters on a PMUv3 before v3p5: three of them are 6 of the share of 4,
+# charged so (they were charged 3, leaving other users nothing).
+if [ -r "/sys/bus/event_source/devices/$PMU/format/long" ]; then
+	rc=0
+	as_user 65534 65534 4242 "$CLI" stat -o /dev/null \
+		-e "$PMU/event=0x08,long/u,$PMU/event=0x11,long/u,$PMU/event=0x08,long/k" -- true \
+		>"$W/long.out" 2>&1 || rc=$?
+	diag_out "$(cat "$W/long.out")"
+	if [ "$rc" != 0 ] && grep -q 'max_unprivileged_pmu_counters' "$W/long.out"; then
+		ok "unprivileged, three 64-bit (long) raw events, two counters each: over the share of $cap0, refused"
+	else
+		not_ok "unprivileged, three 64-bit (long) raw events, two counters each: over the share of $cap0, refused (exit $rc)"
+	fi
+else
+	skip "unprivileged, three 64-bit (long) raw events: refused" "$PMU has no format/long"
+fi
 EV4="instructions:u,instructions:k,r08:u,r11"
 (as_user_exec 65534 65534 4242 "$CLI" stat -x, -o "$W/u4.csv" -e "$EV4" -- \
 	"$SPIN" 4000000000 1 2>"$W/u4.err") &
