@@ -50,11 +50,22 @@ bool pmuctx_arch_user_regs(const struct pt_regs *regs, u64 *out,
 			   unsigned long *sp);
 
 /*
- * The general-purpose (event) counters of this CPU's PMU, for the
- * default of max_unprivileged_pmu_counters; a dedicated cycle or fixed
- * counter is not one.  Process context, after a hardware PMU was found
- * (pmuctx_detect_hw_pmu()).  0 when the architecture does not say.
+ * The general-purpose (event) counters of the CPUs' PMU, the smallest of
+ * any online CPU's, for the default of max_unprivileged_pmu_counters; a
+ * dedicated cycle or fixed counter is not one.  Process context, after a
+ * hardware PMU was found (pmuctx_detect_hw_pmu()).  0 when the
+ * architecture does not say.
  */
 unsigned int pmuctx_arch_pmu_counters(void);
+
+/*
+ * The general-purpose counters raw event @d takes on the CPU's PMU when
+ * scheduled: 1, or 2 where the PMU chains or pairs counters for it (a
+ * 64-bit event on arm64 before PMUv3p5; AMD's merge event 0x003 since
+ * family 17h; an x86 event with an extra register, config1/config2,
+ * counted 2 as well for the shared register it takes).  Process context.
+ */
+struct pmuctx_event_desc;
+unsigned int pmuctx_arch_raw_counters(const struct pmuctx_event_desc *d);
 
 #endif /* PMUCTX_ARCH_H */

@@ -12,6 +12,8 @@
  */
 #include <linux/build_bug.h>
 #include <linux/compat.h>
+#include <linux/cpu.h>
+#include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 #include <asm/sysreg.h>
@@ -65,12 +67,39 @@ bool pmuctx_arch_user_regs(const struct pt_regs *regs, u64 *out,
 	return true;
 }
 
+/* the smallest PMCR_EL0.N of the CPUs it runs on; @info: unsigned int */
+static void pmuctx_arm64_pmcr_n(void *info)
+{
+	unsigned int *n = info, here = (read_sysreg(pmcr_el0) >> 11) & 0x1f;
+
+	if (here < *n)
+		*n = here;
+}
+
 /*
- * PMCR_EL0.N (bits 15:11): the event counters this CPU's PMUv3 has, the
- * cycle counter apart.  The PMU driver found one (pmuctx_detect_hw_pmu()),
- * so the register is there.
+ * PMCR_EL0.N (bits 15:11): the event counters of a CPU's PMUv3, the cycle
+ * counter apart; the smallest of the online CPUs (big.LITTLE cores may
+ * differ), read on each in turn.  Only where ID_AA64DFR0_EL1.PMUVer says
+ * PMUv3 (1..14): with an IMPLEMENTATION DEFINED PMU (0xf: Apple's, which
+ * perf drives with its own driver) PMCR_EL0 is an undefined instruction.
  */
 unsigned int pmuctx_arch_pmu_counters(void)
 {
-	return (read_sysreg(pmcr_el0) >> 11) & 0x1f;
+	unsigned int pmuver = (read_sysreg(id_aa64dfr0_el1) >> 8) & 0xf;
+	unsigned int n = 0x1f;
+	int cpu;
+
+	if (pmuver == 0 || pmuver == 0xf)
+		return 0;
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		smp_call_function_single(cpu, pmuctx_arm64_pmcr_n, &n, 1);
+	cpus_read_unlock();
+	return n;
+}
+
+/* config1 bit 0: a 64-bit event, two chained counters before PMUv3p5 */
+unsigned int pmuctx_arch_raw_counters(const struct pmuctx_event_desc *d)
+{
+	return d->config1 & 1 ? 2 : 1;
 }

@@ -87,6 +87,7 @@ unsigned int pmuctx_arch_pmu_counters(void)
 	switch (boot_cpu_data.x86_vendor) {
 	case X86_VENDOR_INTEL:
 	case X86_VENDOR_ZHAOXIN:
+	case X86_VENDOR_CENTAUR:	/* zhaoxin_pmu_init() serves both */
 		if (boot_cpu_has(X86_FEATURE_HYBRID_CPU))
 			return 6;
 		if (boot_cpu_data.cpuid_level < 0xa)
@@ -100,4 +101,17 @@ unsigned int pmuctx_arch_pmu_counters(void)
 	default:
 		return 0;
 	}
+}
+
+unsigned int pmuctx_arch_raw_counters(const struct pmuctx_event_desc *d)
+{
+	u64 sel = (d->config & 0xff) | ((d->config >> 24) & 0xf00);
+
+	if (d->config1 || d->config2)
+		return 2;
+	if ((boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
+	     boot_cpu_data.x86_vendor == X86_VENDOR_HYGON) &&
+	    boot_cpu_data.x86 >= 0x17 && sel == 0x003)
+		return 2;
+	return 1;
 }

@@ -113,20 +113,26 @@ bool pmuctx_event_on_pmu(u32 id)
 
 /*
  * The PMU counters session @s holds on each CPU (perm.c charges them to
- * max_unprivileged_pmu_counters): its hardware and raw events, and none
- * without a hardware PMU (their creation fails) or in a switchless
- * session (it has no counter).  A sample event needs CAP_PERFMON, so it
- * is never charged.
+ * max_unprivileged_pmu_counters): one per hardware event, and none of
+ * them without a hardware PMU (their creation fails); one or two per raw
+ * event, as its PMU schedules it (pmuctx_arch_raw_counters()), whether
+ * or not the cycles event was found at load (a raw event passed
+ * pmuctx_raw_probe(): a CPU PMU took it).  None in a switchless session
+ * (it has no counter).  A sample event needs CAP_PERFMON, so it is never
+ * charged.
  */
 unsigned int pmuctx_sess_pmu_counters(const struct pmuctx_session *s)
 {
 	unsigned int i, n = 0;
 
-	if (!pmuctx_hw_pmu || s->switchless)
+	if (s->switchless)
 		return 0;
-	for (i = 0; i < s->nr_events; i++)
-		if (pmuctx_event_on_pmu(s->events[i]))
+	for (i = 0; i < s->nr_events; i++) {
+		if (s->events[i] == PMUCTX_EV_RAW)
+			n += pmuctx_arch_raw_counters(&s->ev_desc[i]);
+		else if (pmuctx_hw_pmu && pmuctx_event_on_pmu(s->events[i]))
 			n++;
+	}
 	return n;
 }
 
