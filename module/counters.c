@@ -75,7 +75,6 @@ void pmuctx_detect_hw_pmu(void)
 		.exclude_hv = 1,
 	};
 	struct perf_event *ev;
-
 	unsigned int n = 0;
 
 	ev = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
