@@ -7,8 +7,10 @@
  * declared here.  Contexts: pmuctx_arch_copy_user_nofault() is called
  * from the sampling interrupt (hrtimer hardirq, or a PMU overflow, which
  * is an NMI on x86-64 and a plain IRQ on arm64): it must not sleep, take
- * a lock that sleeps, allocate or fault pages in.  The others are pure
- * register reads.
+ * a lock that sleeps, allocate or fault pages in.  pmuctx_arch_pmu_counters()
+ * (module load: process context; on arm64 a call on each online CPU)
+ * and pmuctx_arch_raw_counters() (SESSION_CREATE) are off the hot paths;
+ * the others are pure register reads.
  */
 #ifndef PMUCTX_ARCH_H
 #define PMUCTX_ARCH_H
