@@ -863,10 +863,96 @@ static void t_plt_lib(const char *file)
 	dlclose(h);
 }
 
+/*
+ * aarch64 stubs, on any host: the fixtures of tests/unit/fixtures/plt-arm64
+ * (make.sh there; names.txt is the cross objdump's), mapped at a made-up
+ * address.  Every stub is NAME@plt from its first instruction to its
+ * last (the 24-byte -z pac-plt ones too); the header is no "$x" (Arm's
+ * mapping symbol); a function keeps its name.
+ */
+static void t_plt_arm64(void)
+{
+	LIBPMUCTX_OPTS(pmuctx_syms_opts, o, .flags = PMUCTX_SYMS_NO_KERNEL);
+	const __u64 base = 0x7f0000400000ULL;
+	char path[PATH_MAX + 64], line[256], kind[8], file[64], name[64];
+	char maps[2 * PATH_MAX + 256], got[128] = "-", want[96] = "-";
+	char hdr[128] = "-";
+	struct pmuctx_syms *y = NULL;
+	unsigned long long a;
+	struct pmuctx_sym s;
+	int pid = 0, stubs = 0, bad = 0, r, k;
+	bool hdr_ok = true, fn_ok = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/fixtures/plt-arm64/names.txt",
+		 TOP_DIR);
+	f = fopen(path, "re");
+	CHECK(f, "plt-arm64: %s", path);
+	if (!f)
+		return;
+	pmuctx_syms_new(&y, &o);
+	/* one process per file, its whole file mapped r-x at base */
+	for (k = 0; k < 2; k++) {
+		static const char *const files[] = { "libpltprobe.so",
+						     "pltloop-pac" };
+		int n = snprintf(maps, sizeof(maps),
+				 "%llx-%llx r-xp 00000000 00:00 1 %s/tests/unit/fixtures/plt-arm64/%s\n",
+				 (unsigned long long)base,
+				 (unsigned long long)base + 0x10000, TOP_DIR,
+				 files[k]);
+
+		pmuctx_syms_add_maps(y, 100 + k, 0, maps, (size_t)n);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		name[0] = 0;
+		if (sscanf(line, "%7s %63s %llx %63s", kind, file, &a, name) < 3)
+			continue;
+		pid = strcmp(file, "libpltprobe.so") ? 101 : 100;
+		if (!strcmp(kind, "plt")) {
+			unsigned int in;
+
+			stubs++;
+			/* the adrp, the ldr, the br (+12 or +16) */
+			for (in = 0; in <= 12; in += 4) {
+				memset(&s, 0, sizeof(s));
+				r = pmuctx_syms_lookup(y, pid, 0, base + a + in, 0, &s);
+				if (r == 0 && s.name && !strcmp(s.name, name) &&
+				    s.start == base + a)
+					continue;
+				if (!bad++) {
+					snprintf(want, sizeof(want), "%s+%u in %s", name, in, file);
+					snprintf(got, sizeof(got), "%s at 0x%llx",
+						 s.name ? s.name : "(null)",
+						 (unsigned long long)(s.start - base));
+				}
+			}
+		} else if (!strcmp(kind, "hdr")) {
+			memset(&s, 0, sizeof(s));
+			pmuctx_syms_lookup(y, pid, 0, base + a + 8, 0, &s);
+			if (s.name && s.name[0] == '$') {
+				hdr_ok = false;
+				snprintf(hdr, sizeof(hdr), "%s: header named %s", file, s.name);
+			}
+		} else if (!strcmp(kind, "fn")) {
+			memset(&s, 0, sizeof(s));
+			r = pmuctx_syms_lookup(y, pid, 0, base + a + 4, 0, &s);
+			if (r || !s.name || strcmp(s.name, name))
+				fn_ok = false;
+		}
+	}
+	fclose(f);
+	CHECK(stubs >= 10 && !bad, "plt-arm64: every instruction of %d aarch64 stubs named as objdump names the stub (%d wrong; first %s: got %s)",
+	      stubs, bad, want, got);
+	CHECK(hdr_ok, "plt-arm64: the .plt header is not named after Arm's mapping symbol $x (%s)", hdr);
+	CHECK(fn_ok, "plt-arm64: functions outside the PLT keep their names (pltprobe_cmp, main)");
+	pmuctx_syms_free(y);
+}
+
 static void t_plt_syms(void)
 {
 	t_plt_lib("libpltprobe.so");
 	t_plt_lib("libpltprobe-ibt.so");
+	t_plt_arm64();
 }
 
 void test_symbols(void)
