@@ -506,10 +506,10 @@ static struct proc *get_proc(struct pmuctx_syms *y, pid_t pid)
 	return p;
 }
 
-/* ---- PLT stubs (x86_64) ------------------------------------------------ */
+/* ---- PLT stubs (x86_64, aarch64) ------------------------------------------ */
 /*
  * A call to a shared library's function goes through a stub that jumps
- * through a GOT slot the dynamic linker fills in.  Stubs are in
+ * through a GOT slot the dynamic linker fills in.  On x86_64 stubs are in
  * - .plt: with lazy binding a 16-byte header ("push GOT+8; jmp *GOT+16"),
  *   then 16-byte entries "jmp *SLOT(%rip); push INDEX; jmp .plt"; with IBT
  *   (.plt.sec present) its entries are "endbr64; push INDEX; bnd jmp .plt";
@@ -521,6 +521,13 @@ static struct proc *get_proc(struct pmuctx_syms *y, pid_t pid)
  * entries that jump through no slot, of entry INDEX of .rela.plt; in
  * .dynsym, with "@plt" appended.  IRELATIVE relocations name no symbol:
  * such stubs (and the header) stay unknown.
+ *
+ * On aarch64 .plt has a 32-byte header, then 16-byte entries "adrp x16,
+ * PAGE; ldr x17, [x16, #OFF]; add x16, x16, #OFF; br x17", each after a
+ * "bti c" where the linker puts one, 24 bytes with -z pac-plt (an
+ * autia1716 before the br, then a nop): the slot is
+ * PAGE + OFF, named by its R_AARCH64_JUMP_SLOT relocation.  The header's
+ * own adrp/ldr pair loads a slot without a relocation: it stays unknown.
  */
 
 /* the PLT section that holds ELF address @a, or NULL */
@@ -570,6 +577,55 @@ static bool plt_decode(const unsigned char *b, size_t n, GElf_Addr stub,
 		memcpy(&v, b + k + 1, 4);
 		*index = v;
 		return v >= 0;
+	}
+	return false;
+}
+
+#define A64_BTI_C	0xd503245fU
+#define A64_ADRP_X16	0x90000010U	/* under mask 0x9f00001f */
+#define A64_LDR_X17_X16	0xf9400211U	/* under mask 0xffc003ff */
+
+static __u32 a64_insn(const unsigned char *b)
+{
+	return (__u32)b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 |
+	       (__u32)b[3] << 24;
+}
+
+/*
+ * the aarch64 stub of .plt data @b (@n bytes at ELF address @base) that
+ * holds ELF address @a: its start (at its "bti c", if any) in @stub and
+ * the GOT slot it loads in @slot; false if @a is in no "adrp x16; ldr
+ * x17, [x16, #OFF]; add; br x17" stub
+ */
+static bool plt_decode_a64(const unsigned char *b, size_t n, GElf_Addr base,
+			   GElf_Addr a, GElf_Addr *stub, GElf_Addr *slot)
+{
+	size_t off = (size_t)(a - base) & ~(size_t)3, o, back;
+	__u32 i0, i1;
+	__s64 page;
+
+	if (off + 4 <= n && a64_insn(b + off) == A64_BTI_C)
+		off += 4;
+	for (back = 0; back <= 20 && back <= off; back += 4) {
+		o = off - back;
+		if (o + 8 > n)
+			continue;
+		i0 = a64_insn(b + o);
+		i1 = a64_insn(b + o + 4);
+		if ((i0 & 0x9f00001fU) != A64_ADRP_X16 ||
+		    (i1 & 0xffc003ffU) != A64_LDR_X17_X16)
+			continue;
+		/* adrp: imm = immhi:immlo (21 bits, signed) pages */
+		page = (__s64)((((i0 >> 5) & 0x7ffffU) << 2) | ((i0 >> 29) & 3U));
+		if (page & (1LL << 20))
+			page -= 1LL << 21;
+		*slot = ((base + o) & ~(GElf_Addr)0xfff) +
+			(GElf_Addr)(page * 4096) +
+			(GElf_Addr)((i1 >> 10) & 0xfffU) * 8;
+		*stub = base + o;
+		if (o >= 4 && a64_insn(b + o - 4) == A64_BTI_C)
+			*stub -= 4;
+		return true;
 	}
 	return false;
 }
@@ -687,11 +743,20 @@ static const char *plt_name(struct pmuctx_syms *y, Elf *elf, GElf_Addr a,
 	const char *sym;
 	long index = -1;
 
-	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+	if (!gelf_getehdr(elf, &eh) ||
+	    (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64))
 		return NULL;
 	scn = plt_section(elf, a, &sh);
 	if (!scn)
 		return NULL;
+	if (eh.e_machine == EM_AARCH64) {
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf ||
+		    !plt_decode_a64(d->d_buf, d->d_size, sh.sh_addr, a, &stub,
+				    &slot))
+			return NULL;
+		goto found;
+	}
 	esz = sh.sh_entsize ? sh.sh_entsize : 16;
 	stub = sh.sh_addr + (a - sh.sh_addr) / esz * esz;
 	d = elf_getdata(scn, NULL);
@@ -699,11 +764,28 @@ static const char *plt_name(struct pmuctx_syms *y, Elf *elf, GElf_Addr a,
 	    !plt_decode((const unsigned char *)d->d_buf +
 			(stub - sh.sh_addr), esz, stub, &slot, &index))
 		return NULL;
+found:
 	sym = plt_reloc(elf, slot, index);
 	if (!sym || !*sym)
 		return NULL;
 	*start = stub;
 	return plt_intern(y, sym);
+}
+
+/*
+ * an Arm ELF mapping symbol ("$x", "$d", "$a", "$t", maybe ".N" after):
+ * it marks where code or data starts, names no function (perf drops them
+ * too); an address whose nearest symbol is one stays unknown
+ */
+static bool is_mapping_symbol(Elf *elf, const char *name)
+{
+	GElf_Ehdr eh;
+
+	if (!name || name[0] != '$' || !strchr("xdat", name[1]) ||
+	    !name[1] || (name[2] && name[2] != '.'))
+		return false;
+	return elf && gelf_getehdr(elf, &eh) &&
+	       (eh.e_machine == EM_AARCH64 || eh.e_machine == EM_ARM);
 }
 
 static int lookup_user(struct pmuctx_syms *y, pid_t pid, __u64 time,
@@ -781,6 +863,8 @@ static int lookup_user(struct pmuctx_syms *y, pid_t pid, __u64 time,
 	else
 		name = dwfl_module_addrinfo(mod, la, &off, &sym, NULL, NULL,
 					    NULL);
+	if (is_mapping_symbol(elf, name))
+		name = NULL;
 	if (y->flags & PMUCTX_SYMS_LINES) {
 		Dwfl_Line *l = dwfl_module_getsrc(mod, la);
 		int line = 0;

@@ -909,11 +909,11 @@ static void t_plt_arm64(void)
 			continue;
 		pid = strcmp(file, "libpltprobe.so") ? 101 : 100;
 		if (!strcmp(kind, "plt")) {
-			unsigned int in;
+			unsigned int in, len = pid == 101 ? 24 : 16;
 
 			stubs++;
-			/* the adrp, the ldr, the br (+12 or +16) */
-			for (in = 0; in <= 12; in += 4) {
+			/* each instruction: adrp ... br (+12; pac-plt: +16, nop) */
+			for (in = 0; in < len; in += 4) {
 				memset(&s, 0, sizeof(s));
 				r = pmuctx_syms_lookup(y, pid, 0, base + a + in, 0, &s);
 				if (r == 0 && s.name && !strcmp(s.name, name) &&
