@@ -183,7 +183,7 @@ arm64-tree:
 		rsync -a --from0 --files-from=- ./ "$(ARM64_DIR)/"
 
 userland-arm64: arm64-tree
-	+$(MAKE) -C "$(ARM64_DIR)" lib tools progs CC="$(ARM64_CROSS)gcc" \
+	+$(MAKE) -C "$(ARM64_DIR)" lib tools progs examples CC="$(ARM64_CROSS)gcc" \
 		PKG_CONFIG="$(ARM64_PKG_CONFIG)" WERROR="$(WERROR)"
 
 module-arm64: arm64-tree

@@ -168,18 +168,18 @@ if [ "${PMUCTX_KERNEL_MATRIX:-1}" != 0 ]; then
 	[ ${#cloud[@]} -eq 0 ] || matrix+=(cloud)
 fi
 
-# arm64: the kernels, busybox, perf and python3 are unpacked after the packages, and
+# arm64: the kernels, busybox and the guest's tools are unpacked after the packages, and
 # only when scripts/kernels-arm64 says something is missing.
 arm64_fetch() {
 	[ "$arm64" = 1 ] || return 0
 	if "$here/kernels-arm64" resolve 6.1 6.12 >/dev/null 2>&1 &&
 	   "$here/kernels-arm64" busybox >/dev/null 2>&1; then
 		"$here/kernels-arm64" tools >/dev/null 2>&1 && return 0
-		echo "setup-deps: unpacking the arm64 guest's perf and python3 (scripts/kernels-arm64 fetch-tools)"
+		echo "setup-deps: unpacking the arm64 guest's perf, python3, perl and sort (scripts/kernels-arm64 fetch-tools)"
 		[ "$dry_run" = 1 ] || "$here/kernels-arm64" fetch-tools
 		return
 	fi
-	echo "setup-deps: unpacking the arm64 kernels (6.1, 6.12), busybox, perf and python3 (scripts/kernels-arm64 fetch)"
+	echo "setup-deps: unpacking the arm64 kernels (6.1, 6.12), busybox and the guest's tools (scripts/kernels-arm64 fetch)"
 	[ "$dry_run" = 1 ] || "$here/kernels-arm64" fetch 6.1 6.12
 }
 
