@@ -1798,7 +1798,10 @@ static void mode_countercap(int cap)
 		close(fds[i]);
 }
 
-/* Function-call IPIs each CPU took so far (/proc/interrupts, CAL). */
+/*
+ * Function-call IPIs each CPU took so far: the line of /proc/interrupts
+ * that says "Function call interrupts" (x86-64 "CAL:", arm64 "IPI1:").
+ */
 static int cal_ipis(unsigned long long *v, int max)
 {
 	FILE *f = fopen("/proc/interrupts", "r");
@@ -1809,9 +1812,9 @@ static int cal_ipis(unsigned long long *v, int max)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		p = line + strspn(line, " ");
-		if (strncmp(p, "CAL:", 4))
+		if (!strstr(p, "Function call interrupts") || !strchr(p, ':'))
 			continue;
-		for (p += 4; n < max; n++) {
+		for (p = strchr(p, ':') + 1; n < max; n++) {
 			v[n] = strtoull(p, &end, 10);
 			if (end == p)
 				break;

@@ -1038,6 +1038,9 @@ static const int errs_create_valid[] = {
 	EBUSY,		/* already a session */
 	EMFILE, EINVAL, /* EINVAL: max_exited beyond the module's cap */
 	ENOENT,		/* a raw event's PMU does not take it */
+	EUSERS,		/* hardware events of unprivileged sessions beyond
+			 * max_unprivileged_pmu_counters (a real PMU: the
+			 * arm64 tier; none in the x86-64 TCG guest) */
 	0
 };
 

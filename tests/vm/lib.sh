@@ -228,12 +228,32 @@ weight() {
 	awk -v p="$2" '$0 ~ p { s += $NF } END { printf "%.0f\n", s }' "$1"
 }
 
+# SYSCALL_ENTRY_RE: an ERE of the kernel functions every syscall's kernel
+# callchain passes through (x86-64: entry_SYSCALL_64 -> do_syscall_64;
+# arm64: el0t_64_sync -> el0t_64_sync_handler -> el0_svc -> do_el0_svc).
+SYSCALL_ENTRY_RE='do_syscall_64|entry_SYSCALL|el0t_64_sync|el0_svc|do_el0_svc'
+
+# now_ns: wall time in ns (date +%s%N; the arm64 guest's busybox date has
+# no %N: /proc/uptime then, to 10 ms)
+now_ns() {
+	case $(date +%N 2>/dev/null) in
+	''|*N*) awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime ;;
+	*) date +%s%N ;;
+	esac
+}
+
+# has_hw_pmu: load the module; true when pmuctx info says hw-pmu (a
+# hardware PMU perf can open events on: the arm64 tier's PMUv3).
+has_hw_pmu() {
+	mod_load 2>/dev/null || true
+	"$CLI" info | grep -q 'features:.* hw-pmu'
+}
+
 # need_hw_pmu: load the module; skip the whole case (its plan 1..0, exit
 # 0) in a guest without a hardware PMU (pmuctx info has no hw-pmu: the
 # x86-64 TCG guest; the arm64 tier has one).
 need_hw_pmu() {
-	mod_load 2>/dev/null || true
-	if ! "$CLI" info | grep -q 'features:.* hw-pmu'; then
+	if ! has_hw_pmu; then
 		echo "1..0 # SKIP no hardware PMU in this guest (pmuctx info has no hw-pmu; the arm64 tier has one)"
 		exit 0
 	fi

@@ -41,9 +41,6 @@ MS=${DWARF_MS:-1500}
 need_exec "$PMUCTX_TOP/tests/sample/t_sample" || exit 1
 "$PMUCTX_TOP/tests/sample/t_sample" dump || true
 
-# now_ns: CLOCK_MONOTONIC-ish wall time in ns (date +%s%N)
-now_ns() { date +%s%N; }
-
 # ---- pmuctx record --call-graph dwarf -----------------------------------------
 
 check "$CLI" record --call-graph dwarf -F 999 -o "$W/dwarf.pmu" -- \

@@ -52,7 +52,7 @@ if [ "$wrong" -eq 0 ]; then
 else
 	not_ok "overflow samples: $wrong attributed to the irq_work thread, not the sampled task"
 fi
-if grep -qE '^chain;.*main;f1;f2;f3;[^ ]*(do_syscall_64|entry_SYSCALL)' "$W/ovf.folded"; then
+if grep -qE "^chain;.*main;f1;f2;f3;[^ ]*($SYSCALL_ENTRY_RE)" "$W/ovf.folded"; then
 	ok "overflow samples: kernel callchains (the syscall entry) after f3"
 else
 	not_ok "overflow samples: kernel callchains (the syscall entry) after f3"

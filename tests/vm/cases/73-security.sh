@@ -235,7 +235,10 @@ if want ptrace-caps; then
 	victim plain user "$p" victim
 	user "$p" ptrace "$vpid" allow "a plain process of the same user" || rc=1
 	user "$p" ptrace-userns "$vpid" || rc=1
-	victim ambient env HOME=/tmp setpriv --reuid=65534 --regid=65534 \
+	# setpriv by its path: busybox's env (the arm64 guest's) runs its own
+	# setpriv applet, which has no --reuid, for the bare name
+	setpriv=$(command -v setpriv)
+	victim ambient env HOME=/tmp "$setpriv" --reuid=65534 --regid=65534 \
 		--groups="$GID" --inh-caps=+net_raw,+sys_ptrace \
 		--ambient-caps=+net_raw,+sys_ptrace "$p" victim
 	user "$p" ptrace "$vpid" deny \
@@ -254,7 +257,7 @@ if want ptrace-caps; then
 	else
 		skip "ptrace-caps: file capabilities" "no setcap (libcap2-bin)"
 	fi
-	victim split env HOME=/tmp setpriv --reuid=65534 \
+	victim split env HOME=/tmp "$setpriv" --reuid=65534 \
 		--regid=65534 --groups="$GID" --inh-caps=+net_raw \
 		--ambient-caps=+net_raw "$p" victim --split
 	user "$p" ptrace "$vpid" split \

@@ -23,7 +23,8 @@
 #    work) keep working and balance (lockdep/KASAN on the debug kernel);
 #  - rmmod right after a close (the unhook still pending) unregisters
 #    synchronously: no oops, the next load starts clean.
-# The function-call IPIs of the last CPU (/proc/interrupts CAL) are printed
+# The function-call IPIs of the last CPU (/proc/interrupts "Function call
+# interrupts": x86-64's CAL, arm64's IPI1) are printed
 # for the record only: the suite pins the tracepoints' static keys (QEMU
 # TCG, tests/progs/pin_keys.c), so here a flip pokes no text.
 set -eu
@@ -46,7 +47,7 @@ echo 2 > /proc/sys/kernel/perf_event_paranoid
 flips() { cat /sys/module/pmuctx/parameters/selftest_probe_flips; }
 # function-call IPIs taken by the last CPU so far
 cal() {
-	awk -v c="$(nproc)" '$1 == "CAL:" { print $(c + 1) }' /proc/interrupts
+	awk -v c="$(nproc)" '/Function call interrupts/ { print $(c + 1) }' /proc/interrupts
 }
 # idle MS: wait up to MS for no probes; $pb: the PMUCTX_PROBES_* bits
 # then, $pms: the milliseconds waited
