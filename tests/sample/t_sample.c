@@ -66,7 +66,40 @@ static int is_chain(const __u64 *ips, unsigned int n)
 
 /* ---- kernel symbols -------------------------------------------------------- */
 
-static uint64_t sys_lo, sys_hi;	/* do_syscall_64 */
+/*
+ * The kernel function every syscall passes through, not inlined: x86-64's
+ * C entry, arm64's (el0_svc -> do_el0_svc -> el0_svc_common ->
+ * invoke_syscall; do_el0_svc is global, called from another file, so
+ * it is in every syscall's callchain on 6.1 and 6.12).
+ */
+#if defined(__aarch64__)
+#define SYSCALL_ENTRY "do_el0_svc"
+#else
+#define SYSCALL_ENTRY "do_syscall_64"
+#endif
+static uint64_t sys_lo, sys_hi;	/* SYSCALL_ENTRY */
+
+/*
+ * This architecture's user registers in a USER_STACK record: the ABI, how
+ * many, the stack pointer, the instruction pointer and the frame pointer
+ * (x86-64 rbp; arm64 x29, whose frame record holds the caller's return
+ * address at fp + 8, as rbp's frame does at bp + 8).
+ */
+#if defined(__aarch64__)
+#define REGS_ABI	PMUCTX_REGS_ARM64
+#define REGS_NR		PMUCTX_REGS_ARM64_NR
+#define REGS_SP		PMUCTX_REGS_ARM64_SP
+#define REGS_IP		PMUCTX_REGS_ARM64_PC
+#define REGS_FP		29
+#else
+#define REGS_ABI	PMUCTX_REGS_X86_64
+#define REGS_NR		PMUCTX_REGS_X86_64_NR
+#define REGS_SP		PMUCTX_REGS_X86_64_SP
+#define REGS_IP		PMUCTX_REGS_X86_64_IP
+#define REGS_FP		6
+#endif
+/* the largest record (its size is a __u16, a multiple of 8) */
+#define REC_MAX_SIZE	65528U
 
 static void load_kallsyms(void)
 {
@@ -84,7 +117,7 @@ static void load_kallsyms(void)
 			sys_hi = a;
 			break;
 		}
-		if (!strcmp(name, "do_syscall_64")) {
+		if (!strcmp(name, SYSCALL_ENTRY)) {
 			sys_lo = prev = a;
 			take = 1;
 		}
@@ -338,7 +371,7 @@ static void test_deferred(void)
 	waitpid(pid, &st, 0);
 	drain(fd, pid, &d);
 	close(fd);
-	diag("deferred: %ld samples (%ld in the kernel), %ld user records, %ld resolved, %ld unresolved, %ld chains, %ld with do_syscall_64; periods %llu ns, task-clock %llu ns",
+	diag("deferred: %ld samples (%ld in the kernel), %ld user records, %ld resolved, %ld unresolved, %ld chains, %ld with " SYSCALL_ENTRY "; periods %llu ns, task-clock %llu ns",
 	     d.samples, d.kernel_mode, d.user_records, d.resolved,
 	     d.unresolved, d.chains, d.kstack_syscall,
 	     (unsigned long long)d.period_sum,
@@ -536,13 +569,28 @@ static void test_unpriv(void)
 /*
  * A sampler costs nothing where its tasks do not run (sampling issue
  * item 1): a 10 kHz hrtimer session on a process that sleeps must not
- * raise the local timer interrupts (/proc/interrupts LOC) of any CPU.
+ * raise the local timer interrupts (/proc/interrupts LOC on x86-64; on
+ * arm64 the per-CPU line of the architected timer, "arch_timer") of any
+ * CPU.
  * Before, each session armed one timer per CPU, re-armed whether or not
  * a watched task ran there: +10 000 interrupts/s on every CPU, idle or
  * not.  Compared with the same second without the session; the margin
  * (1000/s) is a tenth of what the old module added.
  */
 #define LOC_MAX_CPUS 64
+
+/* the line of /proc/interrupts (leading blanks skipped) of the tick */
+static int is_timer_line(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (!strncmp(p, "LOC:", 4))
+		return 1;
+	while (n && (p[n - 1] == '\n' || p[n - 1] == ' '))
+		n--;
+	/* "11:  123  456  GICv3  27 Level  arch_timer" */
+	return strchr(p, ':') && n >= 11 && !strncmp(p + n - 11, " arch_timer", 11);
+}
 
 static int loc_counts(unsigned long long *v, int max)
 {
@@ -557,9 +605,9 @@ static int loc_counts(unsigned long long *v, int max)
 
 		while (*p == ' ')
 			p++;
-		if (strncmp(p, "LOC:", 4))
+		if (!is_timer_line(p))
 			continue;
-		p += 4;
+		p = strchr(p, ':') + 1;
 		for (n = 0; n < max; n++) {
 			unsigned long long x = strtoull(p, &end, 10);
 
@@ -1414,6 +1462,15 @@ static void test_maxrate(void)
 /* ---- user stack dumps (PMUCTX_SAMPLE_USER_DUMP) --------------------------- */
 
 
+/* the largest dump whose USER_STACK record a record can hold */
+static unsigned int dump_fit(void)
+{
+	unsigned int fit = (REC_MAX_SIZE -
+			    PMUCTX_REC_USER_STACK_SIZE_NR(REGS_NR, 0)) & ~7U;
+
+	return fit < PMUCTX_USER_DUMP_MAX ? fit : PMUCTX_USER_DUMP_MAX;
+}
+
 /* SESSION_CREATE of the caller with a dump: 0 or the errno */
 static int dump_create(int fd, unsigned int flags, unsigned int dump,
 		       unsigned int pages, unsigned int rsv)
@@ -1468,12 +1525,91 @@ static void test_dump_attr(void)
 	       strerror(e));
 	close(fd);
 	fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	e = fd < 0 ? errno : dump_create(fd, DUMP_FLAGS,
-					 PMUCTX_USER_DUMP_MAX, 32, 0);
-	result(!e, "dump: the largest dump with 32 pages is taken (%s)",
-	       strerror(e));
+	/* (arm64: the largest that fits a record, test_dump_fit()) */
+	e = fd < 0 ? errno : dump_create(fd, DUMP_FLAGS, dump_fit(), 32, 0);
+	result(!e, "dump: the largest dump (%u bytes) with 32 pages is taken (%s)",
+	       dump_fit(), strerror(e));
 	if (fd >= 0)
 		close(fd);
+}
+
+/*
+ * A dump the module accepts is one it writes.  A USER_STACK record's size
+ * is a __u16: with arm64's 33 registers a PMUCTX_USER_DUMP_MAX dump does
+ * not fit one (65600 bytes), which x86-64's 17 do.  With a ring large
+ * enough (64 pages), a child whose stack holds more than the dump above
+ * its stack pointer (a 96 KiB frame) records itself: either the create is
+ * refused with EINVAL, or its USER_STACK records come, whole.  Then the
+ * largest dump that fits is taken and written whole.  (Before: arm64
+ * took the session, and every full copy hit a WARN in the deferred work
+ * and was dropped: a WARN any group member could raise, a machine with
+ * panic_on_warn down.)
+ */
+static long dump_deep_records(unsigned int dump, int *err)
+{
+	static char buf[1 << 20];
+	long whole = 0;
+	int fd, st;
+	ssize_t n, off;
+	pid_t pid;
+
+	*err = 0;
+	fd = open(PMUCTX_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		volatile char deep[96 << 10];
+		uint64_t end;
+
+		memset((char *)deep, 1, sizeof(deep));
+		if (dump_create(fd, DUMP_FLAGS, dump, 64, 0))
+			_exit(errno);
+		end = ns_of(CLOCK_MONOTONIC) + 400000000ULL;
+		while (ns_of(CLOCK_MONOTONIC) < end)
+			deep[(end >> 3) % sizeof(deep)]++;
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		*err = WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += ((struct pmuctx_rec_header *)
+					       (buf + off))->size) {
+			struct pmuctx_rec_user_stack *u = (void *)(buf + off);
+
+			if (u->hdr.type == PMUCTX_REC_USER_STACK &&
+			    u->size == dump && u->dyn_size == dump)
+				whole++;
+		}
+	}
+	close(fd);
+	return whole;
+}
+
+static void test_dump_fit(void)
+{
+	unsigned int fit = dump_fit();
+	long whole;
+	int e;
+
+	whole = dump_deep_records(PMUCTX_USER_DUMP_MAX, &e);
+	if (fit < PMUCTX_USER_DUMP_MAX)
+		result(e == EINVAL,
+		       "dump: a %u-byte dump, whose record (%zu bytes with %u registers) is larger than a record can be, is refused with EINVAL (%s, %ld whole records)",
+		       PMUCTX_USER_DUMP_MAX,
+		       (size_t)PMUCTX_REC_USER_STACK_SIZE_NR(REGS_NR, PMUCTX_USER_DUMP_MAX),
+		       REGS_NR, e ? strerror(e) : "taken", whole);
+	whole = dump_deep_records(fit, &e);
+	result(!e && whole > 0,
+	       "dump: the largest dump a record holds (%u bytes, %u registers) is taken, and written whole from a deep stack (%ld records; %s)",
+	       fit, REGS_NR, whole, e ? strerror(e) : "taken");
 }
 
 /*
@@ -1485,7 +1621,7 @@ static void test_dump_attr(void)
 static void test_dump_records(void)
 {
 	static char buf[8 << 20];
-	static __u64 lastregs[PMUCTX_REGS_X86_64_NR];
+	static __u64 lastregs[REGS_NR];
 	static unsigned char lastret[8];
 	int have_last = 0, lastret_ok = 0;
 	long recs = 0, bad = 0, paired = 0, ipok = 0, retok = 0, trunc = 0;
@@ -1520,11 +1656,10 @@ static void test_dump_records(void)
 					continue;
 				recs++;
 				bytes += h->size;
-				if (u->abi != PMUCTX_REGS_X86_64 ||
-				    u->nr_regs != PMUCTX_REGS_X86_64_NR ||
+				if (u->abi != REGS_ABI || u->nr_regs != REGS_NR ||
 				    u->size % 8 || u->size > 8192 ||
 				    u->dyn_size > u->size ||
-				    h->size != PMUCTX_REC_USER_STACK_SIZE(u->size)) {
+				    h->size != PMUCTX_REC_USER_STACK_SIZE_NR(REGS_NR, u->size)) {
 					bad++;
 					continue;
 				}
@@ -1533,8 +1668,8 @@ static void test_dump_records(void)
 				memcpy(&last, u, sizeof(last));
 				memcpy(lastregs, u->regs, sizeof(lastregs));
 				have_last = 1;
-				sp = u->regs[PMUCTX_REGS_X86_64_SP];
-				bp = u->regs[6];
+				sp = u->regs[REGS_SP];
+				bp = u->regs[REGS_FP];
 				lastbp = bp;
 				lastret_ok = bp >= sp && !(bp & 7) &&
 					     bp + 16 - sp <= u->dyn_size;
@@ -1552,7 +1687,7 @@ static void test_dump_records(void)
 					continue;
 				paired++;
 				if (c->nr >= 1 &&
-				    c->ips[0] == lastregs[PMUCTX_REGS_X86_64_IP])
+				    c->ips[0] == lastregs[REGS_IP])
 					ipok++;
 				memcpy(&ret, lastret, 8);
 				/*
@@ -1648,6 +1783,7 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "dump")) {
 		test_dump_attr();
+		test_dump_fit();
 		test_dump_records();
 		return !!failures;
 	}
@@ -1675,7 +1811,7 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "idle-rate"))
 		return idle_rate(atoi(argv[2]));
 	load_kallsyms();
-	result(sys_lo && sys_hi > sys_lo, "kallsyms: do_syscall_64 found");
+	result(sys_lo && sys_hi > sys_lo, "kallsyms: " SYSCALL_ENTRY " found");
 	test_deferred();
 	test_migrate();
 	test_killed();
