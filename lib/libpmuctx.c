@@ -16,6 +16,17 @@
 #define STR(x) STR_(x)
 
 /* initial per-task capacity, and the most we ever allocate */
+/*
+ * The user registers this architecture's module puts in a USER_STACK
+ * record, and so the largest dump it takes (PMUCTX_USER_DUMP_MAX_NR)
+ */
+#if defined(__aarch64__)
+#define NATIVE_REGS_NR	PMUCTX_REGS_ARM64_NR
+#else
+#define NATIVE_REGS_NR	PMUCTX_REGS_X86_64_NR
+#endif
+#define NATIVE_USER_DUMP_MAX PMUCTX_USER_DUMP_MAX_NR(NATIVE_REGS_NR)
+
 #define TASKS_INITIAL	64
 #define TASKS_MAX	(1U << 20)
 #define READ_TRIES	8
@@ -273,11 +284,14 @@ static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
 	if (a->sample_user_dump &&
 	    (!(a->sample_flags & PMUCTX_SAMPLE_USER_DUMP) ||
 	     a->sample_user_dump % 8 ||
-	     a->sample_user_dump > PMUCTX_USER_DUMP_MAX))
+	     a->sample_user_dump > NATIVE_USER_DUMP_MAX))
 		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
 			"pmuctx_session_opts: sample_user_dump %u: it needs "
 			"PMUCTX_SAMPLE_USER_DUMP and must be a multiple of 8 "
-			"up to %d", a->sample_user_dump, PMUCTX_USER_DUMP_MAX);
+			"up to %u on this architecture (a USER_STACK record "
+			"holds %d registers and at most 65528 bytes)",
+			a->sample_user_dump, (unsigned int)NATIVE_USER_DUMP_MAX,
+			NATIVE_REGS_NR);
 	if (a->sample_max_stack > PMUCTX_MAX_STACK)
 		return pmuctx__err_set(h, PMUCTX_OP_OPTS, EINVAL,
 			"pmuctx_session_opts: sample_max_stack %u is above "

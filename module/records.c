@@ -282,6 +282,22 @@ void pmuctx_rec_user_stack(struct pmuctx_session *s, u64 cookie,
 }
 
 /*
+ * Whether a USER_STACK record of @nr_regs registers and a @dump-byte copy
+ * can be written to a ring of @ring_bytes data: no larger than a record
+ * can be (its size is a u16: arm64's 33 registers and the largest
+ * sample_user_dump are not) nor than half the ring.  SESSION_CREATE asks
+ * (sample.c), so that pmuctx_rec_user_stack() never meets a copy it
+ * cannot write.
+ */
+bool pmuctx_rec_user_stack_fits(unsigned int nr_regs, u32 dump,
+				u64 ring_bytes)
+{
+	u64 size = PMUCTX_REC_USER_STACK_SIZE_NR((u64)nr_regs, (u64)dump);
+
+	return size <= PMUCTX_REC_MAX_SIZE && size <= ring_bytes / 2;
+}
+
+/*
  * MMAP record (maps.c): task context, the sampled task.  The path is cut
  * to what half the buffer can hold.
  */

@@ -39,6 +39,8 @@ void pmuctx_rec_user_callchain(struct pmuctx_session *s, u64 cookie,
 void pmuctx_rec_user_stack(struct pmuctx_session *s, u64 cookie,
 			   const u64 *regs, unsigned int nr_regs,
 			    const void __user *sp, u32 len);
+bool pmuctx_rec_user_stack_fits(unsigned int nr_regs, u32 dump,
+				u64 ring_bytes);
 void pmuctx_rec_mmap(struct pmuctx_session *s,
 		     const struct pmuctx_mmap_info *mi);
 bool pmuctx_rec_throttle(struct pmuctx_session *s, u16 misc, u64 period,

@@ -149,8 +149,8 @@ static int pmuctx_udump_validate(const struct pmuctx_session_attr *a)
 	if (!dump)
 		dump = PMUCTX_USER_DUMP_DEFAULT;
 	if (dump % 8 || dump > PMUCTX_USER_DUMP_MAX ||
-	    PMUCTX_REC_USER_STACK_SIZE_NR(pmuctx_arch_regs_nr(), dump) >
-	    (u64)a->ring_pages * PAGE_SIZE / 2)
+	    !pmuctx_rec_user_stack_fits(pmuctx_arch_regs_nr(), dump,
+					(u64)a->ring_pages * PAGE_SIZE))
 		return -EINVAL;
 	return 0;
 }

@@ -1548,7 +1548,8 @@ static void test_dump_attr(void)
 static long dump_deep_records(unsigned int dump, int *err)
 {
 	static char buf[1 << 20];
-	long whole = 0;
+	long whole = 0, recs = 0, samples = 0;
+	unsigned int most = 0;
 	int fd, st;
 	ssize_t n, off;
 	pid_t pid;
@@ -1567,6 +1568,8 @@ static long dump_deep_records(unsigned int dump, int *err)
 		memset((char *)deep, 1, sizeof(deep));
 		if (dump_create(fd, DUMP_FLAGS, dump, 64, 0))
 			_exit(errno);
+		if (ioctl(fd, PMUCTX_IOC_ENABLE, 0))
+			_exit(125);
 		end = ns_of(CLOCK_MONOTONIC) + 400000000ULL;
 		while (ns_of(CLOCK_MONOTONIC) < end)
 			deep[(end >> 3) % sizeof(deep)]++;
@@ -1584,12 +1587,19 @@ static long dump_deep_records(unsigned int dump, int *err)
 					       (buf + off))->size) {
 			struct pmuctx_rec_user_stack *u = (void *)(buf + off);
 
-			if (u->hdr.type == PMUCTX_REC_USER_STACK &&
-			    u->size == dump && u->dyn_size == dump)
+			samples += u->hdr.type == PMUCTX_REC_SAMPLE;
+			if (u->hdr.type != PMUCTX_REC_USER_STACK)
+				continue;
+			recs++;
+			if (u->dyn_size > most)
+				most = u->dyn_size;
+			if (u->size == dump && u->dyn_size == dump)
 				whole++;
 		}
 	}
 	close(fd);
+	diag("dump: %u-byte dumps of a 96 KiB frame: %ld samples, %ld USER_STACK records, %ld whole, the largest copy %u bytes",
+	     dump, samples, recs, whole, most);
 	return whole;
 }
 

@@ -354,7 +354,9 @@ struct pmuctx_session_attr {
  * space (`pmuctx record --call-graph dwarf`).  sample_user_dump: 0 means
  * PMUCTX_USER_DUMP_DEFAULT; else a multiple of 8 from 8 to
  * PMUCTX_USER_DUMP_MAX whose record (PMUCTX_REC_USER_STACK_SIZE_NR(nr, dump))
- * fits in half a CPU's data area (ring_pages); EINVAL otherwise, and
+ * fits in half a CPU's data area (ring_pages) and in a record (65528
+ * bytes: PMUCTX_USER_DUMP_MAX_NR(), 65280 on x86-64, 65208 on arm64);
+ * EINVAL otherwise, and
  * EINVAL for a non-zero sample_user_dump without this flag.  32-bit
  * (compat) tasks get no USER_STACK record.
  */
@@ -362,6 +364,16 @@ struct pmuctx_session_attr {
 #define PMUCTX_SAMPLE_FLAGS_ALL	0xfU
 #define PMUCTX_USER_DUMP_DEFAULT 8192
 #define PMUCTX_USER_DUMP_MAX	65280	/* the record's size is a __u16 */
+/*
+ * The largest sample_user_dump on a kernel whose USER_STACK records carry
+ * @nr_regs registers (PMUCTX_REGS_*_NR): its record must fit in a record
+ * (65528 bytes): PMUCTX_USER_DUMP_MAX with x86-64's 17, 65208 with
+ * arm64's 33.
+ */
+#define PMUCTX_USER_DUMP_MAX_NR(nr_regs) \
+	(PMUCTX_REC_USER_STACK_SIZE_NR(nr_regs, PMUCTX_USER_DUMP_MAX) <= 65528 ? \
+	 PMUCTX_USER_DUMP_MAX : \
+	 ((65528 - PMUCTX_REC_USER_STACK_SIZE_NR(nr_regs, 0)) & ~7U))
 
 /* pmuctx_read.flags */
 #define PMUCTX_READ_PER_TASK	(1U << 0)  /* fill the tasks_ptr array too */
