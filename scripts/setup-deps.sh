@@ -72,7 +72,7 @@ packages=(
 arm64_packages=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
 	libc6:arm64 libtinfo6:arm64 libzstd1:arm64 libcap-ng0:arm64
 	libcap-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
-	zlib1g-dev:arm64 libprotobuf-c-dev:arm64 dpkg-dev cpio kmod file)
+	zlib1g-dev:arm64 libprotobuf-c-dev:arm64 dpkg-dev cpio kmod file patchelf)
 demo_packages=(build-essential linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static kmod cpio file python3 pkg-config
 	libcap-dev libdw-dev libelf-dev libprotobuf-c-dev protobuf-c-compiler
@@ -175,7 +175,7 @@ arm64_fetch() {
 	if "$here/kernels-arm64" resolve 6.1 6.12 >/dev/null 2>&1 &&
 	   "$here/kernels-arm64" busybox >/dev/null 2>&1; then
 		"$here/kernels-arm64" tools >/dev/null 2>&1 && return 0
-		echo "setup-deps: unpacking the arm64 guest's perf, python3, perl and sort (scripts/kernels-arm64 fetch-tools)"
+		echo "setup-deps: unpacking the arm64 guest's perf, python3, perl and coreutils (scripts/kernels-arm64 fetch-tools)"
 		[ "$dry_run" = 1 ] || "$here/kernels-arm64" fetch-tools
 		return
 	fi
