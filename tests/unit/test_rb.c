@@ -47,7 +47,7 @@ void kshim_warn(const char *file, int line, const char *cond)
 
 #define REC_MIN		32U	/* header and common part */
 #define LOST_SIZE	((u64)sizeof(struct pmuctx_rec_lost))
-#define MAX_DATA	(32U * 4096)
+#define MAX_DATA	(64U * 4096)
 #define MAX_BOUNDS	(MAX_DATA / 8 + 1)
 
 /* One ring under test and what the test knows of it. */
@@ -430,8 +430,8 @@ static void test_edges(void)
 	n = 0;
 	for (mode = 0; mode < 2; mode++)
 		for (lost = 0; lost < 2; lost++)
-			for (off = 0; off < MAX_DATA; off += 64, n++) {
-				t_case_run(MAX_DATA, mode ? PMUCTX_RING_OVERWRITE :
+			for (off = 0; off < 32U * 4096; off += 64, n++) {
+				t_case_run(32U * 4096, mode ? PMUCTX_RING_OVERWRITE :
 					   PMUCTX_RING_NORMAL, off, lost,
 					   PMUCTX_REC_MAX_SIZE - 64, 0xa5);
 				if (off % 512 == 0 && ++n)
@@ -440,6 +440,50 @@ static void test_edges(void)
 						   lost, PMUCTX_REC_MAX_SIZE - 64, 0xa5);
 			}
 	t_report("the largest USER_STACK record (65472 bytes), 32 and 4 pages", n);
+	alarm(0);
+}
+
+/*
+ * The largest records, on a 64-page ring (half of it holds any u16-sized
+ * record; arm64's USER_STACK record of a PMUCTX_USER_DUMP_MAX dump was
+ * 65600 bytes, of 65208 bytes 65528): with a LOST record pending and the
+ * head where the PAD in front of the LOST and the record comes to 64 KiB
+ * or more, the PAD's u16 size wrapped (0 to 24 bytes: the reader's walk
+ * broke, overwrite mode's eviction WARNed).  A record too large to follow
+ * a LOST record and a PAD is refused (counted lost), whatever the head;
+ * every smaller one is written, and the ring stays well formed.
+ */
+#define RB_MAX_REC	(PMUCTX_REC_MAX_SIZE - LOST_SIZE)
+static void test_max_record(void)
+{
+	static struct t_ring t;
+	const u64 size = 64U * 4096;
+	unsigned long n = 0;
+	unsigned int mode;
+	u64 off;
+	u32 x;
+
+	alarm(300);
+	for (mode = 0; mode < 2; mode++)
+		for (off = size - 65600; off <= size - 65400; off += 8)
+			for (x = 65464; x <= PMUCTX_REC_MAX_SIZE; x += 8, n++) {
+				bool ow = mode == 1;
+
+				t_init(&t, size, ow ? PMUCTX_RING_OVERWRITE :
+				       PMUCTX_RING_NORMAL, off, 0x5a);
+				snprintf(t_case, sizeof(t_case),
+					 "size %llu %s offset %llu LOST pending record %u",
+					 (unsigned long long)size,
+					 ow ? "overwrite" : "normal",
+					 (unsigned long long)off, x);
+				if (!t_lose(&t) ||
+				    !t_write(&t, x, x > RB_MAX_REC ? 0 : 1, NULL) ||
+				    !t_write(&t, REC_MIN, 1, NULL) ||
+				    !t_write(&t, x, x > RB_MAX_REC ? 0 : ow ? 1 : -1, NULL) ||
+				    !t_accounts(&t))
+					break;
+			}
+	t_report("records of 65464 to 65528 bytes after a LOST record, the PAD up to 64 KiB, 64 pages", n);
 	alarm(0);
 }
 
@@ -566,6 +610,7 @@ static void test_random(void)
 static const struct t_group groups[] = {
 	{ "issue", test_issue },
 	{ "edges", test_edges },
+	{ "max-record", test_max_record },
 	{ "nested", test_nested },
 	{ "random", test_random },
 };
