@@ -18,14 +18,14 @@
 /* initial per-task capacity, and the most we ever allocate */
 /*
  * The user registers this architecture's module puts in a USER_STACK
- * record, and so the largest dump it takes (PMUCTX_USER_DUMP_MAX_NR)
+ * record, and so the largest dump it takes (pmuctx_user_dump_max_nr())
  */
 #if defined(__aarch64__)
 #define NATIVE_REGS_NR	PMUCTX_REGS_ARM64_NR
 #else
 #define NATIVE_REGS_NR	PMUCTX_REGS_X86_64_NR
 #endif
-#define NATIVE_USER_DUMP_MAX PMUCTX_USER_DUMP_MAX_NR(NATIVE_REGS_NR)
+#define NATIVE_USER_DUMP_MAX pmuctx_user_dump_max_nr(NATIVE_REGS_NR)
 
 #define TASKS_INITIAL	64
 #define TASKS_MAX	(1U << 20)
@@ -289,7 +289,7 @@ static int check_ring_opts(struct pmuctx *h, struct pmuctx_session_attr *a)
 			"pmuctx_session_opts: sample_user_dump %u: it needs "
 			"PMUCTX_SAMPLE_USER_DUMP and must be a multiple of 8 "
 			"up to %u on this architecture (a USER_STACK record "
-			"holds %d registers and at most 65528 bytes)",
+			"holds %d registers and is at most 65488 bytes)",
 			a->sample_user_dump, (unsigned int)NATIVE_USER_DUMP_MAX,
 			NATIVE_REGS_NR);
 	if (a->sample_max_stack > PMUCTX_MAX_STACK)

@@ -584,6 +584,8 @@ static bool plt_decode(const unsigned char *b, size_t n, GElf_Addr stub,
 #define A64_BTI_C	0xd503245fU
 #define A64_ADRP_X16	0x90000010U	/* under mask 0x9f00001f */
 #define A64_LDR_X17_X16	0xf9400211U	/* under mask 0xffc003ff */
+#define A64_BR_X17	0xd61f0220U
+#define A64_NOP		0xd503201fU
 
 static __u32 a64_insn(const unsigned char *b)
 {
@@ -595,12 +597,13 @@ static __u32 a64_insn(const unsigned char *b)
  * the aarch64 stub of .plt data @b (@n bytes at ELF address @base) that
  * holds ELF address @a: its start (at its "bti c", if any) in @stub and
  * the GOT slot it loads in @slot; false if @a is in no "adrp x16; ldr
- * x17, [x16, #OFF]; add; br x17" stub
+ * x17, [x16, #OFF]; add; br x17" stub (the stub ends after its br and a
+ * nop of padding: an address past it is not the stub's)
  */
 static bool plt_decode_a64(const unsigned char *b, size_t n, GElf_Addr base,
 			   GElf_Addr a, GElf_Addr *stub, GElf_Addr *slot)
 {
-	size_t off = (size_t)(a - base) & ~(size_t)3, o, back;
+	size_t off = (size_t)(a - base) & ~(size_t)3, o, back, end;
 	__u32 i0, i1;
 	__s64 page;
 
@@ -615,6 +618,17 @@ static bool plt_decode_a64(const unsigned char *b, size_t n, GElf_Addr base,
 		if ((i0 & 0x9f00001fU) != A64_ADRP_X16 ||
 		    (i1 & 0xffc003ffU) != A64_LDR_X17_X16)
 			continue;
+		/* its br x17 (add; [autia1716;] br), then maybe a nop */
+		for (end = o + 8; end <= o + 16 && end + 4 <= n &&
+		     a64_insn(b + end) != A64_BR_X17; end += 4)
+			;
+		if (end > o + 16 || end + 4 > n)
+			return false;
+		end += 4;
+		if (end + 4 <= n && a64_insn(b + end) == A64_NOP)
+			end += 4;
+		if (off >= end)
+			return false;
 		/* adrp: imm = immhi:immlo (21 bits, signed) pages */
 		page = (__s64)((((i0 >> 5) & 0x7ffffU) << 2) | ((i0 >> 29) & 3U));
 		if (page & (1LL << 20))

@@ -138,9 +138,12 @@ void *pmuctx_rb_reserve(struct pmuctx_rb *r, u32 type, u32 size)
 	 * At most half the buffer: with the PAD before it (less than the
 	 * record) it fits in the whole.  A LOST record in front may not:
 	 * pmuctx_rb_room() refuses more than the buffer, and the record
-	 * goes without it (the LOST one waits for the next).
+	 * goes without it (the LOST one waits for the next).  At most
+	 * PMUCTX_RB_MAX_RECORD: a PAD in front of a LOST record and the
+	 * record keeps a u16 size.
 	 */
-	if (READ_ONCE(*r->frozen) || size > size_data / 2)
+	if (READ_ONCE(*r->frozen) || size > size_data / 2 ||
+	    size > PMUCTX_RB_MAX_RECORD)
 		goto drop;
 	if (WARN_ON_ONCE(size < sizeof(*h) + sizeof(u64) || size & 7))
 		goto drop;

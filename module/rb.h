@@ -20,6 +20,12 @@
 
 /* The largest record: its size is a u16, a multiple of 8. */
 #define PMUCTX_REC_MAX_SIZE	(U16_MAX & ~7U)
+/*
+ * The largest record pmuctx_rb_reserve() takes (65488): the PAD it may
+ * write in front of a pending LOST record and the record is shorter than
+ * both together, and is a record too, so both must leave it a u16 size.
+ */
+#define PMUCTX_RB_MAX_RECORD	PMUCTX_REC_SIZE_MAX	/* 65528 - 40: test_abi */
 
 /*
  * One CPU's ring.  Only written on its CPU, with IRQs off around

@@ -252,7 +252,7 @@ void pmuctx_rec_user_stack(struct pmuctx_session *s, u64 cookie,
 	len &= ~7U;
 	left = len;
 	size = sizeof(*w) + nr_regs * sizeof(u64) + len;
-	if (WARN_ON_ONCE(size > PMUCTX_REC_MAX_SIZE))
+	if (WARN_ON_ONCE(size > PMUCTX_RB_MAX_RECORD))
 		return;
 	preempt_disable();
 	r = pmuctx_rec_rb(s);
@@ -283,8 +283,8 @@ void pmuctx_rec_user_stack(struct pmuctx_session *s, u64 cookie,
 
 /*
  * Whether a USER_STACK record of @nr_regs registers and a @dump-byte copy
- * can be written to a ring of @ring_bytes data: no larger than a record
- * can be (its size is a u16: arm64's 33 registers and the largest
+ * can be written to a ring of @ring_bytes data: no larger than the ring
+ * takes (PMUCTX_RB_MAX_RECORD: arm64's 33 registers and the largest
  * sample_user_dump are not) nor than half the ring.  SESSION_CREATE asks
  * (sample.c), so that pmuctx_rec_user_stack() never meets a copy it
  * cannot write.
@@ -294,7 +294,7 @@ bool pmuctx_rec_user_stack_fits(unsigned int nr_regs, u32 dump,
 {
 	u64 size = PMUCTX_REC_USER_STACK_SIZE_NR((u64)nr_regs, (u64)dump);
 
-	return size <= PMUCTX_REC_MAX_SIZE && size <= ring_bytes / 2;
+	return size <= PMUCTX_RB_MAX_RECORD && size <= ring_bytes / 2;
 }
 
 /*
@@ -309,7 +309,7 @@ void pmuctx_rec_mmap(struct pmuctx_session *s,
 	struct pmuctx_rb *r;
 	u32 size;
 
-	len = min_t(size_t, len, min_t(u64, s->ring.size / 2, PMUCTX_REC_MAX_SIZE) -
+	len = min_t(size_t, len, min_t(u64, s->ring.size / 2, PMUCTX_RB_MAX_RECORD) -
 				 sizeof(*w));
 	size = ALIGN(sizeof(*w) + len, 8);
 	preempt_disable();

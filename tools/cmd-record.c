@@ -192,7 +192,7 @@ static const char record_help[] =
 "        resident cuts it), like perf record --call-graph fp. dwarf: as\n"
 "        defer, and at that same return the kernel copies the user\n"
 "        registers and SIZE bytes of the user stack from the stack pointer\n"
-"        up (default 8192; a multiple of 8 up to 65280, 65208 on arm64;\n"
+"        up (default 8192; a multiple of 8 up to 65280, 65168 on arm64;\n"
 "        less where the\n"
 "        stack ends), one USER_STACK record per kernel entry shared by its\n"
 "        samples; pmuctx report unwinds it with the CFI of the files\n"

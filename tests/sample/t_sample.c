@@ -98,8 +98,11 @@ static uint64_t sys_lo, sys_hi;	/* SYSCALL_ENTRY */
 #define REGS_IP		PMUCTX_REGS_X86_64_IP
 #define REGS_FP		6
 #endif
-/* the largest record (its size is a __u16, a multiple of 8) */
-#define REC_MAX_SIZE	65528U
+/*
+ * the largest record the ring takes: its size is a __u16 (65528 at most),
+ * and so is a PAD in front of it and a LOST record (40 bytes)
+ */
+#define REC_MAX_SIZE	65488U
 
 static void load_kallsyms(void)
 {

@@ -81,13 +81,15 @@ void test_abi(void)
 	CHECK(PMUCTX_REC_USER_STACK_SIZE(PMUCTX_USER_DUMP_MAX) <= 65528 &&
 	      PMUCTX_USER_DUMP_MAX % 8 == 0 && PMUCTX_USER_DUMP_DEFAULT % 8 == 0,
 	      "the largest USER_STACK record fits a record's u16 size");
-	CHECK(PMUCTX_USER_DUMP_MAX_NR(PMUCTX_REGS_X86_64_NR) == PMUCTX_USER_DUMP_MAX &&
-	      PMUCTX_USER_DUMP_MAX_NR(PMUCTX_REGS_ARM64_NR) == 65208 &&
+	CHECK_EQ(PMUCTX_REC_SIZE_MAX, 65528 - sizeof(struct pmuctx_rec_lost),
+		 "PMUCTX_REC_SIZE_MAX: the largest u16 record less a LOST record");
+	CHECK(pmuctx_user_dump_max_nr(PMUCTX_REGS_X86_64_NR) == PMUCTX_USER_DUMP_MAX &&
+	      pmuctx_user_dump_max_nr(PMUCTX_REGS_ARM64_NR) == 65168 &&
 	      PMUCTX_REC_USER_STACK_SIZE_NR(PMUCTX_REGS_ARM64_NR,
-					    PMUCTX_USER_DUMP_MAX_NR(PMUCTX_REGS_ARM64_NR)) <= 65528 &&
+					    pmuctx_user_dump_max_nr(PMUCTX_REGS_ARM64_NR)) <= 65488 &&
 	      PMUCTX_REC_USER_STACK_SIZE_NR(PMUCTX_REGS_ARM64_NR,
-					    PMUCTX_USER_DUMP_MAX_NR(PMUCTX_REGS_ARM64_NR) + 8) > 65528,
-	      "PMUCTX_USER_DUMP_MAX_NR: 65280 with x86-64's registers, 65208 with arm64's (its record fits, 8 more would not)");
+					    pmuctx_user_dump_max_nr(PMUCTX_REGS_ARM64_NR) + 8) > 65488,
+	      "pmuctx_user_dump_max_nr(): 65280 with x86-64's registers, 65168 with arm64's (its record is one the ring takes after a LOST record, 8 more would not be)");
 	CHECK_EQ(PMUCTX_REC_USER_STACK, 13, "PMUCTX_REC_USER_STACK == 13");
 	CHECK_EQ(PMUCTX_SAMPLE_FLAGS_ALL, 0xf, "PMUCTX_SAMPLE_FLAGS_ALL == 0xf");
 	CHECK_EQ(PMUCTX_SESSION_ATTR_SIZE_VER2, 120,

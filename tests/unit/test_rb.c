@@ -211,8 +211,10 @@ static bool t_write_x(struct t_ring *t, u32 size, int must, bool *written,
 	if (full && !t_walk(t, false))
 		return false;
 	/* normal mode: what fits, computed here from the protocol alone */
-	if (t->r.mode == PMUCTX_RING_NORMAL && !t->frozen &&
-	    size <= t->size / 2) {
+	if (t->r.mode == PMUCTX_RING_NORMAL && size > PMUCTX_RB_MAX_RECORD) {
+		fits = 0;	/* never, whatever the room */
+	} else if (t->r.mode == PMUCTX_RING_NORMAL && !t->frozen &&
+		   size <= t->size / 2) {
 		fits = 0;
 		for (need = size + (pend0 ? LOST_SIZE : 0);; need = size) {
 			off = h0 & (t->size - 1);
@@ -453,7 +455,7 @@ static void test_edges(void)
  * a LOST record and a PAD is refused (counted lost), whatever the head;
  * every smaller one is written, and the ring stays well formed.
  */
-#define RB_MAX_REC	(PMUCTX_REC_MAX_SIZE - LOST_SIZE)
+#define RB_MAX_REC	PMUCTX_RB_MAX_RECORD
 static void test_max_record(void)
 {
 	static struct t_ring t;

@@ -354,8 +354,9 @@ struct pmuctx_session_attr {
  * space (`pmuctx record --call-graph dwarf`).  sample_user_dump: 0 means
  * PMUCTX_USER_DUMP_DEFAULT; else a multiple of 8 from 8 to
  * PMUCTX_USER_DUMP_MAX whose record (PMUCTX_REC_USER_STACK_SIZE_NR(nr, dump))
- * fits in half a CPU's data area (ring_pages) and in a record (65528
- * bytes: PMUCTX_USER_DUMP_MAX_NR(), 65280 on x86-64, 65208 on arm64);
+ * fits in half a CPU's data area (ring_pages) and is one the ring takes
+ * (65488 bytes: pmuctx_user_dump_max_nr(), 65280 on x86-64, 65168 on
+ * arm64);
  * EINVAL otherwise, and
  * EINVAL for a non-zero sample_user_dump without this flag.  32-bit
  * (compat) tasks get no USER_STACK record.
@@ -364,16 +365,6 @@ struct pmuctx_session_attr {
 #define PMUCTX_SAMPLE_FLAGS_ALL	0xfU
 #define PMUCTX_USER_DUMP_DEFAULT 8192
 #define PMUCTX_USER_DUMP_MAX	65280	/* the record's size is a __u16 */
-/*
- * The largest sample_user_dump on a kernel whose USER_STACK records carry
- * @nr_regs registers (PMUCTX_REGS_*_NR): its record must fit in a record
- * (65528 bytes): PMUCTX_USER_DUMP_MAX with x86-64's 17, 65208 with
- * arm64's 33.
- */
-#define PMUCTX_USER_DUMP_MAX_NR(nr_regs) \
-	(PMUCTX_REC_USER_STACK_SIZE_NR(nr_regs, PMUCTX_USER_DUMP_MAX) <= 65528 ? \
-	 PMUCTX_USER_DUMP_MAX : \
-	 ((65528 - PMUCTX_REC_USER_STACK_SIZE_NR(nr_regs, 0)) & ~7U))
 
 /* pmuctx_read.flags */
 #define PMUCTX_READ_PER_TASK	(1U << 0)  /* fill the tasks_ptr array too */
@@ -883,6 +874,25 @@ struct pmuctx_rec_user_stack {
 	 (nr_regs) * sizeof(__u64) + (dump))
 #define PMUCTX_REC_USER_STACK_SIZE(dump) \
 	PMUCTX_REC_USER_STACK_SIZE_NR(PMUCTX_REGS_X86_64_NR, dump)
+
+/*
+ * The largest record the module's ring takes: a PAD in front of a LOST
+ * record and it must stay a record (a __u16 size).
+ */
+#define PMUCTX_REC_SIZE_MAX	65488
+
+/*
+ * The largest sample_user_dump on a kernel whose USER_STACK records carry
+ * @nr_regs registers (PMUCTX_REGS_*_NR): its record must be one the ring
+ * takes: PMUCTX_USER_DUMP_MAX with x86-64's 17, 65168 with arm64's 33.
+ */
+static __inline__ __u32 pmuctx_user_dump_max_nr(__u32 nr_regs)
+{
+	__u32 fit = (PMUCTX_REC_SIZE_MAX -
+		     (__u32)PMUCTX_REC_USER_STACK_SIZE_NR(nr_regs, 0)) & ~7U;
+
+	return fit < PMUCTX_USER_DUMP_MAX ? fit : PMUCTX_USER_DUMP_MAX;
+}
 
 /* PMUCTX_IOC_RING_CONSUME: normal mode, the reader is done up to @tail. */
 struct pmuctx_ring_consume {
