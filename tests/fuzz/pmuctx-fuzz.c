@@ -356,7 +356,9 @@ static bool err_in(int e, const int *list)
 
 static const int errs_ioctl[] = {
 	EINVAL, EFAULT, E2BIG, ENOTTY, EBUSY, ENOMEM, EACCES, EPERM, ESRCH,
-	ENOSPC, EOPNOTSUPP, EBADF, ENOTDIR, EAGAIN, EINTR, EMFILE, ENODEV, 0
+	ENOSPC, EOPNOTSUPP, EBADF, ENOTDIR, EAGAIN, EINTR, EMFILE, ENODEV,
+	EUSERS,	/* a create from a read-only page: the PMU share (arm64) */
+	0
 };
 
 static void expect_errs(const char *what, int ret, int err, const int *list)

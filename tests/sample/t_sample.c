@@ -1120,6 +1120,15 @@ static void test_budget_user(void)
 	       user_n, root_n + user_n);
 }
 
+/* the largest dump whose USER_STACK record the ring takes (REC_MAX_SIZE) */
+static unsigned int dump_fit(void)
+{
+	unsigned int fit = (REC_MAX_SIZE -
+			    PMUCTX_REC_USER_STACK_SIZE_NR(REGS_NR, 0)) & ~7U;
+
+	return fit < PMUCTX_USER_DUMP_MAX ? fit : PMUCTX_USER_DUMP_MAX;
+}
+
 /*
  * sample_cpu_percent bounds the deferred work too (issue 29 item 8):
  * DEFER_NSESS sessions at 10 kHz with the largest user stack dump on one
@@ -1158,7 +1167,7 @@ static void test_budget_deferred(void)
 		for (;;)
 			__asm__ __volatile__("" ::: "memory");
 	}
-	user_dump = PMUCTX_USER_DUMP_MAX;
+	user_dump = dump_fit();		/* the largest this architecture takes */
 	ring_pages = 64;
 	for (i = 0; i < DEFER_NSESS; i++) {
 		fds[i] = session(pid, DUMP_FLAGS, 10000);
@@ -1211,7 +1220,7 @@ static void test_budget_deferred(void)
 	     tclock ? 100.0 * period / tclock : 0.0, now_with);
 	result(made == DEFER_NSESS && samples > 0 && dumps > 0 && tclock > 0,
 	       "budget deferred: %d sessions at 10 kHz with %u-byte dumps on a busy task",
-	       DEFER_NSESS, PMUCTX_USER_DUMP_MAX);
+	       DEFER_NSESS, dump_fit());
 	result(period * 10 >= tclock * 6,
 	       "budget deferred: at sample_cpu_percent 25 the deferred work leaves the task at least 60 %% of its CPU (periods %.0f %% of task-clock)",
 	       tclock ? 100.0 * period / tclock : 0.0);
@@ -1465,14 +1474,6 @@ static void test_maxrate(void)
 /* ---- user stack dumps (PMUCTX_SAMPLE_USER_DUMP) --------------------------- */
 
 
-/* the largest dump whose USER_STACK record a record can hold */
-static unsigned int dump_fit(void)
-{
-	unsigned int fit = (REC_MAX_SIZE -
-			    PMUCTX_REC_USER_STACK_SIZE_NR(REGS_NR, 0)) & ~7U;
-
-	return fit < PMUCTX_USER_DUMP_MAX ? fit : PMUCTX_USER_DUMP_MAX;
-}
 
 /* SESSION_CREATE of the caller with a dump: 0 or the errno */
 static int dump_create(int fd, unsigned int flags, unsigned int dump,

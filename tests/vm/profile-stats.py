@@ -63,8 +63,15 @@ def parse(path, comm):
 
 
 def kernel(s):
+    # by value: arm64's user addresses are printed ffffaf974bf0 (48-bit
+    # VA, no leading zeros), its kernel's and x86-64's are 0xffff0000...
+    # and up
     addr, rest = s['frames'][0]
-    return addr.startswith('ffff') or '[kernel.kallsyms]' in rest
+    try:
+        a = int(addr, 16)
+    except ValueError:
+        a = 0
+    return a >= 0xffff000000000000 or '[kernel.kallsyms]' in rest
 
 
 def share(samples, pred):
