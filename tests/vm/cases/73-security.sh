@@ -64,9 +64,21 @@ chmod 0660 "$DEV"
 p=$(user_exec "$P")
 old=$(cat /proc/sys/kernel/perf_event_paranoid)
 oldmax=$(cat /sys/module/pmuctx/parameters/max_sessions_per_user 2>/dev/null || echo)
+# The unprivileged sessions here sample at up to 4 kHz, which pmuctx, as
+# perf, refuses above kernel.perf_event_max_sample_rate (EINVAL); perf
+# lowers that while a boot goes on when its interrupts take long (the
+# arm64 tier's emulated PMU: 'privexec: session 1 of 20: Invalid
+# argument').  Perf's default rate, held for the case (restored after).
+rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+pct=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)
+# (the rate cannot be written while the percentage is 0)
+echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
+echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
 other=
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
+	echo "$pct" > /proc/sys/kernel/perf_cpu_time_max_percent || true
+	echo "$rate" > /proc/sys/kernel/perf_event_max_sample_rate || true
 	echo "$old" > /proc/sys/kernel/perf_event_paranoid
 	[ -z "$oldmax" ] || echo "$oldmax" > /sys/module/pmuctx/parameters/max_sessions_per_user
 	[ -z "$other" ] || kill "$other" 2>/dev/null || true
