@@ -22,7 +22,13 @@
 # --per-task), rec (pmuctx record -n --switch-events: a SWITCH record per
 # switch through the ring writer), other (a --per-switch session on
 # another process: the probe runs, the workload is not watched), perf
-# (perf stat, 4 default events).  With more than one vCPU the static keys are pinned first
+# (perf stat, 4 default events).  On a hardware PMU (the arm64 tier,
+# bench/arm64-pmu.sh, docs/PERFORMANCE.md section 18): hw / hwni (pmuctx
+# stat -e cycles,instructions, inherited / --no-inherit), perfhw /
+# perfhwni (perf stat -e cycles,instructions, the same two), smp /
+# perfsmp (overflow sampling on cycles at 1 kHz without callchains:
+# pmuctx record --sample-event cycles -F 1000 / perf record -e cycles
+# -F 1000).  With more than one vCPU the static keys are pinned first
 # (tests/progs/pin_keys, docs/TESTING.md); with one, TCG's text-poke race
 # cannot happen and the layout is production's.  bench/notes/15-switch-path.md.
 TOP=$(pwd); CLI=$TOP/tools/pmuctx; PP=$TOP/bench/pingpong
@@ -47,6 +53,12 @@ for r in $(seq "$ROUNDS"); do
 			other) "$CLI" stat --per-switch -o /dev/null -- sleep 3600 &
 			       op=$!; sleep 1; w= ;;
 			perf) w="perf stat -e task-clock,context-switches,cpu-migrations,page-faults -o /tmp/o --" ;;
+			hw) w="$CLI stat -e cycles,instructions -o /tmp/o --" ;;
+			hwni) w="$CLI stat --no-inherit -e cycles,instructions -o /tmp/o --" ;;
+			perfhw) w="perf stat -e cycles,instructions -o /tmp/o --" ;;
+			perfhwni) w="perf stat --no-inherit -e cycles,instructions -o /tmp/o --" ;;
+			smp) w="$CLI record -q -F 1000 --sample-event cycles -o /tmp/rec.data --" ;;
+			perfsmp) w="perf record -q -F 1000 -e cycles -o /tmp/perf.data --" ;;
 			*) echo "switch-ab: unknown configuration $cfg" >&2; exit 2 ;;
 			esac
 			case ${WL:-pp} in
