@@ -402,9 +402,14 @@ demo-run: all
 # smoke run.  It measures the release module; the debug build only runs
 # ring_bench (case ring) and times the sched_switch probe (case cs).
 BENCH_ARGS ?=
-.PHONY: bench
+.PHONY: bench bench-arm64
 bench: all module-debug
 	bench/run $(BENCH_ARGS)
+
+# Hardware counters against perf on the arm64 tier's emulated PMU
+# (bench/arm64-pmu.sh; docs/PERFORMANCE.md section 18)
+bench-arm64: userland-arm64 module-arm64
+	bench/arm64-pmu.sh $(ARM64_KVER) $(BENCH_ROUNDS)
 
 # ---------------------------------------------------------------------------
 
@@ -467,6 +472,7 @@ help:
 	@echo 'Other:'
 	@echo '  demo               install what the demo needs, build, run the main job in a QEMU VM'
 	@echo '  bench              benchmarks against perf and bpftrace in the VM, icount time'
+	@echo '  bench-arm64        hardware counters against perf on the arm64 tier (ARM64_KVER, BENCH_ROUNDS)'
 	@echo '                     (docs/PERFORMANCE.md; BENCH_ARGS="--quick", "--wallclock")'
 	@echo '  version            print the version (scripts/version.sh)'
 	@echo '  help               this text'
