@@ -28,8 +28,12 @@
 # overflow interrupt takes ~0.3 ms under TCG, so perf lowers
 # perf_event_max_sample_rate and throttles the counter (stopped until the
 # next tick): at -F 1000 the periods added up to 47 % of the count.  perf
-# writes THROTTLE records for that; pmuctx's recording does not say it yet
-# (docs/TESTING.md).
+# writes THROTTLE records for that; so does pmuctx (misc
+# PMUCTX_THROTTLE_PERF), checked last: perf_event_max_sample_rate 100
+# (one overflow per tick at any HZ >= 100) under -F 1000, the periods
+# fall short of the count, and the recording must say why: THROTTLE
+# records of kind "perf" (report --format json) and record's summary
+# line, the same number of times.
 set -eu
 # shellcheck source=SCRIPTDIR/../lib.sh
 . "${0%/*}/../lib.sh"
@@ -114,4 +118,40 @@ if [ "$tc" -gt 0 ] && awk -v n="$mine" -v t="$tc" 'BEGIN { r = n / (t / 1e9); ex
 	ok "the rate is near -F 100: $mine samples in $tc ns of chain's task-clock"
 else
 	not_ok "the rate is near -F 100 (25-200/s): $mine samples in ${tc:-?} ns of chain's task-clock"
+fi
+
+# perf throttles the sampling counter: one overflow per tick allowed
+# (perf_event_max_sample_rate 100; it cannot be written while the
+# percentage is 0), -F 1000 asked.  The periods then fall short of the
+# count, and the recording must say so.
+echo 25 >/proc/sys/kernel/perf_cpu_time_max_percent
+echo 100 >/proc/sys/kernel/perf_event_max_sample_rate
+check "$CLI" record -F 1000 --sample-event instructions -e instructions \
+	-o "$W/t.pmu" -- sh -c "echo go | $CHAIN -1000 0 >/dev/null" -- \
+	"pmuctx record -F 1000 --sample-event instructions, perf_event_max_sample_rate 100"
+last_ok || diag_out "$CHECK_OUT"
+said=$(printf '%s\n' "$CHECK_OUT" |
+	sed -n 's/^pmuctx record: perf throttled the sampling counter \([0-9]*\) time.*/\1/p')
+check "$CLI" report -i "$W/t.pmu" --format json -- "report --format json (throttled)"
+printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } >"$W/t.json"
+# the THROTTLE records of kind "perf", and the times their "dropped" add up to
+recs=$(tr '{}' '\n' <"$W/t.json" | awk '
+	/"kind": *"perf"/ { n++; if (match($0, /"dropped": *[0-9]+/)) {
+		d = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", d); s += d } }
+	END { print n + 0, s + 0 }')
+nrec=${recs% *} times=${recs#* }
+check "$CLI" report -i "$W/t.pmu" --format perf-script -- "report --format perf-script (throttled)"
+printf '%s\n' "$CHECK_OUT" | grep -E '[[:space:]]instructions:' >"$W/t.samples" || true
+tpid=$(awk '$1 == "chain" { split($2, a, "/"); print a[1]; exit }' "$W/t.samples")
+tper=$(awk -v p="$tpid" '{ split($2, a, "/") } a[1] == p { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^instructions:/) s += $i } END { printf "%.0f", s }' "$W/t.samples")
+tins=$(tr ',{}' '\n' <"$W/t.json" | awk -v p="$tpid" '
+	/"pid":/ { gsub(/[^0-9]/, ""); cur = $0 }
+	cur == p && /"instructions":/ { gsub(/[^0-9]/, ""); ins = $0 }
+	END { print ins + 0 }')
+diag "throttled: chain's sample periods $tper of $tins instructions; $nrec THROTTLE perf record(s), $times time(s); record said ${said:-nothing}"
+if [ "${tins:-0}" -gt 0 ] && awk -v s="${tper:-0}" -v c="$tins" 'BEGIN { exit !(s < c * 0.8) }' &&
+   [ "$times" -gt 0 ] && [ "$nrec" -gt 0 ] && [ "${said:-0}" = "$times" ]; then
+	ok "perf's throttling is in the recording: $times time(s) in $nrec THROTTLE record(s), said by record; the periods $tper of $tins"
+else
+	not_ok "perf's throttling is in the recording (periods under 80 % of the count, THROTTLE perf records, record's summary: periods ${tper:-?} of ${tins:-?}, $nrec record(s) of $times time(s), record said ${said:-nothing})"
 fi
