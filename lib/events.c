@@ -337,7 +337,7 @@ PMUCTX_API const char *pmuctx_feature_name(unsigned int bit)
 	static const char *const names[] = {
 		"counting", "inherit", "system-wide", "cgroup", "selftest",
 		"hw-pmu", "ring", "sampling", "mmap", "user-dump",
-		"switchless", "event-desc",
+		"switchless", "event-desc", "perf-throttle",
 	};
 
 	return bit < ARRAY_SIZE(names) ? names[bit] : NULL;

@@ -188,4 +188,19 @@ static __always_inline u64 pmuctx_perf_ctx_time(struct perf_event_context *ctx,
 #endif
 }
 
+/*
+ * Whether perf has just throttled @ev: its overflows on this CPU exceeded
+ * max_samples_per_tick (kernel.perf_event_max_sample_rate / HZ), and perf
+ * stopped the counter until its next tick.  perf marks that with
+ * hw.interrupts = MAX_INTERRUPTS (~0ULL; kernel/events/core.c's, not in a
+ * header) before it calls the overflow handler of the same overflow:
+ * __perf_event_account_interrupt() in every kernel we build for (6.1,
+ * 6.12; perf_event_throttle_group() since 6.16 sets the same).  Read only
+ * in that handler, on the counter's CPU, right after perf wrote it.
+ */
+static inline bool pmuctx_perf_throttled(const struct perf_event *ev)
+{
+	return READ_ONCE(ev->hw.interrupts) == ~0ULL;
+}
+
 #endif /* _PMUCTX_COMPAT_H */

@@ -82,6 +82,7 @@
 
 #include "arch.h"
 #include "budget.h"
+#include "compat.h"
 #include "counters.h"
 #include "maps.h"
 #include "params.h"
@@ -128,6 +129,7 @@ struct pmuctx_sample_stage {
 	atomic_t		busy;
 	atomic64_t		missed;	/* overflows while busy */
 	atomic64_t		budget_missed;	/* refused before capture */
+	atomic64_t		perf_throttled;	/* times perf stopped it */
 	struct pmuctx_sample_buf b;
 };
 
@@ -945,6 +947,26 @@ static void pmuctx_sample_budget_report(struct pmuctx_session *s,
 		sc->budget_dropped = 0;
 }
 
+/*
+ * perf throttled the session's sampling counter on this CPU (the
+ * overflow handler counted it): a THROTTLE PERF record of the times since
+ * the last one.  IRQs off, on the stage's CPU.  A full ring keeps the
+ * count for the next record.
+ */
+static void pmuctx_sample_perf_report(struct pmuctx_session *s,
+				      struct pmuctx_sess_cpu *sc)
+{
+	struct pmuctx_sample_stage *st = sc->stage;
+	u64 n;
+
+	if (!st || !atomic64_read(&st->perf_throttled))
+		return;
+	n = atomic64_xchg(&st->perf_throttled, 0);
+	if (!pmuctx_rec_throttle(s, PMUCTX_THROTTLE_ON | PMUCTX_THROTTLE_PERF,
+				 TICK_NSEC, 0, n))
+		atomic64_add(n, &st->perf_throttled);
+}
+
 static void pmuctx_sample_budget_drop(struct pmuctx_session *s,
 				      struct pmuctx_sess_cpu *sc)
 {
@@ -1053,6 +1075,7 @@ static void pmuctx_sample_stage_fn(struct irq_work *w)
 		missed = atomic64_xchg(&st->missed, 0);
 		if (missed)
 			pmuctx_rec_lost(s, missed);
+		pmuctx_sample_perf_report(s, sc);
 		if (pmuctx_budget_take(now, &sc->budget, s->user)) {
 			pmuctx_sample_budget_report(s, sc);
 			pmuctx_sample_emit(s, e, &st->b, st->weight,
@@ -1085,11 +1108,19 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 	 * The counter excludes kernel mode already, but a hardware PMU's
 	 * overflow can land in the kernel after the user instruction (skid).
 	 */
-	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled) ||
-	    is_idle_task(current) || pmuctx_sample_excluded(s, regs))
+	if (!pmuctx_sess_live(s) || !READ_ONCE(s->enabled))
 		return;
 	st = this_cpu_ptr(s->cpu)->stage;
 	if (!st)
+		return;
+	/*
+	 * perf stops the counter after this overflow until its next tick,
+	 * whoever it interrupted: say so (THROTTLE PERF), whether or not
+	 * this overflow makes a sample.
+	 */
+	if (unlikely(pmuctx_perf_throttled(ev)))
+		atomic64_inc(&st->perf_throttled);
+	if (is_idle_task(current) || pmuctx_sample_excluded(s, regs))
 		return;
 	/*
 	 * The budget first (a read-only look, NMI-safe): a refused sample
@@ -1238,8 +1269,10 @@ void pmuctx_sample_sched_out(struct pmuctx_entry *e, u64 now)
 	if (!s->sample_freq)
 		return;
 	sc = this_cpu_ptr(s->cpu);
-	if (pmuctx_sess_live(s))
+	if (pmuctx_sess_live(s)) {
 		pmuctx_sample_budget_report(s, sc);
+		pmuctx_sample_perf_report(s, sc);
+	}
 	if (!pmuctx_sample_timed(s) || !READ_ONCE(e->in))
 		return;
 	pmuctx_defer(e)->carry_ns += pmuctx_sample_ran(sc, e, now);
@@ -1299,15 +1332,18 @@ void pmuctx_sample_start(struct pmuctx_session *s)
 /*
  * Process context (DISABLE, teardown): stop every timer or counter, wait
  * for any callback or staged sample still running, then write the BUDGET
- * record of each CPU's refusals not reported yet (DISABLE only: a dead
- * session's ring has no reader).
+ * record of each CPU's refusals and the THROTTLE PERF record of perf's
+ * stops not reported yet (DISABLE only: a dead session's ring has no
+ * reader).
  */
 static void pmuctx_sample_report_cpu(void *info)
 {
 	struct pmuctx_session *s = info;
 
-	if (pmuctx_sess_live(s))
+	if (pmuctx_sess_live(s)) {
 		pmuctx_sample_budget_report(s, this_cpu_ptr(s->cpu));
+		pmuctx_sample_perf_report(s, this_cpu_ptr(s->cpu));
+	}
 }
 
 void pmuctx_sample_stop(struct pmuctx_session *s)

@@ -202,7 +202,9 @@ void test_abi(void)
 	      PMUCTX_FEAT_SELFTEST == 16 && PMUCTX_FEAT_HW_PMU == 32 &&
 	      PMUCTX_FEAT_USER_DUMP == 1ULL << 9 &&
 	      PMUCTX_FEAT_SWITCHLESS == 1ULL << 10 &&
-	      PMUCTX_FEAT_EVENT_DESC == 1ULL << 11,
+	      PMUCTX_FEAT_EVENT_DESC == 1ULL << 11 &&
+	      PMUCTX_FEAT_PERF_THROTTLE == 1ULL << 12 &&
+	      PMUCTX_THROTTLE_PERF == 4,
 	      "feature bits are stable");
 	CHECK(PMUCTX_SESSION_PER_SWITCH == 8 &&
 	      PMUCTX_PROBES_LIFECYCLE == 1 && PMUCTX_PROBES_SWITCH == 2,

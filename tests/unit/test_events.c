@@ -151,5 +151,7 @@ void test_events(void)
 	      !strcmp(pmuctx_feature_name(10), "switchless") &&
 	      pmuctx_feature_name(11) &&
 	      !strcmp(pmuctx_feature_name(11), "event-desc") &&
-	      !pmuctx_feature_name(12), "feature names (every PMUCTX_FEAT_* bit has one)");
+	      pmuctx_feature_name(12) &&
+	      !strcmp(pmuctx_feature_name(12), "perf-throttle") &&
+	      !pmuctx_feature_name(13), "feature names (every PMUCTX_FEAT_* bit has one)");
 }

@@ -458,6 +458,7 @@ __u64 prof_filtered(const struct prof *p, enum prof_weight w)
  * samples every period_ns.  A BUDGET one (the global budget refused
  * samples) changes no period: the refused ticks' time is in the next
  * sample's raw period, weighted as perf weighs throttled samples (not).
+ * Nor does a PERF one (perf stopped a sampling counter: counts, not time).
  */
 static int note_throttle(struct prof *p, const struct pmuctx_rec_header *h)
 {
@@ -466,7 +467,8 @@ static int note_throttle(struct prof *p, const struct pmuctx_rec_header *h)
 	struct cpu_periods *c;
 
 	if (!p->cap_period || h->size < PMUCTX_REC_THROTTLE_SIZE_VER0 ||
-	    (h->misc & PMUCTX_THROTTLE_BUDGET) || t->c.cpu >= 65536)
+	    (h->misc & (PMUCTX_THROTTLE_BUDGET | PMUCTX_THROTTLE_PERF)) ||
+	    t->c.cpu >= 65536)
 		return 0;
 	if (t->c.cpu >= q->nr_cpu_periods) {
 		size_t n = (size_t)t->c.cpu + 1;

@@ -103,6 +103,7 @@ struct recorder {
 	__u64 samples;			/* SAMPLE records written */
 	__u64 budget_dropped;		/* samples the global budget refused */
 	__u64 throttled;		/* THROTTLE records of the sampler's own */
+	__u64 perf_throttled;		/* times perf stopped the counter */
 	/* COMM records of the tasks there before, for the first window */
 	struct pmuctx_rec_comm *names;
 	size_t nr_names, cap_names;

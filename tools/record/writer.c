@@ -136,7 +136,8 @@ void record_fill_stats(struct recorder *R)
 
 /*
  * A THROTTLE record: the global budget's refusals (misc BUDGET, @dropped;
- * a record of an older module has no @dropped), or the sampler slowing
+ * a record of an older module has no @dropped), perf stopping the
+ * sampling counter (misc PERF, @dropped times), or the sampler slowing
  * itself down on one CPU.
  */
 static void count_throttle(struct recorder *R, const void *p, size_t size)
@@ -147,6 +148,8 @@ static void count_throttle(struct recorder *R, const void *p, size_t size)
 	memcpy(&t, p, size < sizeof(t) ? size : sizeof(t));
 	if (t.hdr.misc & PMUCTX_THROTTLE_BUDGET)
 		R->budget_dropped += t.dropped;
+	else if (t.hdr.misc & PMUCTX_THROTTLE_PERF)
+		R->perf_throttled += t.dropped;
 	else if (t.hdr.misc & PMUCTX_THROTTLE_ON)
 		R->throttled++;
 }
@@ -383,6 +386,14 @@ static void sample_summary(const struct recorder *R)
 			"global sample budget was spent (sample_budget and "
 			"sample_cpu_percent, all sessions together: pmuctx "
 			"info)\n", (unsigned long long)R->budget_dropped);
+	if (R->perf_throttled)
+		fprintf(stderr, "pmuctx record: perf throttled the sampling "
+			"counter %llu time(s), each until its next tick: "
+			"overflows came faster than kernel."
+			"perf_event_max_sample_rate allows (see dmesg; "
+			"THROTTLE records): the samples' periods miss what it "
+			"counted while stopped\n",
+			(unsigned long long)R->perf_throttled);
 	if (R->throttled)
 		fprintf(stderr, "pmuctx record: the sampler slowed down %llu "
 			"time(s): an interrupt took over a quarter of the "

@@ -153,7 +153,8 @@ static void json_record_body(struct report *R, struct json *j,
 
 		report_throttle_of(h, &t);
 		json_kv_string(j, "kind", h->misc & PMUCTX_THROTTLE_BUDGET ?
-			       "budget" : h->misc & PMUCTX_THROTTLE_ON ?
+			       "budget" : h->misc & PMUCTX_THROTTLE_PERF ?
+			       "perf" : h->misc & PMUCTX_THROTTLE_ON ?
 			       "throttle" : "unthrottle");
 		json_kv_u64(j, "period_ns", t.period_ns);
 		json_kv_u64(j, "avg_ns", t.avg_ns);

@@ -114,6 +114,11 @@ static void text_throttle(FILE *f, const struct pmuctx_rec_header *h)
 			(unsigned long long)t.dropped,
 			(unsigned long long)t.period_ns,
 			(unsigned long long)t.avg_ns);
+	else if (h->misc & PMUCTX_THROTTLE_PERF)
+		fprintf(f, " perf: the sampling counter stopped %llu "
+			"time(s), each up to %llu ns (one tick)",
+			(unsigned long long)t.dropped,
+			(unsigned long long)t.period_ns);
 	else
 		fprintf(f, " %s: period %llu ns (sample cost %llu ns)",
 			h->misc & PMUCTX_THROTTLE_ON ? "slowed down" :

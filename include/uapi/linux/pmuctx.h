@@ -60,6 +60,13 @@
  * (PMUCTX_EVF_*) and raw PMU events (PMUCTX_EV_RAW).
  */
 #define PMUCTX_FEAT_EVENT_DESC	(1ULL << 11)
+/*
+ * THROTTLE records with PMUCTX_THROTTLE_PERF: perf's throttling of a
+ * session's sampling counter is written down (a module without this bit
+ * cannot say it, and the periods of its samples may fall short of the
+ * count unexplained).
+ */
+#define PMUCTX_FEAT_PERF_THROTTLE (1ULL << 12)
 
 #define PMUCTX_VERSION_LEN	32
 
@@ -737,13 +744,14 @@ struct pmuctx_rec_user_callchain {
 };
 
 /*
- * THROTTLE, two kinds (misc):
+ * THROTTLE, three kinds (misc):
  *
- * Without PMUCTX_THROTTLE_BUDGET: the session's sampling interrupt took
- * more than a quarter of the period on this CPU (like perf's
- * perf_cpu_time_max_percent), so this CPU now samples every @period_ns
- * (misc PMUCTX_THROTTLE_ON), or relaxed back towards the asked rate
- * (misc 0).  @avg_ns: the interrupt's average cost.  @dropped: 0.
+ * Without PMUCTX_THROTTLE_BUDGET or PMUCTX_THROTTLE_PERF: the session's
+ * sampling interrupt took more than a quarter of the period on this CPU
+ * (like perf's perf_cpu_time_max_percent), so this CPU now samples every
+ * @period_ns (misc PMUCTX_THROTTLE_ON), or relaxed back towards the
+ * asked rate (misc 0).  @avg_ns: the interrupt's average cost.
+ * @dropped: 0.
  *
  * With PMUCTX_THROTTLE_BUDGET: the global sample budget (module
  * parameters sample_budget and sample_cpu_percent: all sessions of all
@@ -754,6 +762,19 @@ struct pmuctx_rec_user_callchain {
  * @dropped over a session's records is every sample it did not take.
  * @period_ns: the sampling period this CPU's budget allows now, all
  * sessions together; @avg_ns: the average cost of a sample on this CPU.
+ *
+ * With PMUCTX_THROTTLE_PERF (with PMUCTX_THROTTLE_ON;
+ * PMUCTX_FEAT_PERF_THROTTLE): perf throttled the session's sampling
+ * counter on this CPU @dropped times since the previous such record of
+ * this CPU: its overflows came faster than kernel.perf_event_max_sample_rate
+ * allows (perf lowers that rate itself when its interrupts take too long,
+ * kernel.perf_cpu_time_max_percent), and perf stopped the counter until
+ * its next tick, each time.  What the stopped counter would have counted
+ * is in no sample: the periods fall short of the event's count.  Written
+ * at the next sample taken on this CPU, at a task's switch-out and at
+ * DISABLE.  @period_ns: the longest a stop lasts (one tick); @avg_ns: 0.
+ * Only counter sampling (sample_event); the timer sampler slows down
+ * itself instead.
  *
  * Either way sample periods stay exact: a timer sample's period is the
  * time the task really ran since the previous sample taken (a dropped
@@ -766,6 +787,7 @@ struct pmuctx_rec_user_callchain {
  */
 #define PMUCTX_THROTTLE_ON	1
 #define PMUCTX_THROTTLE_BUDGET	2
+#define PMUCTX_THROTTLE_PERF	4
 struct pmuctx_rec_throttle {
 	struct pmuctx_rec_header	hdr;
 	struct pmuctx_rec_common	c;
