@@ -9,6 +9,11 @@
 #     exec and exit paths aside, NOUSER in lib.sh) unwind to
 #     main;a;b;c;d in report --format folded; perf-script prints the same
 #     chain; --stitch-stats counts the USER_STACK records, all well formed;
+#   - the vDSO: nofp with its clock read at every turn (most samples in
+#     the vDSO's code or a system call it makes): >= 90% unwind to
+#     main;a;b;c;d, and >= 90% of those with a vDSO frame (record stores
+#     the vDSO, report unwinds its frame with the vDSO's CFI; the x86-64
+#     guest's samples had no vDSO frame, the arm64 guest's do);
 #   - the same program under -g (deferred frame-pointer walks) gets at
 #     most half of that: the program really has no frame pointers, and the
 #     dwarf assertion above can fail;
@@ -86,6 +91,33 @@ if [ -n "$nrec" ] && [ "$nrec" -gt 0 ] && [ "${nbad:-1}" = 0 ]; then
 else
 	not_ok "stitch-stats: USER_STACK records, none malformed"
 	diag_out "$stats"
+fi
+
+# ---- the vDSO: its frame unwinds with its own CFI, recorded ---------------------
+# nofp MS 0 reads CLOCK_MONOTONIC at every turn and the CPU time at every
+# 64th (a system call the vDSO makes): most samples have the vDSO's code
+# as their innermost user frame, which only the vDSO's CFI unwinds (the
+# recorder's copy of it, the VDSO section of the file).
+
+check "$CLI" record --call-graph dwarf -F 999 -o "$W/vdso.pmu" -- \
+	"$NOFP" "$MS" 0 -- "pmuctx record --call-graph dwarf -- nofp $MS 0 (in the vDSO)"
+last_ok || diag_out "$CHECK_OUT"
+check "$CLI" report -i "$W/vdso.pmu" --format folded --weight samples -- \
+	"report --format folded of the vDSO recording"
+printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/vdso.folded"
+vall=$(weight_user "$W/vdso.folded" '^nofp;')
+vfull=$(weight "$W/vdso.folded" '^nofp;.*main;a;b;c;d( |;)')
+VDSO_RE='(vdso|__kernel_|__vdso_)'
+vin=$(weight "$W/vdso.folded" "^nofp;.*$VDSO_RE")
+vinfull=$(weight "$W/vdso.folded" "^nofp;.*main;a;b;c;d;.*$VDSO_RE")
+diag "vDSO: $vfull of $vall nofp samples unwind to main;a;b;c;d; $vin have a vDSO frame, $vinfull of them unwound through it"
+[ "$vin" -gt 0 ] || diag "no sample has a vDSO frame here (seen so on x86-64 under TCG)"
+if [ "$vall" -gt 50 ] && [ $((vfull * 100)) -ge $((vall * 90)) ] &&
+   [ $((vinfull * 100)) -ge $((vin * 90)) ]; then
+	ok "dwarf through the vDSO: $vfull of $vall nofp samples unwind to main;a;b;c;d (>= 90%), $vinfull of the $vin with a vDSO frame (>= 90%)"
+else
+	not_ok "dwarf through the vDSO: >= 90% of nofp samples unwind to main;a;b;c;d ($vfull of $vall), and of those with a vDSO frame ($vinfull of $vin)"
+	diag_out "$(sort -t' ' -k2 -n -r "$W/vdso.folded" | cut -c1-240 | head -n 8)"
 fi
 
 # ---- the same program with frame pointers only: far less -----------------------
