@@ -507,6 +507,23 @@ void pmf_set_buildids(struct pmf_writer *w, bool on)
 	w->buildids = on;
 }
 
+int pmf_add_vdso(struct pmf_writer *w, const void *image, size_t len)
+{
+	struct pmf_vdso v = {
+		.fixed_size = sizeof(v),
+		.len = (__u32)len,
+	};
+
+	/* refused, the writer still usable */
+	if (!len || len > PMF_VDSO_MAX)
+		return -EINVAL;
+	/* records after it go into a new RECORDS section */
+	w->rec_sec = SIZE_MAX;
+	if (add_section(w, PMF_SEC_VDSO, &v, sizeof(v), image, len))
+		return wfail(w, ENOMEM, "out of memory");
+	return 0;
+}
+
 int pmf_flush(struct pmf_writer *w)
 {
 	return write_out(w, true, -1);
@@ -808,6 +825,30 @@ static int parse_maps(struct rd *d, const unsigned char *p, size_t len,
 	return 0;
 }
 
+/* a VDSO section (@p, @len bytes) at @off: the first one is used */
+static int parse_vdso(struct rd *d, const unsigned char *p, size_t len,
+		      size_t off)
+{
+	struct pmf_reader *r = d->r;
+	struct pmf_vdso v;
+
+	if (len < sizeof(v))
+		return rfail(d, EBADMSG, "VDSO section at offset %zu is too "
+			     "short", off);
+	memcpy(&v, p, sizeof(v));
+	if (v.fixed_size < sizeof(v) || v.fixed_size % 8 ||
+	    v.fixed_size > len || !v.len || v.len > PMF_VDSO_MAX ||
+	    v.len > len - v.fixed_size)
+		return rfail(d, EBADMSG, "VDSO section at offset %zu: fixed "
+			     "part %u bytes and %u bytes of image in %zu bytes",
+			     off, v.fixed_size, v.len, len);
+	if (!r->vdso) {
+		r->vdso = p + v.fixed_size;
+		r->vdso_len = v.len;
+	}
+	return 0;
+}
+
 /* a BUILDID section (@p, @len bytes) at @off */
 static int parse_buildids(struct rd *d, const unsigned char *p, size_t len,
 			  size_t off)
@@ -991,6 +1032,8 @@ static int parse_section(struct rd *d, const struct pmf_section *s,
 		return parse_maps(d, p, (size_t)s->size, off);
 	case PMF_SEC_BUILDID:
 		return parse_buildids(d, p, (size_t)s->size, off);
+	case PMF_SEC_VDSO:
+		return parse_vdso(d, p, (size_t)s->size, off);
 	default:
 		return 0;	/* a newer writer's section: skipped */
 	}

@@ -39,6 +39,7 @@ enum pmf_section_type {
 	PMF_SEC_END		= 5,
 	PMF_SEC_MAPS		= 6,	/* a process's memory map (sampling) */
 	PMF_SEC_BUILDID		= 7,	/* build-ids of mapped files */
+	PMF_SEC_VDSO		= 8,	/* the recorder's vDSO image */
 };
 
 struct pmf_section {
@@ -110,6 +111,20 @@ struct pmf_buildid {
 	__u32	id_len;		/* bytes of id (1..PMF_BUILDID_MAX) */
 	__u8	id[PMF_BUILDID_MAX];	/* zero padded */
 	/* the path, as in the MAPS text, NUL-terminated */
+};
+
+/*
+ * VDSO: the ELF image of the vDSO as the kernel maps it into the
+ * recorder's own process, the same image as in every native process of
+ * that kernel, which no file holds: its CFI unwinds the frames of code
+ * in it (clock_gettime() and friends) for --call-graph dwarf.  At most
+ * one, after INFO; older readers skip it.
+ */
+#define PMF_VDSO_MAX	(1U << 20)	/* bytes of image, at most */
+
+struct pmf_vdso {
+	__u32	fixed_size;	/* bytes of this struct: the image follows */
+	__u32	len;		/* bytes of image (zero padded) */
 };
 
 /*
@@ -210,6 +225,11 @@ int pmf_add_maps(struct pmf_writer *w, __s32 pid, __u64 time, __u32 reason,
  * names new files with a BUILDID section of theirs (default: true)
  */
 void pmf_set_buildids(struct pmf_writer *w, bool on);
+/*
+ * a VDSO section (struct pmf_vdso + @image); -EINVAL (the writer still
+ * usable): @len 0 or above PMF_VDSO_MAX
+ */
+int pmf_add_vdso(struct pmf_writer *w, const void *image, size_t len);
 /* final flush (END without PMF_END_OPEN); frees @w; 0 or -errno */
 int pmf_close(struct pmf_writer *w, int exit_status, char *err,
 	      size_t errlen);
@@ -258,6 +278,8 @@ struct pmf_reader {
 	size_t nr_maps;
 	struct pmf_bid *buildids;	/* BUILDID entries, file order */
 	size_t nr_buildids;
+	const unsigned char *vdso;	/* the VDSO image, NULL: none */
+	size_t vdso_len;
 	bool cut_short;		/* PMF_READ_PARTIAL took a damaged tail */
 	char warning[512];	/* what was cut (with PMF_READ_PARTIAL) */
 };

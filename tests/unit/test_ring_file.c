@@ -1888,6 +1888,63 @@ static void test_snapshot_handshake(void)
 	fring_remove();
 }
 
+/* The VDSO section: written, read back, and a bad one refused */
+static void test_vdso_section(void)
+{
+	static const unsigned char img[20] = "\177ELF fake vdso ...";
+	struct pmf_reader *r = NULL;
+	struct pmf_writer *w;
+	struct pmf_meta m;
+	unsigned char *b;
+	size_t len, i;
+	struct stat st;
+	int err;
+
+	t_section("pmfile: the VDSO section");
+	snprintf(path, sizeof(path), "%s/vdso.pmu", dir);
+	meta_init(&m);
+	CHECK_EQ(pmf_create(&w, path, &m, msg, sizeof(msg)), 0, "create");
+	CHECK(pmf_add_vdso(w, img, 0) < 0, "an empty vDSO is refused");
+	CHECK(pmf_add_vdso(w, img, PMF_VDSO_MAX + 1) < 0,
+	      "a vDSO above PMF_VDSO_MAX is refused");
+	CHECK_EQ(pmf_add_vdso(w, img, sizeof(img)), 0, "a 20-byte image");
+	CHECK_EQ(pmf_close(w, 0, msg, sizeof(msg)), 0, "close: %s", msg);
+	err = pmf_read(path, 0, &r, msg, sizeof(msg));
+	CHECK_EQ(err, 0, "read back: %s", msg);
+	CHECK(!err && r->vdso && r->vdso_len == sizeof(img) &&
+	      !memcmp(r->vdso, img, sizeof(img)), "the image, whole");
+	if (!err)
+		pmf_free(r);
+
+	/* its len past the section: refused, saying which section */
+	b = (unsigned char *)t_slurp(path);
+	if (!b || stat(path, &st)) {
+		free(b);
+		return;
+	}
+	len = (size_t)st.st_size;
+	for (i = 0; i + 16 <= len; i += 8) {
+		__u32 t;
+
+		memcpy(&t, b + i, sizeof(t));
+		if (t == PMF_SEC_VDSO)
+			break;
+	}
+	CHECK(i + 16 + 8 <= len, "the VDSO section is in the file");
+	if (i + 16 + 8 <= len) {
+		__u32 big = 4096;
+
+		memcpy(b + i + 16 + 4, &big, sizeof(big));
+		write_bytes(path, b, len);
+		err = pmf_read(path, 0, &r, msg, sizeof(msg));
+		CHECK(err < 0, "an image longer than its section is refused");
+		CHECK_HAS(msg, "VDSO section", "the message names the section");
+		if (!err)
+			pmf_free(r);
+	}
+	free(b);
+}
+
 void test_ring_file(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/pmuctx-ringtest.XXXXXX");
@@ -1897,6 +1954,7 @@ void test_ring_file(void)
 	}
 	test_roundtrip();
 	test_bad_files();
+	test_vdso_section();
 	test_report();
 	test_report_coverage();
 	test_report_profile();

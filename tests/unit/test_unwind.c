@@ -16,11 +16,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
+#include <sys/time.h>
 
 #include "profile/profile.h"
 #include "test.h"
@@ -267,7 +271,7 @@ static void t_live(void)
 	CHECK(m.text && r && !unw_new(&u), "set up");
 	if (!m.text || !r || !u)
 		goto out;
-	n = unw_unwind(u, &m, getpid(), r, len, ips, 64);
+	n = unw_unwind(u, &m, getpid(), 0, 0, r, len, ips, 64);
 	CHECK(n >= 4, "at least 4 frames (%d)", n);
 	for (i = 0; i < 4 && i < n; i++)
 		CHECK_EQ(which_fn(ips[i]), i, "frame %d is %s", i,
@@ -278,22 +282,22 @@ static void t_live(void)
 
 	/* 16 bytes of stack: u_leaf's return address at most */
 	r->dyn_size = 16;
-	n = unw_unwind(u, &m, getpid(), r, len, ips, 64);
+	n = unw_unwind(u, &m, getpid(), 0, 0, r, len, ips, 64);
 	CHECK(n >= 0 && n < 4, "dyn_size 16: the unwind ends early (%d)", n);
 
 	/* garbage registers: no crash, no read outside the record */
 	r->dyn_size = c->copied;
 	memset(r->regs, 0x5a, PMUCTX_REGS_X86_64_NR * 8);
-	n = unw_unwind(u, &m, getpid(), r, len, ips, 64);
+	n = unw_unwind(u, &m, getpid(), 0, 0, r, len, ips, 64);
 	CHECK(n >= 0 && n <= 4, "garbage registers: a few frames at most (%d)",
 	      n);
 
 	/* no map: no frames, counted */
-	n = unw_unwind(u, NULL, getpid(), r, len, ips, 64);
+	n = unw_unwind(u, NULL, getpid(), 0, 0, r, len, ips, 64);
 	CHECK_EQ(n, 0, "no memory map: no frames");
 	/* a bad record: refused, counted */
 	r->dyn_size = DUMP + 8;
-	CHECK_EQ(unw_unwind(u, &m, getpid(), r, len, ips, 64), -EINVAL,
+	CHECK_EQ(unw_unwind(u, &m, getpid(), 0, 0, r, len, ips, 64), -EINVAL,
 		 "a malformed record is refused");
 	unw_get_stats(u, &st);
 	CHECK(st.records == 4 && st.bad == 1 && st.no_map == 1 &&
@@ -376,7 +380,7 @@ static void t_deleted(void)
 	r = make_rec(c, c->copied, &len);
 	if (!m.text || !r || unw_new(&u))
 		goto out;
-	n = unw_unwind(u, &m, getpid(), r, len, ips, 64);
+	n = unw_unwind(u, &m, getpid(), 0, 0, r, len, ips, 64);
 	CHECK(n < 4 || !in_fn(ips[2], d_b) || !in_fn(ips[3], d_a),
 	      "no unwind through the deleted binary (%d frames)", n);
 out:
@@ -495,10 +499,200 @@ out:
 	free(c);
 }
 
+/* ---- the vDSO: a frame in it unwinds with its recorded image ---------- */
+
+static struct cap *vcap;
+static volatile sig_atomic_t vcaught;
+static uintptr_t vdso_lo, vdso_hi;
+
+/*
+ * SIGPROF: the interrupted registers and stack, once the interrupted pc
+ * is in the vDSO (clock_gettime's code, or just after the system call it
+ * makes where the clock has no vDSO path)
+ */
+static void vdso_prof(int sig, siginfo_t *si, void *ctx)
+{
+#ifdef __x86_64__
+	static const int map[PMUCTX_REGS_X86_64_NR] = {
+		REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP,
+		REG_RSP, REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13,
+		REG_R14, REG_R15, REG_RIP,
+	};
+	const ucontext_t *uc = ctx;
+	__u64 ip = (__u64)uc->uc_mcontext.gregs[REG_RIP], sp;
+	int i;
+
+	(void)sig;
+	(void)si;
+	if (vcaught || ip < vdso_lo || ip >= vdso_hi)
+		return;
+	for (i = 0; i < PMUCTX_REGS_X86_64_NR; i++)
+		vcap->regs[i] = (__u64)uc->uc_mcontext.gregs[map[i]];
+	sp = vcap->regs[PMUCTX_REGS_X86_64_SP];
+	vcap->copied = stack_end - sp < DUMP ?
+		       (__u32)(stack_end - sp) & ~7U : DUMP;
+	copy_stack(vcap->stack, (const unsigned char *)(uintptr_t)sp,
+		   vcap->copied);
+	vcaught = 1;
+#else
+	(void)sig;
+	(void)si;
+	(void)ctx;
+#endif
+}
+
+/* v_a -> v_b -> v_c -> clock_gettime() until SIGPROF caught it there */
+static NOIPA int v_c(void)
+{
+	struct timespec ts, t0;
+	int n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		n++;
+	} while (!vcaught && ts.tv_sec - t0.tv_sec < 10);
+	return n;
+}
+
+static NOIPA int v_b(void)
+{
+	return v_c() + 1;
+}
+
+static NOIPA int v_a(void)
+{
+	return v_b() + 1;
+}
+
+/* the frame of @ips[0..n) that is in @f, or -1 */
+static int frame_in(const __u64 *ips, int n, int (*f)(void))
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ips[i] >= (uintptr_t)f && ips[i] - (uintptr_t)f < 4096)
+			return i;
+	return -1;
+}
+
+static void t_vdso(void)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } }, off = { 0 };
+	struct pmuctx_rec_user_stack *r = NULL;
+	struct sigaction sa = { 0 }, old;
+	struct prof_maps m = { 0 };
+	struct unw *u = NULL;
+	__u64 ips[64], lo, hi;
+	size_t len = 0;
+	int n, fa, fc;
+
+	t_section("unwind: through the vDSO, with its recorded image");
+#ifndef __x86_64__
+	t_diag("not x86-64: skipped");
+	return;
+#endif
+	vcap = calloc(1, sizeof(*vcap));
+	m.pid = getpid();
+	m.text = self_maps(&m.len);
+	if (!vcap || !m.text)
+		goto out;
+	if (!unw_map_vdso(m.text, m.len, &lo, &hi)) {
+		t_diag("no [vdso] in /proc/self/maps (vdso=0?): skipped");
+		goto out;
+	}
+	vdso_lo = lo;
+	vdso_hi = hi;
+	/* stack_end: t_live() read it */
+	CHECK(stack_end, "[stack] known");
+	sa.sa_sigaction = vdso_prof;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	vcaught = 0;
+	sigaction(SIGPROF, &sa, &old);
+	setitimer(ITIMER_PROF, &it, NULL);
+	v_a();
+	setitimer(ITIMER_PROF, &off, NULL);
+	sigaction(SIGPROF, &old, NULL);
+	CHECK(vcaught, "a SIGPROF in the vDSO within 10 s");
+	if (!vcaught)
+		goto out;
+	r = make_rec(vcap, vcap->copied, &len);
+	CHECK(r && !unw_new(&u), "set up");
+	if (!r || !u)
+		goto out;
+
+	/* the image from this process, as pmuctx record stores it */
+	unw_vdso(u, (const void *)vdso_lo, vdso_hi - vdso_lo);
+	n = unw_unwind(u, &m, getpid(), 0, 0, r, len, ips, 64);
+	fc = frame_in(ips, n, v_c);
+	fa = frame_in(ips, n, v_a);
+	CHECK(n > 0 && ips[0] >= vdso_lo && ips[0] < vdso_hi,
+	      "the first frame is in the vDSO (%d frames)", n);
+	CHECK(fc >= 1 && fa == fc + 2 && frame_in(ips, n, v_b) == fc + 1,
+	      "then v_c, v_b, v_a (frames %d, %d, %d of %d)", fc,
+	      frame_in(ips, n, v_b), fa, n);
+	unw_free(u);
+	u = NULL;
+
+	/*
+	 * Where the map has no [vdso] line (the module's MMAP snapshots):
+	 * the range another map gave, passed in
+	 */
+	/* without the image: libdwfl may still get out (x86-64 falls back to
+	 * frame pointers where it has no CFI, and the vDSO keeps them) */
+	if (!unw_new(&u)) {
+		n = unw_unwind(u, &m, getpid(), 0, 0, r, len, ips, 64);
+		t_diag("without the vDSO's image: %d frames, v_a %s", n,
+		       frame_in(ips, n, v_a) >= 0 ? "reached" : "not reached");
+		unw_free(u);
+		u = NULL;
+	}
+
+	/*
+	 * A map without the [vdso] line (the module's MMAP snapshots): the
+	 * range another map of the process gave, passed in
+	 */
+	{
+		const char *orig = m.text;
+		char *text = strdup(orig), *l = text ? strstr(text, "[vdso]") :
+						    NULL;
+		char *nl = l ? strchr(l, '\n') : NULL;
+
+		while (l && l > text && l[-1] != '\n')
+			l--;
+		if (l && nl)
+			memmove(l, nl + 1, strlen(nl + 1) + 1);
+		CHECK(text && !unw_map_vdso(text, strlen(text), &lo, &hi),
+		      "a map without its [vdso] line");
+		if (text && !unw_new(&u)) {
+			m.text = text;
+			m.len = strlen(text);
+			unw_vdso(u, (const void *)vdso_lo, vdso_hi - vdso_lo);
+			n = unw_unwind(u, &m, getpid(), vdso_lo, vdso_hi, r,
+				       len, ips, 64);
+			CHECK(frame_in(ips, n, v_c) >= 1 &&
+			      frame_in(ips, n, v_a) > frame_in(ips, n, v_c),
+			      "with the vDSO's range passed in, the unwind "
+			      "reaches v_c and v_a (%d frames)", n);
+			unw_free(u);
+			u = NULL;
+		}
+		free(text);
+		m.text = orig;
+	}
+out:
+	unw_free(u);
+	free(r);
+	free((void *)m.text);
+	free(vcap);
+}
+
 void test_unwind(void)
 {
 	t_check_rec();
 	t_live();
 	t_deleted();
 	t_prof();
+	t_vdso();
 }

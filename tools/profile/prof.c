@@ -928,12 +928,42 @@ static const struct prof_maps *map_at(const struct prof *p, __s32 pid,
 	return best ? best : first;
 }
 
+/*
+ * Where @pid has the vDSO at @time, from whichever of its maps says
+ * (the module's MMAP snapshots, file mappings only, do not): the last
+ * one from before @time, else any.  0, 0: none says.
+ */
+static void vdso_at(const struct prof *p, __s32 pid, __u64 time, __u64 *lo,
+		    __u64 *hi)
+{
+	const struct prof_input *in = p->priv->in;
+	__s32 upid = maps_pid(p->priv, pid);
+	__u64 best = 0, a, b;
+	bool found = false;
+	size_t i;
+
+	*lo = *hi = 0;
+	for (i = 0; i < in->nr_maps; i++) {
+		const struct prof_maps *m = &in->maps[i];
+
+		if (m->pid != upid || !unw_map_vdso(m->text, m->len, &a, &b))
+			continue;
+		if (!found || (m->time <= time && m->time >= best)) {
+			*lo = a;
+			*hi = b;
+			found = m->time <= time;
+			best = m->time;
+		}
+	}
+}
+
 /* USER_STACK: unwind it now, for the USER_CALLCHAIN that follows */
 static int dwarf_stack(struct prof *p, const struct pmuctx_rec_header *h)
 {
 	const struct pmuctx_rec_user_stack *r = (const void *)h;
 	struct prof_priv *q = p->priv;
 	struct dwarf_chain *dc;
+	__u64 vlo, vhi;
 	int n;
 
 	if (!q->unw) {
@@ -941,6 +971,8 @@ static int dwarf_stack(struct prof *p, const struct pmuctx_rec_header *h)
 		if (!n)
 			n = unw_no_files(q->unw, q->in->no_files,
 					 q->in->nr_no_files);
+		if (!n)
+			unw_vdso(q->unw, q->in->vdso, q->in->vdso_len);
 		if (!n && !q->pending) {
 			q->pending = calloc(DWARF_PENDING, sizeof(*q->pending));
 			if (!q->pending)
@@ -951,12 +983,13 @@ static int dwarf_stack(struct prof *p, const struct pmuctx_rec_header *h)
 	}
 	/* a record unw_check() refuses is counted (bad) and dropped */
 	if (h->size < sizeof(*r) || unw_check(h, h->size)) {
-		unw_unwind(q->unw, NULL, 0, h, h->size, NULL, 0);
+		unw_unwind(q->unw, NULL, 0, 0, 0, h, h->size, NULL, 0);
 		return 0;
 	}
 	dc = &q->pending[q->next_pending++ % DWARF_PENDING];
-	n = unw_unwind(q->unw, map_at(p, r->c.pid, r->c.time), r->c.pid, h,
-		       h->size, dc->ips, PMUCTX_MAX_STACK);
+	vdso_at(p, r->c.pid, r->c.time, &vlo, &vhi);
+	n = unw_unwind(q->unw, map_at(p, r->c.pid, r->c.time), r->c.pid,
+		       vlo, vhi, h, h->size, dc->ips, PMUCTX_MAX_STACK);
 	dc->n = n > 0 ? (unsigned int)n : 0;
 	dc->tid = r->c.tid;
 	dc->cookie = r->cookie;

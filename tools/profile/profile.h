@@ -84,6 +84,9 @@ struct prof_input {
 	/* files not read (build-id changed): their frames file+offset */
 	const char *const *no_files;
 	size_t nr_no_files;
+	/* the recorder's vDSO image (the file's VDSO section), NULL: none */
+	const void *vdso;
+	size_t vdso_len;
 };
 
 /* ---- DWARF unwinding of USER_STACK records (unwind.c) ------------------- */
@@ -114,15 +117,29 @@ int unw_new(struct unw **out);
  * frames end unwinds; @paths stay valid while @u is used
  */
 int unw_no_files(struct unw *u, const char *const *paths, size_t n);
+/*
+ * unw_vdso() - the vDSO's ELF image (@image stays valid while @u is
+ * used): unw_unwind() reports it where a map, or @vdso_lo/@vdso_hi, puts
+ * the vDSO, and its CFI unwinds the frames there
+ */
+void unw_vdso(struct unw *u, const void *image, size_t len);
 void unw_free(struct unw *u);
 /*
  * unw_unwind() - unwind the USER_STACK record @rec of process @pid with
  * the memory map @m (NULL: none is known) into @ips (at most @max pcs,
- * innermost first).  Returns the number of frames, or a negative errno
- * for a record unw_check() refuses.
+ * innermost first).  @vdso_lo, @vdso_hi: where the process has the vDSO
+ * when @m does not say (another map of it did; 0, 0: unknown); read the
+ * first time @m is used.  Returns the number of frames, or a negative
+ * errno for a record unw_check() refuses.
  */
 int unw_unwind(struct unw *u, const struct prof_maps *m, __s32 pid,
-	       const void *rec, size_t len, __u64 *ips, unsigned int max);
+	       __u64 vdso_lo, __u64 vdso_hi, const void *rec, size_t len,
+	       __u64 *ips, unsigned int max);
+/*
+ * unw_map_vdso() - where map text @text (@len bytes) puts the vDSO: true
+ * with [*lo, *hi) when it has a "[vdso]" line
+ */
+bool unw_map_vdso(const char *text, size_t len, __u64 *lo, __u64 *hi);
 void unw_get_stats(const struct unw *u, struct unw_stats *st);
 
 /* ---- the profile --------------------------------------------------------- */

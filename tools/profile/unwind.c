@@ -16,6 +16,15 @@
  * before it is used (unw_check()), and reads of the stack copy are
  * bounded by the bytes really copied (dyn_size).
  *
+ * The vDSO is in no file: the recorder stores its image (the VDSO section)
+ * and unw_dwfl() reports it as a module at the map's "[vdso]" (libdwfl's
+ * maps reader skips that line), its ELF read from memory (unw_find_elf).
+ * Without it a frame in clock_gettime() and friends ends the unwind.
+ * Debian's arm64 vDSO has no CFI (no .eh_frame): its functions are
+ * leaves that keep the return address in x30 and do not move sp, so
+ * unw_vdso_leaf() steps out of one of those itself (x30, PAC bits
+ * stripped) and libdwfl goes on from the caller.
+ *
  * The registers are those of the record's abi, whatever machine runs the
  * report (unw_abis[]): libdwfl takes the architecture from the ELF files
  * of the map (an arm64 recording reported on x86-64 unwinds with its
@@ -71,6 +80,7 @@ struct unw_map {
 	const struct prof_maps *m;
 	Dwfl *dwfl;		/* NULL: could not be built */
 	unsigned int machine;	/* EM_* of its first ELF file, EM_NONE */
+	__u64 vdso_lo, vdso_hi;	/* where it has the vDSO; 0, 0: unknown */
 };
 
 struct unw {
@@ -80,6 +90,11 @@ struct unw {
 	size_t nr_maps, cap_maps;
 	const char *const *no_files;	/* unw_no_files() */
 	size_t nr_no_files;
+	struct unw_vdso {
+		const void *image;	/* unw_vdso(); NULL: none */
+		size_t len;
+		bool no_cfi;		/* no .eh_frame, no .debug_frame */
+	} vdso;
 	/* the record being unwound */
 	__s32 tid;
 	const struct unw_abi *abi;
@@ -120,9 +135,12 @@ int unw_check(const void *rec, size_t len)
  * report, where that PID is some other process (or, from a crafted
  * file, any process the analyst can read).  A deleted file's module has
  * no CFI here and its frames end the unwind, as do those of a file
- * unw_no_files() names (marked by mark_no_file()).
+ * unw_no_files() names (marked by mark_no_file()).  The vDSO's module
+ * (its userdata the struct unw_vdso) gets the recorded image.
  */
 static char no_file_mark;
+
+#define UNW_VDSO_NAME	"[vdso]"
 
 static int unw_find_elf(Dwfl_Module *mod, void **userdata,
 			const char *modname, Dwarf_Addr base,
@@ -134,6 +152,14 @@ static int unw_find_elf(Dwfl_Module *mod, void **userdata,
 	(void)mod;
 	(void)base;
 	*elfp = NULL;
+	if (*userdata && *userdata != &no_file_mark && modname &&
+	    !strcmp(modname, UNW_VDSO_NAME)) {
+		const struct unw_vdso *v = *userdata;
+
+		/* libelf reads the image in place; dwfl_end() ends it */
+		*elfp = elf_memory((char *)v->image, v->len);
+		return -1;
+	}
 	if (*userdata == &no_file_mark || !modname || modname[0] != '/')
 		return -1;
 	fd = open(modname, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -170,6 +196,205 @@ int unw_no_files(struct unw *u, const char *const *paths, size_t n)
 	u->no_files = paths;
 	u->nr_no_files = n;
 	return 0;
+}
+
+/* whether ELF image @e has a section named .eh_frame or .debug_frame */
+static bool unw_has_cfi(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(e, shstrndx, sh.sh_name);
+		if (n && (!strcmp(n, ".eh_frame") || !strcmp(n, ".debug_frame")))
+			return true;
+	}
+	return false;
+}
+
+void unw_vdso(struct unw *u, const void *image, size_t len)
+{
+	Elf *e;
+
+	u->vdso.image = len ? image : NULL;
+	u->vdso.len = len;
+	u->vdso.no_cfi = false;
+	if (!len)
+		return;
+	elf_version(EV_CURRENT);
+	e = elf_memory((char *)image, len);
+	if (e) {
+		u->vdso.no_cfi = elf_kind(e) == ELF_K_ELF && !unw_has_cfi(e);
+		elf_end(e);
+	}
+}
+
+/* ---- the arm64 vDSO without CFI ---------------------------------------- */
+
+/*
+ * Whether aarch64 instruction @insn may move sp or save the link
+ * register: an add/sub (immediate) into sp, a load/store pair or register
+ * with write-back to its base (sp or any: conservative), a store of x30.
+ * A function whose code up to the pc has none keeps its return address
+ * in x30 and its caller's sp.
+ */
+static bool a64_frame_insn(__u32 insn)
+{
+	/* ADD/SUB (immediate), 32 or 64 bit, S = 0, Rd = sp */
+	if ((insn & 0x1f800000) == 0x11000000 && !(insn & (1U << 29)) &&
+	    (insn & 0x1f) == 31)
+		return true;
+	/* load/store pair, pre- or post-index (write-back) */
+	if ((insn & 0x3a800000) == 0x28800000)
+		return true;
+	/* load/store pair, offset: a store of x30 (Rt or Rt2) */
+	if ((insn & 0x3bc00000) == 0x29000000 &&
+	    ((insn & 0x1f) == 30 || ((insn >> 10) & 0x1f) == 30))
+		return true;
+	/* load/store register (immediate), pre- or post-index */
+	if ((insn & 0x3b200400) == 0x38000400)
+		return true;
+	/* store register (unsigned offset) of x30 */
+	if ((insn & 0x3fc00000) == 0x39000000 && (insn & 0x1f) == 30)
+		return true;
+	return false;
+}
+
+/*
+ * The vDSO function around image offset @off: [*start, *end) from the
+ * image's symbols (.dynsym).  False when none covers it.
+ */
+static bool unw_vdso_func(const struct unw_vdso *v, __u64 off, __u64 *start,
+			  __u64 *end)
+{
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	GElf_Shdr sh;
+	Elf *e;
+
+	e = elf_memory((char *)v->image, v->len);
+	if (!e)
+		return false;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = d ? d->d_size / sh.sh_entsize : 0;
+		for (i = 0; i < n; i++) {
+			GElf_Sym s;
+
+			if (!gelf_getsym(d, (int)i, &s) ||
+			    GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_size ||
+			    off < s.st_value || off - s.st_value >= s.st_size)
+				continue;
+			*start = s.st_value;
+			*end = s.st_value + s.st_size;
+			found = true;
+			break;
+		}
+	}
+	elf_end(e);
+	return found;
+}
+
+/*
+ * A record of an arm64 task interrupted in the vDSO, which has no CFI:
+ * when the function around the pc is a leaf that has not moved sp nor
+ * saved x30 up to the pc (every function of Debian's arm64 vDSO, whose
+ * system-call fallback is inline), its caller's pc is x30 (signed with
+ * paciasp: the PAC bits above the 48-bit user address space stripped),
+ * its sp and callee-saved registers the same.  Writes the vDSO pc to
+ * @ips[0] and makes u->regs the caller's; false (nothing done) otherwise.
+ */
+static bool unw_vdso_leaf(struct unw *u, const struct unw_map *um,
+			  __u64 *ips)
+{
+	const __u64 va_mask = (1ULL << 48) - 1;
+	__u64 pc, off, start, end, a, lr;
+	const unsigned char *code = u->vdso.image;
+
+	if (u->abi->abi != PMUCTX_REGS_ARM64 || !u->vdso.image ||
+	    !u->vdso.no_cfi || !um->vdso_hi)
+		return false;
+	pc = u->regs[u->abi->pc];
+	if (pc < um->vdso_lo || pc >= um->vdso_hi)
+		return false;
+	off = pc - um->vdso_lo;
+	if (off >= u->vdso.len || !unw_vdso_func(&u->vdso, off, &start, &end) ||
+	    end > u->vdso.len || start % 4)
+		return false;
+	for (a = start; a < off; a += 4) {
+		__u32 insn;
+
+		memcpy(&insn, code + a, sizeof(insn));
+		if (a64_frame_insn(insn))
+			return false;
+	}
+	lr = u->regs[30] & va_mask;
+	if (!lr || (lr >= um->vdso_lo && lr < um->vdso_hi))
+		return false;
+	ips[0] = pc;
+	u->regs[u->abi->pc] = lr;
+	return true;
+}
+
+bool unw_map_vdso(const char *text, size_t len, __u64 *lo, __u64 *hi)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t n = (size_t)(le - p), k = sizeof(UNW_VDSO_NAME) - 1;
+		unsigned long long a, b;
+		char line[64];
+
+		/* "START-END perms offset dev inode      [vdso]" */
+		if (n > k && !memcmp(le - k, UNW_VDSO_NAME, k) &&
+		    (le[-k - 1] == ' ' || le[-k - 1] == '\t')) {
+			size_t c = n < sizeof(line) - 1 ? n : sizeof(line) - 1;
+
+			memcpy(line, p, c);
+			line[c] = '\0';
+			if (sscanf(line, "%llx-%llx", &a, &b) == 2 && a < b) {
+				*lo = a;
+				*hi = b;
+				return true;
+			}
+		}
+		p = le + 1;
+	}
+	return false;
+}
+
+/*
+ * The vDSO as a module of @dwfl at [lo, hi), between dwfl_report_begin()
+ * and dwfl_report_end(); its ELF comes from unw_find_elf().  Nothing when
+ * no image was recorded.
+ */
+static void unw_report_vdso(struct unw *u, Dwfl *dwfl, __u64 lo, __u64 hi)
+{
+	Dwfl_Module *mod;
+	void **ud;
+
+	if (!u->vdso.image || !hi)
+		return;
+	mod = dwfl_report_module(dwfl, UNW_VDSO_NAME, lo, hi);
+	if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL,
+				    NULL))
+		*ud = &u->vdso;
 }
 
 static int mark_no_file(Dwfl_Module *mod, void **userdata, const char *name,
@@ -320,7 +545,8 @@ static int unw_machine(Dwfl_Module *mod, void **userdata, const char *name,
 }
 
 static const struct unw_map *unw_dwfl(struct unw *u,
-				      const struct prof_maps *m, __s32 pid)
+				      const struct prof_maps *m, __s32 pid,
+				      __u64 vdso_lo, __u64 vdso_hi)
 {
 	struct unw_map *um;
 	Dwfl *dwfl;
@@ -343,6 +569,7 @@ static const struct unw_map *unw_dwfl(struct unw *u,
 	um->m = m;
 	um->dwfl = NULL;
 	um->machine = EM_NONE;
+	um->vdso_lo = um->vdso_hi = 0;
 	dwfl = dwfl_begin(&u->cbs);
 	if (!dwfl)
 		return um;
@@ -353,6 +580,11 @@ static const struct unw_map *unw_dwfl(struct unw *u,
 	/* files that cannot be opened are skipped: their frames end it */
 	dwfl_linux_proc_maps_report(dwfl, f);
 	fclose(f);
+	/* the map's own [vdso] line first, else where another map had it */
+	unw_map_vdso(m->text, m->len, &vdso_lo, &vdso_hi);
+	unw_report_vdso(u, dwfl, vdso_lo, vdso_hi);
+	um->vdso_lo = vdso_lo;
+	um->vdso_hi = vdso_hi;
 	if (dwfl_report_end(dwfl, NULL, NULL))
 		goto err_end;
 	if (u->nr_no_files)
@@ -376,7 +608,8 @@ static __u64 unw_now_ns(void)
 }
 
 int unw_unwind(struct unw *u, const struct prof_maps *m, __s32 pid,
-	       const void *rec, size_t len, __u64 *ips, unsigned int max)
+	       __u64 vdso_lo, __u64 vdso_hi, const void *rec, size_t len,
+	       __u64 *ips, unsigned int max)
 {
 	struct pmuctx_rec_user_stack r;
 	const unsigned char *p = rec;
@@ -395,7 +628,7 @@ int unw_unwind(struct unw *u, const struct prof_maps *m, __s32 pid,
 	if (!max)
 		return 0;
 	u->abi = unw_abi_of(r.abi, r.nr_regs);
-	um = m ? unw_dwfl(u, m, pid) : NULL;
+	um = m ? unw_dwfl(u, m, pid, vdso_lo, vdso_hi) : NULL;
 	/* registers of another architecture than the files': not unwound */
 	if (!um || !um->dwfl || um->machine != u->abi->machine) {
 		u->st.no_map++;
@@ -409,7 +642,17 @@ int unw_unwind(struct unw *u, const struct prof_maps *m, __s32 pid,
 	u->ips = ips;
 	u->n = 0;
 	u->max = max;
+	/* a frame of the arm64 vDSO, which has no CFI: stepped out of here */
+	if (max > 1 && unw_vdso_leaf(u, um, ips)) {
+		u->ips = ips + 1;
+		u->max = max - 1;
+	}
 	dwfl_getthread_frames(um->dwfl, u->tid, unw_frame, u);
+	if (u->ips != ips) {
+		u->n++;
+		u->ips = ips;
+		u->max = max;
+	}
 	u->st.unwound++;
 	u->st.frames += u->n;
 	u->st.ns += unw_now_ns() - t0;

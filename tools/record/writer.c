@@ -298,6 +298,40 @@ static int keep_old(const char *path)
 	return 0;
 }
 
+/*
+ * The vDSO of this process into the file (a VDSO section): the image the
+ * kernel maps into every native process, whose CFI pmuctx report needs to
+ * unwind frames in it.  Nothing when this process has none (vdso=0) or
+ * it cannot be read; only an error of the file is an error.
+ */
+static int store_vdso(struct recorder *R)
+{
+	unsigned long long lo = 0, hi = 0, a, b;
+	char line[512];
+	size_t n;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		n = strlen(line);
+		while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+			line[--n] = '\0';
+		if (n > 7 && !strcmp(line + n - 7, " [vdso]") &&
+		    sscanf(line, "%llx-%llx", &a, &b) == 2 && a < b) {
+			lo = a;
+			hi = b;
+			break;
+		}
+	}
+	fclose(f);
+	if (!hi || hi - lo > PMF_VDSO_MAX)
+		return 0;
+	return pmf_add_vdso(R->w, (const void *)(uintptr_t)lo,
+			    (size_t)(hi - lo));
+}
+
 int record_create_file(struct recorder *R)
 {
 	const struct record_opts *o = R->o;
@@ -334,6 +368,11 @@ int record_create_file(struct recorder *R)
 			return EXIT_RUNTIME;
 		}
 		maps_cap_names(R->mc, store_name);
+		if (store_vdso(R)) {
+			fprintf(stderr, "pmuctx record: %s\n",
+				pmf_writer_error(R->w));
+			return EXIT_RUNTIME;
+		}
 		/* the process attached to; a command's comes with its exec */
 		if (o->t.pid)
 			maps_capture(R->mc, o->t.pid, now_ns(), MAPS_START);

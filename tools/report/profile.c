@@ -57,6 +57,8 @@ static int build_profile(struct report *R, const struct pmuctx_rec_header **a,
 	memset(&in, 0, sizeof(in));
 	in.no_files = stale;
 	in.nr_no_files = nr_stale;
+	in.vdso = r->vdso;
+	in.vdso_len = r->vdso_len;
 	in.recs = a;
 	in.nr_recs = n;
 	in.maps = maps;

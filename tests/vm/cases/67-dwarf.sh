@@ -12,8 +12,8 @@
 #   - the vDSO: nofp with its clock read at every turn (most samples in
 #     the vDSO's code or a system call it makes): >= 90% unwind to
 #     main;a;b;c;d, and >= 90% of those with a vDSO frame (record stores
-#     the vDSO, report unwinds its frame with the vDSO's CFI; the x86-64
-#     guest's samples had no vDSO frame, the arm64 guest's do);
+#     the vDSO, report unwinds its frame with the vDSO's CFI): arm64
+#     only, the x86-64 guest's samples had no vDSO frame;
 #   - the same program under -g (deferred frame-pointer walks) gets at
 #     most half of that: the program really has no frame pointers, and the
 #     dwarf assertion above can fail;
@@ -99,25 +99,31 @@ fi
 # as their innermost user frame, which only the vDSO's CFI unwinds (the
 # recorder's copy of it, the VDSO section of the file).
 
-check "$CLI" record --call-graph dwarf -F 999 -o "$W/vdso.pmu" -- \
-	"$NOFP" "$MS" 0 -- "pmuctx record --call-graph dwarf -- nofp $MS 0 (in the vDSO)"
-last_ok || diag_out "$CHECK_OUT"
-check "$CLI" report -i "$W/vdso.pmu" --format folded --weight samples -- \
-	"report --format folded of the vDSO recording"
-printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/vdso.folded"
-vall=$(weight_user "$W/vdso.folded" '^nofp;')
-vfull=$(weight "$W/vdso.folded" '^nofp;.*main;a;b;c;d( |;)')
-VDSO_RE='(vdso|__kernel_|__vdso_)'
-vin=$(weight "$W/vdso.folded" "^nofp;.*$VDSO_RE")
-vinfull=$(weight "$W/vdso.folded" "^nofp;.*main;a;b;c;d;.*$VDSO_RE")
-diag "vDSO: $vfull of $vall nofp samples unwind to main;a;b;c;d; $vin have a vDSO frame, $vinfull of them unwound through it"
-[ "$vin" -gt 0 ] || diag "no sample has a vDSO frame here (seen so on x86-64 under TCG)"
-if [ "$vall" -gt 50 ] && [ $((vfull * 100)) -ge $((vall * 90)) ] &&
-   [ $((vinfull * 100)) -ge $((vin * 90)) ]; then
-	ok "dwarf through the vDSO: $vfull of $vall nofp samples unwind to main;a;b;c;d (>= 90%), $vinfull of the $vin with a vDSO frame (>= 90%)"
+# Only where the samples have vDSO frames: the x86-64 guest's had none
+# (its 90 % of all is the check above), and the time is CI's.
+if [ "$(uname -m)" != aarch64 ]; then
+	diag "vDSO: not checked on $(uname -m): the x86-64 guest's samples have no vDSO frame"
 else
-	not_ok "dwarf through the vDSO: >= 90% of nofp samples unwind to main;a;b;c;d ($vfull of $vall), and of those with a vDSO frame ($vinfull of $vin)"
-	diag_out "$(sort -t' ' -k2 -n -r "$W/vdso.folded" | cut -c1-240 | head -n 8)"
+	check "$CLI" record --call-graph dwarf -F 999 -o "$W/vdso.pmu" -- \
+		"$NOFP" "$MS" 0 -- "pmuctx record --call-graph dwarf -- nofp $MS 0 (in the vDSO)"
+	last_ok || diag_out "$CHECK_OUT"
+	check "$CLI" report -i "$W/vdso.pmu" --format folded --weight samples -- \
+		"report --format folded of the vDSO recording"
+	printf '%s\n' "$CHECK_OUT" | { grep -v '^pmuctx report: ' || true; } > "$W/vdso.folded"
+	vall=$(weight_user "$W/vdso.folded" '^nofp;')
+	vfull=$(weight "$W/vdso.folded" '^nofp;.*main;a;b;c;d( |;)')
+	VDSO_RE='(vdso|__kernel_|__vdso_)'
+	vin=$(weight "$W/vdso.folded" "^nofp;.*$VDSO_RE")
+	vinfull=$(weight "$W/vdso.folded" "^nofp;.*main;a;b;c;d;.*$VDSO_RE")
+	diag "vDSO: $vfull of $vall nofp samples unwind to main;a;b;c;d; $vin have a vDSO frame, $vinfull of them unwound through it"
+	[ "$vin" -gt 0 ] || diag "no sample has a vDSO frame here"
+	if [ "$vall" -gt 50 ] && [ $((vfull * 100)) -ge $((vall * 90)) ] &&
+	   [ $((vinfull * 100)) -ge $((vin * 90)) ]; then
+		ok "dwarf through the vDSO: $vfull of $vall nofp samples unwind to main;a;b;c;d (>= 90%), $vinfull of the $vin with a vDSO frame (>= 90%)"
+	else
+		not_ok "dwarf through the vDSO: >= 90% of nofp samples unwind to main;a;b;c;d ($vfull of $vall), and of those with a vDSO frame ($vinfull of $vin)"
+		diag_out "$(sort -t' ' -k2 -n -r "$W/vdso.folded" | cut -c1-240 | head -n 8)"
+	fi
 fi
 
 # ---- the same program with frame pointers only: far less -----------------------
