@@ -335,7 +335,7 @@ static bool unw_vdso_leaf(struct unw *u, const struct unw_map *um,
 	if (off >= u->vdso.len || !unw_vdso_func(&u->vdso, off, &start, &end) ||
 	    end > u->vdso.len || start % 4)
 		return false;
-	for (a = start; a < off; a += 4) {
+	for (a = start; a < off && a + 4 <= u->vdso.len; a += 4) {
 		__u32 insn;
 
 		memcpy(&insn, code + a, sizeof(insn));
