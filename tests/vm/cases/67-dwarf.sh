@@ -10,10 +10,11 @@
 #     main;a;b;c;d in report --format folded; perf-script prints the same
 #     chain; --stitch-stats counts the USER_STACK records, all well formed;
 #   - the vDSO: nofp with its clock read at every turn (most samples in
-#     the vDSO's code or a system call it makes): >= 90% unwind to
-#     main;a;b;c;d, and >= 90% of those with a vDSO frame (record stores
-#     the vDSO, report unwinds its frame with the vDSO's CFI): arm64
-#     only, the x86-64 guest's samples had no vDSO frame;
+#     the vDSO's code or a system call it makes): >= 90% of the samples
+#     with a vDSO frame unwind to main;a;b;c;d (record stores the vDSO;
+#     report unwinds its frame with its CFI, or steps out of the leaf
+#     function of arm64's vDSO, which has none): arm64 only, the x86-64
+#     guest's samples had no vDSO frame;
 #   - the same program under -g (deferred frame-pointer walks) gets at
 #     most half of that: the program really has no frame pointers, and the
 #     dwarf assertion above can fail;
@@ -96,8 +97,8 @@ fi
 # ---- the vDSO: its frame unwinds with its own CFI, recorded ---------------------
 # nofp MS 0 reads CLOCK_MONOTONIC at every turn and the CPU time at every
 # 64th (a system call the vDSO makes): most samples have the vDSO's code
-# as their innermost user frame, which only the vDSO's CFI unwinds (the
-# recorder's copy of it, the VDSO section of the file).
+# as their innermost user frame, which the recorder's copy of the vDSO
+# (the VDSO section of the file) unwinds.
 
 # Only where the samples have vDSO frames: the x86-64 guest's had none
 # (its 90 % of all is the check above), and the time is CI's.
@@ -117,11 +118,15 @@ else
 	vinfull=$(weight "$W/vdso.folded" "^nofp;.*main;a;b;c;d;.*$VDSO_RE")
 	diag "vDSO: $vfull of $vall nofp samples unwind to main;a;b;c;d; $vin have a vDSO frame, $vinfull of them unwound through it"
 	[ "$vin" -gt 0 ] || diag "no sample has a vDSO frame here"
-	if [ "$vall" -gt 50 ] && [ $((vfull * 100)) -ge $((vall * 90)) ] &&
+	# the samples with a vDSO frame: a fifth of all at least (the
+	# workload puts them there), and 90 % of them unwind; the others
+	# (system calls the CPU clock makes without the vDSO, ...) are
+	# the 90 % check's above
+	if [ "$vall" -gt 50 ] && [ $((vin * 5)) -ge "$vall" ] &&
 	   [ $((vinfull * 100)) -ge $((vin * 90)) ]; then
-		ok "dwarf through the vDSO: $vfull of $vall nofp samples unwind to main;a;b;c;d (>= 90%), $vinfull of the $vin with a vDSO frame (>= 90%)"
+		ok "dwarf through the vDSO: $vinfull of the $vin nofp samples with a vDSO frame unwind to main;a;b;c;d (>= 90%; $vall in all)"
 	else
-		not_ok "dwarf through the vDSO: >= 90% of nofp samples unwind to main;a;b;c;d ($vfull of $vall), and of those with a vDSO frame ($vinfull of $vin)"
+		not_ok "dwarf through the vDSO: >= 90% of the nofp samples with a vDSO frame unwind to main;a;b;c;d ($vinfull of $vin), and they are a fifth of all at least ($vall)"
 		diag_out "$(sort -t' ' -k2 -n -r "$W/vdso.folded" | cut -c1-240 | head -n 8)"
 	fi
 fi
