@@ -99,10 +99,10 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Wait up to HANG_S for @pid; true if it exited by itself. */
-static bool wait_bounded(pid_t pid, int *status)
+/* Wait up to @secs for @pid; true if it exited by itself. */
+static bool wait_for_s(pid_t pid, int *status, double secs)
 {
-	double end = now_s() + HANG_S;
+	double end = now_s() + secs;
 
 	while (now_s() < end) {
 		if (waitpid(pid, status, WNOHANG) == pid)
@@ -110,6 +110,12 @@ static bool wait_bounded(pid_t pid, int *status)
 		usleep(20000);
 	}
 	return false;
+}
+
+/* Wait up to HANG_S for @pid; true if it exited by itself. */
+static bool wait_bounded(pid_t pid, int *status)
+{
+	return wait_for_s(pid, status, HANG_S);
 }
 
 static void raise_nofile(void)
@@ -212,39 +218,75 @@ static void test_blocked(void)
 	close(pfd[1]);
 }
 
+/*
+ * The child's set-up (half a million dup2() under 10 kHz sampling) takes
+ * most of a minute in the arm64 emulator, and its close_range() of them
+ * 15-25 s: the close_range() that can hang is bounded by LIFO_CLOSE_S,
+ * after the child says its set-up is done.  The deadlock it guards
+ * against is for good (unkillable).
+ */
+#define LIFO_SETUP_S	150
+#define LIFO_CLOSE_S	90
+
 static void test_lifo(void)
 {
-	int fd, st = 0, nullfd;
+	int fd, st = 0, nullfd, ready[2];
 	unsigned int i, n = 0;
+	double t0, t1;
 	pid_t child;
 	bool done;
+	char c = 0;
 
 	fd = sampling_session(0, PMUCTX_SESSION_INHERIT, 10000);
 	if (fd < 0) {
 		result(0, "lifo: sampling session on self: %s", strerror(-fd));
 		return;
 	}
+	if (pipe(ready)) {
+		result(0, "lifo: pipe: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	t0 = now_s();
 	child = fork();
 	if (child == 0) {
-		/* the session fd last, above a million /dev/null fds */
-		if (dup2(fd, NFDS + 32) < 0)
+		close(ready[0]);
+		/* the pipe above the /dev/null fds, the session fd last */
+		if (dup2(ready[1], NFDS + 16) < 0 || dup2(fd, NFDS + 32) < 0)
 			_exit(2);
+		close(ready[1]);
+		ready[1] = NFDS + 16;
 		close(fd);
 		nullfd = open("/dev/null", O_RDONLY);
 		for (i = nullfd + 1; i < NFDS; i++)
 			if (dup2(nullfd, i) == (int)i)
 				n++;
-		if (n < NFDS / 2)
+		if (n < NFDS / 2 || write(ready[1], &c, 1) != 1)
 			_exit(3);
 		/* samples land in this long close, then the session's fput */
 		syscall(SYS_close_range, 3U, ~0U, 0U);
 		_exit(0);
 	}
 	close(fd);	/* the child's copy is the last one */
-	done = wait_bounded(child, &st);
+	close(ready[1]);
+	{
+		struct pollfd p = { .fd = ready[0], .events = POLLIN };
+
+		/* set up, or gone (EOF): either way the close is bounded next */
+		if (poll(&p, 1, LIFO_SETUP_S * 1000) <= 0)
+			diag("lifo: the child's set-up took over %d s",
+			     LIFO_SETUP_S);
+		else if (read(ready[0], &c, 1) != 1)
+			diag("lifo: the child exited before its close_range()");
+	}
+	close(ready[0]);
+	t1 = now_s();
+	done = wait_for_s(child, &st, LIFO_CLOSE_S);
+	diag("lifo: set-up %.1f s, close_range() and exit %.1f s%s", t1 - t0,
+	     now_s() - t1, done ? "" : " (not done)");
 	result(done && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "lifo: a sampled child's close_range() of the last session fd returns (%s)",
-	       !done ? "still in it after 20 s" :
+	       !done ? "still in it after 90 s" :
 	       WIFEXITED(st) ? (WEXITSTATUS(st) ? "setup failed" : "returned") :
 	       "killed");
 	if (!done) {
