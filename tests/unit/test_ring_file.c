@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -1416,6 +1417,19 @@ static void test_record_samples_by_default(void)
 	CHECK(fake.last_attr.sample_flags == 0 &&
 	      fake.last_attr.sample_max_stack == 0,
 	      "... IPs, no callchains without -g (as perf)");
+	if (getauxval(AT_SYSINFO_EHDR)) {
+		const unsigned char *v = (const void *)(uintptr_t)
+					 getauxval(AT_SYSINFO_EHDR);
+		struct pmf_reader *r = NULL;
+
+		CHECK_EQ(pmf_read(path, 0, &r, msg, sizeof(msg)), 0,
+			 "read the recording: %s", msg);
+		CHECK(r && r->vdso && r->vdso_len >= 64 &&
+		      !memcmp(r->vdso, v, r->vdso_len),
+		      "it holds this process's vDSO, whole (%zu bytes)",
+		      r ? r->vdso_len : 0);
+		pmf_free(r);
+	}
 
 	/* perf's modifiers and raw events in -e and --sample-event */
 	fring_install(128, PMUCTX_RING_NORMAL);

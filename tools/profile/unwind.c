@@ -186,6 +186,8 @@ int unw_new(struct unw **out)
 		return -ENOMEM;
 	u->cbs.find_elf = unw_find_elf;
 	u->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
+	/* no module is relocatable (ET_REL): refused, should one be */
+	u->cbs.section_address = dwfl_offline_section_address;
 	u->cbs.debuginfo_path = &u->debuginfo_path;
 	*out = u;
 	return 0;
@@ -231,19 +233,43 @@ void unw_vdso(struct unw *u, const void *image, size_t len)
 	elf_version(EV_CURRENT);
 	e = elf_memory((char *)image, len);
 	if (e) {
-		u->vdso.no_cfi = elf_kind(e) == ELF_K_ELF && !unw_has_cfi(e);
+		GElf_Ehdr eh;
+		size_t i;
+		bool ok = false;
+
+		/*
+		 * A file is hostile input: only a 64-bit shared object of a
+		 * machine we unwind (an ET_REL one would make libdwfl
+		 * relocate it, through a callback we do not have)
+		 */
+		if (elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) &&
+		    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_type == ET_DYN)
+			for (i = 0; i < sizeof(unw_abis) / sizeof(unw_abis[0]);
+			     i++)
+				ok |= eh.e_machine == unw_abis[i].machine;
+		if (ok)
+			u->vdso.no_cfi = !unw_has_cfi(e);
 		elf_end(e);
+		if (!ok) {
+			u->vdso.image = NULL;
+			u->vdso.len = 0;
+		}
+	} else {
+		u->vdso.image = NULL;
+		u->vdso.len = 0;
 	}
 }
 
 /* ---- the arm64 vDSO without CFI ---------------------------------------- */
 
 /*
- * Whether aarch64 instruction @insn may move sp or save the link
- * register: an add/sub (immediate) into sp, a load/store pair or register
- * with write-back to its base (sp or any: conservative), a store of x30.
- * A function whose code up to the pc has none keeps its return address
- * in x30 and its caller's sp.
+ * Whether aarch64 instruction @insn may move sp or save, load or clobber
+ * the link register: an add/sub (immediate or extended register) or a
+ * logical immediate into sp, a load/store pair or register with
+ * write-back to its base (sp or any: conservative), a store or load of
+ * x30, a call.  A function with none keeps its return address in x30 and
+ * its caller's sp.  (Not every form: a leaf of straight-line code is
+ * what the vDSO has.)
  */
 static bool a64_frame_insn(__u32 insn)
 {
@@ -263,6 +289,23 @@ static bool a64_frame_insn(__u32 insn)
 		return true;
 	/* store register (unsigned offset) of x30 */
 	if ((insn & 0x3fc00000) == 0x39000000 && (insn & 0x1f) == 30)
+		return true;
+	/* load register (unsigned offset) or pair (offset) into x30 */
+	if ((insn & 0x3fc00000) == 0x39400000 && (insn & 0x1f) == 30)
+		return true;
+	if ((insn & 0x3bc00000) == 0x29400000 &&
+	    ((insn & 0x1f) == 30 || ((insn >> 10) & 0x1f) == 30))
+		return true;
+	/* ADD/SUB (extended register) into sp, logical (immediate) into sp */
+	if ((insn & 0x1f200000) == 0x0b200000 && !(insn & (1U << 29)) &&
+	    (insn & 0x1f) == 31)
+		return true;
+	if ((insn & 0x1f800000) == 0x12000000 &&
+	    ((insn >> 29) & 3) != 3 && (insn & 0x1f) == 31)
+		return true;
+	/* a call: BL, BLR (x30 clobbered, so saved somewhere first) */
+	if ((insn & 0xfc000000) == 0x94000000 ||
+	    (insn & 0xfffffc1f) == 0xd63f0000)
 		return true;
 	return false;
 }
@@ -335,7 +378,8 @@ static bool unw_vdso_leaf(struct unw *u, const struct unw_map *um,
 	if (off >= u->vdso.len || !unw_vdso_func(&u->vdso, off, &start, &end) ||
 	    end > u->vdso.len || start % 4)
 		return false;
-	for (a = start; a < off && a + 4 <= u->vdso.len; a += 4) {
+	/* the whole function: a block placed after the pc may run first */
+	for (a = start; a < end && a + 4 <= u->vdso.len; a += 4) {
 		__u32 insn;
 
 		memcpy(&insn, code + a, sizeof(insn));
@@ -343,10 +387,12 @@ static bool unw_vdso_leaf(struct unw *u, const struct unw_map *um,
 			return false;
 	}
 	lr = u->regs[30] & va_mask;
-	if (!lr || (lr >= um->vdso_lo && lr < um->vdso_hi))
+	if (!lr || (lr >= um->vdso_lo && lr < um->vdso_hi) ||
+	    !dwfl_addrmodule(um->dwfl, lr))
 		return false;
 	ips[0] = pc;
 	u->regs[u->abi->pc] = lr;
+	u->regs[30] = lr;	/* as it is after the return: unsigned */
 	return true;
 }
 
@@ -366,9 +412,13 @@ bool unw_map_vdso(const char *text, size_t len, __u64 *lo, __u64 *hi)
 		    (le[-k - 1] == ' ' || le[-k - 1] == '\t')) {
 			size_t c = n < sizeof(line) - 1 ? n : sizeof(line) - 1;
 
+			unsigned long long ino = 1;
+
 			memcpy(line, p, c);
 			line[c] = '\0';
-			if (sscanf(line, "%llx-%llx", &a, &b) == 2 && a < b) {
+			/* a special mapping (inode 0), not a file so named */
+			if (sscanf(line, "%llx-%llx %*s %*s %*s %llu", &a, &b,
+				   &ino) == 3 && !ino && a < b) {
 				*lo = a;
 				*hi = b;
 				return true;
@@ -535,8 +585,10 @@ static int unw_machine(Dwfl_Module *mod, void **userdata, const char *name,
 	Elf *elf;
 
 	(void)userdata;
-	(void)name;
 	(void)start;
+	/* the files' machine: the recorded vDSO is not one of them */
+	if (name && !strcmp(name, UNW_VDSO_NAME))
+		return DWARF_CB_OK;
 	elf = dwfl_module_getelf(mod, &bias);
 	if (!elf || !gelf_getehdr(elf, &eh))
 		return DWARF_CB_OK;

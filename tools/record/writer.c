@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
@@ -306,24 +307,26 @@ static int keep_old(const char *path)
  */
 static int store_vdso(struct recorder *R)
 {
-	unsigned long long lo = 0, hi = 0, a, b;
+	unsigned long long lo = getauxval(AT_SYSINFO_EHDR), hi = 0, a, b;
 	char line[512];
-	size_t n;
+	bool bol = true;
 	FILE *f;
 
+	if (!lo)
+		return 0;
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return 0;
+	/* the mapping the kernel says the vDSO starts (its own, [vdso]) */
 	while (fgets(line, sizeof(line), f)) {
-		n = strlen(line);
-		while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
-			line[--n] = '\0';
-		if (n > 7 && !strcmp(line + n - 7, " [vdso]") &&
-		    sscanf(line, "%llx-%llx", &a, &b) == 2 && a < b) {
-			lo = a;
+		bool whole = strchr(line, '\n') != NULL;
+
+		if (bol && sscanf(line, "%llx-%llx", &a, &b) == 2 && a == lo &&
+		    a < b) {
 			hi = b;
 			break;
 		}
+		bol = whole;	/* a long line's rest is no line's start */
 	}
 	fclose(f);
 	if (!hi || hi - lo > PMF_VDSO_MAX)
