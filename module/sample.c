@@ -967,6 +967,14 @@ static void pmuctx_sample_perf_report(struct pmuctx_session *s,
 		atomic64_add(n, &st->perf_throttled);
 }
 
+/* Both of this CPU's pending reports (switch-out, DISABLE).  IRQs off. */
+static void pmuctx_sample_report(struct pmuctx_session *s,
+				 struct pmuctx_sess_cpu *sc)
+{
+	pmuctx_sample_budget_report(s, sc);
+	pmuctx_sample_perf_report(s, sc);
+}
+
 static void pmuctx_sample_budget_drop(struct pmuctx_session *s,
 				      struct pmuctx_sess_cpu *sc)
 {
@@ -1269,10 +1277,8 @@ void pmuctx_sample_sched_out(struct pmuctx_entry *e, u64 now)
 	if (!s->sample_freq)
 		return;
 	sc = this_cpu_ptr(s->cpu);
-	if (pmuctx_sess_live(s)) {
-		pmuctx_sample_budget_report(s, sc);
-		pmuctx_sample_perf_report(s, sc);
-	}
+	if (pmuctx_sess_live(s))
+		pmuctx_sample_report(s, sc);
 	if (!pmuctx_sample_timed(s) || !READ_ONCE(e->in))
 		return;
 	pmuctx_defer(e)->carry_ns += pmuctx_sample_ran(sc, e, now);
@@ -1340,10 +1346,8 @@ static void pmuctx_sample_report_cpu(void *info)
 {
 	struct pmuctx_session *s = info;
 
-	if (pmuctx_sess_live(s)) {
-		pmuctx_sample_budget_report(s, this_cpu_ptr(s->cpu));
-		pmuctx_sample_perf_report(s, this_cpu_ptr(s->cpu));
-	}
+	if (pmuctx_sess_live(s))
+		pmuctx_sample_report(s, this_cpu_ptr(s->cpu));
 }
 
 void pmuctx_sample_stop(struct pmuctx_session *s)
