@@ -311,45 +311,28 @@ static bool a64_frame_insn(__u32 insn)
 }
 
 /*
- * The vDSO function around image offset @off: [*start, *end) from the
- * image's symbols (.dynsym).  False when none covers it.
+ * The vDSO function around @pc: [*start, *end) as offsets in the image,
+ * from the symbols libdwfl read of the vDSO's module.  False when no
+ * function symbol of the vDSO covers it.
  */
-static bool unw_vdso_func(const struct unw_vdso *v, __u64 off, __u64 *start,
+static bool unw_vdso_func(const struct unw_map *um, __u64 pc, __u64 *start,
 			  __u64 *end)
 {
-	Elf_Scn *scn = NULL;
-	bool found = false;
-	GElf_Shdr sh;
-	Elf *e;
+	Dwfl_Module *mod = dwfl_addrmodule(um->dwfl, pc);
+	const char *name;
+	GElf_Sym sym;
 
-	e = elf_memory((char *)v->image, v->len);
-	if (!e)
+	if (!mod)
 		return false;
-	while (!found && (scn = elf_nextscn(e, scn))) {
-		Elf_Data *d;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		n = d ? d->d_size / sh.sh_entsize : 0;
-		for (i = 0; i < n; i++) {
-			GElf_Sym s;
-
-			if (!gelf_getsym(d, (int)i, &s) ||
-			    GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_size ||
-			    off < s.st_value || off - s.st_value >= s.st_size)
-				continue;
-			*start = s.st_value;
-			*end = s.st_value + s.st_size;
-			found = true;
-			break;
-		}
-	}
-	elf_end(e);
-	return found;
+	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!name || strcmp(name, UNW_VDSO_NAME) ||
+	    !dwfl_module_addrsym(mod, pc, &sym, NULL) ||
+	    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+	    sym.st_value < um->vdso_lo || pc - sym.st_value >= sym.st_size)
+		return false;
+	*start = sym.st_value - um->vdso_lo;
+	*end = *start + sym.st_size;
+	return true;
 }
 
 /*
@@ -375,7 +358,7 @@ static bool unw_vdso_leaf(struct unw *u, const struct unw_map *um,
 	if (pc < um->vdso_lo || pc >= um->vdso_hi)
 		return false;
 	off = pc - um->vdso_lo;
-	if (off >= u->vdso.len || !unw_vdso_func(&u->vdso, off, &start, &end) ||
+	if (off >= u->vdso.len || !unw_vdso_func(um, pc, &start, &end) ||
 	    end > u->vdso.len || start % 4)
 		return false;
 	/* the whole function: a block placed after the pc may run first */
