@@ -37,6 +37,10 @@ CHECK_CLOUD ?= 6.12-cloud
 CHECK_ARM64 ?= 6.12 6.1
 # 1: make check boots the newest sid kernel (scripts/check-sid.sh; empty: no)
 CHECK_SID ?= 1
+# 1: make check and make check-debug run the whole VM suite on every
+# kernel, not the subsets of tests/vm/subsets (docs/TESTING.md, "CI")
+CHECK_FULL ?=
+export CHECK_FULL
 KDIR ?= /lib/modules/$(KVER)/build
 
 # ---------------------------------------------------------------------------
@@ -435,7 +439,8 @@ help:
 	@echo '  check              style, sparse, all WERROR=1, check-module-builds,'
 	@echo '                     check-unit, check-install,'
 	@echo '                     check-examples, check-man, check-uapi-doc, check-packages,'
-	@echo '                     then the VM suite on each kernel of CHECK_KERNELS, a core'
+	@echo '                     then the VM suite on each kernel of CHECK_KERNELS (6.1 and'
+	@echo '                     6.12-rt without the cases tests/vm/subsets names), a core'
 	@echo '                     subset on each cloud kernel of CHECK_CLOUD, the newest sid'
 	@echo '                     kernel (check-sid) and the arm64 subset on each of'
 	@echo '                     CHECK_ARM64 (check-arm64-ci);'
@@ -451,7 +456,8 @@ help:
 	@echo '  check-packages     Debian packages: build, lintian, install here (as root) for the VM'
 	@echo '  check-dkms-prepare dkms-install the module on this host for the VM (tests/dkms.sh)'
 	@echo '  check-vm           the VM suite on KVER (scripts/check-kernel.sh; KVER=6.12-rt works)'
-	@echo '  check-debug        the VM suite on the debug kernel $(DEBUG_KVER) (KASAN, lockdep, kmemleak)'
+	@echo '  check-debug        the VM suite on the debug kernel $(DEBUG_KVER) (KASAN, lockdep, kmemleak),'
+	@echo '                     without the cases tests/vm/subsets names (CHECK_FULL=1: all)'
 	@echo '                     The matrix (scripts/kernels resolve ALIAS; CI figures, docs/TESTING.md):'
 	@echo '                       make check-vm KVER=6.1      Debian 6.1 generic      ~10 min'
 	@echo '                       make check-vm KVER=6.12     Debian 6.12 generic     ~9 min'
@@ -483,6 +489,7 @@ help:
 	@echo '  CHECK_CLOUD=$(CHECK_CLOUD)  (the cloud kernels of make check, core subset; empty: none)'
 	@echo '  CHECK_ARM64=$(CHECK_ARM64)  (the arm64 kernels of make check; empty: none)'
 	@echo '  CHECK_SID=$(CHECK_SID)  (1: make check boots the newest sid kernel; empty: not)'
+	@echo '  CHECK_FULL=$(CHECK_FULL)  (1: the whole VM suite on every kernel, not tests/vm/subsets)'
 	@echo '  KDIR=$(KDIR)'
 	@echo '  WERROR=$(WERROR)  (1: warnings are errors; default 1 when CI=true)'
 	@echo '  CC=$(CC)  (lib, tools, progs; kbuild uses the kernel'"'"'s compiler unless CC is on the command line)'

@@ -79,6 +79,17 @@ if [ "$(id -u)" -eq 0 ]; then
 	}
 fi
 
+# make check's subset for this kernel (tests/vm/subsets; CHECK_SUBSET is
+# the key, set by scripts/check.sh and scripts/check-debug.sh; CHECK_FULL=1
+# runs the whole suite)
+if [ -n "${CHECK_SUBSET:-}" ] && [ "${CHECK_FULL:-0}" != 1 ]; then
+	skip=$(awk -v k="$CHECK_SUBSET" '!/^#/ && $1 == k { $1 = ""; print }' "$top/tests/vm/subsets" | xargs)
+	if [ -n "$skip" ]; then
+		echo "check-kernel $name: make check's subset (tests/vm/subsets, $CHECK_SUBSET): all cases but $skip"
+		export PMUCTX_SUITE_SKIP=${skip// /,}
+	fi
+fi
+
 case $kver in *debug*) deftimeout=3300 ;; *) deftimeout=2700 ;; esac
 exec "$top/tests/vm/check" --kernel "/boot/vmlinuz-$kver" --bind "$build" \
 	--module "$build/module/pmuctx.ko" \

@@ -26,7 +26,9 @@
 #                       6.12-rt": Debian's 6.1, 6.12 and 6.12 PREEMPT_RT):
 #                       scripts/check-kernel.sh KERNEL - the module built
 #                       against it (W=1 -Werror), DKMS-installed for it, the
-#                       whole VM suite booted on it  (a test suite each)
+#                       VM suite booted on it: whole on 6.12, on 6.1 and
+#                       6.12-rt all but the cases tests/vm/subsets names
+#                       (CHECK_FULL=1: whole everywhere)  (a test suite each)
 #   vm:KERNEL           for each KERNEL of CHECK_CLOUD (default "6.12-cloud";
 #                       "6.1-cloud" works too): Debian's cloud flavour, no 9p, booted over
 #                       virtio-fs): scripts/check-kernel.sh KERNEL on the core
@@ -62,7 +64,7 @@
 # Exit status: 0 when every step passed, 1 otherwise.
 #
 # Environment: MAKE, KVER, KDIR, CHECK_KERNELS, CHECK_CLOUD, CHECK_SID,
-# CHECK_ARM64 (from the Makefile); CHECK_LOGDIR (keep the
+# CHECK_ARM64, CHECK_FULL (from the Makefile); CHECK_LOGDIR (keep the
 # per-step logs there; default: a new directory under ${TMPDIR:-/tmp});
 # CHECK_SUMMARY_FILE (also write the last line there; .ci/run uses it);
 # CHECK_FAIL_FAST.
@@ -100,7 +102,8 @@ declare -A needs=(
 # The kernel matrix: one VM suite per kernel.
 for k in ${CHECK_KERNELS:-6.1 6.12 6.12-rt}; do
 	steps+=("vm:$k")
-	cmd[vm:$k]="scripts/check-kernel.sh $k"
+	# its subset, if tests/vm/subsets names one (CHECK_FULL=1: none)
+	cmd[vm:$k]="env CHECK_SUBSET=$k scripts/check-kernel.sh $k"
 	is_suite[vm:$k]=1
 	needs[vm:$k]="all"
 done
