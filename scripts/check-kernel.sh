@@ -80,9 +80,15 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 # make check's subset for this kernel (tests/vm/subsets; CHECK_SUBSET is
-# the key, set by scripts/check.sh and scripts/check-debug.sh; CHECK_FULL=1
-# runs the whole suite)
-if [ -n "${CHECK_SUBSET:-}" ] && [ "${CHECK_FULL:-0}" != 1 ]; then
+# the key, set by scripts/check.sh and scripts/check-debug.sh; CHECK_FULL
+# set and not 0 runs the whole suite; make check-vm sets no key)
+case ${CHECK_FULL:-} in
+'' | 0) ;;
+*) CHECK_SUBSET='' ;;	# the whole suite
+esac
+unset PMUCTX_SUITE_SKIP
+if [ -n "${CHECK_SUBSET:-}" ]; then
+	[ -r "$top/tests/vm/subsets" ] || fail "tests/vm/subsets is missing"
 	skip=$(awk -v k="$CHECK_SUBSET" '!/^#/ && $1 == k { $1 = ""; print }' "$top/tests/vm/subsets" | xargs)
 	if [ -n "$skip" ]; then
 		echo "check-kernel $name: make check's subset (tests/vm/subsets, $CHECK_SUBSET): all cases but $skip"
