@@ -26,8 +26,8 @@
 #                       6.12-rt": Debian's 6.1, 6.12 and 6.12 PREEMPT_RT):
 #                       scripts/check-kernel.sh KERNEL - the module built
 #                       against it (W=1 -Werror), DKMS-installed for it, the
-#                       VM suite booted on it: whole on 6.12, on 6.1 and
-#                       6.12-rt all but the cases tests/vm/subsets names
+#                       VM suite booted on it, all but the cases
+#                       tests/vm/subsets names for that kernel
 #                       (CHECK_FULL=1: whole everywhere)  (a test suite each)
 #   vm:KERNEL           for each KERNEL of CHECK_CLOUD (default "6.12-cloud";
 #                       "6.1-cloud" works too): Debian's cloud flavour, no 9p, booted over
