@@ -40,7 +40,7 @@ for kver in "${kvers[@]}"; do
 	cp -r "$top/Kbuild" "$top/module" "$top/include" "$build/"
 	find "$build/module" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' \
 		-o -name '.*.cmd' -o -name 'modules.order' \) -delete
-	if ! make -C "/lib/modules/$kver/build" M="$build" W=1 KCFLAGS=-Werror \
+	if ! make -j"$(nproc)" -C "/lib/modules/$kver/build" M="$build" W=1 KCFLAGS=-Werror \
 		modules >"$build/build.log" 2>&1; then
 		cat "$build/build.log" >&2
 		echo "not ok - the module builds for $kver"

@@ -54,7 +54,7 @@ build_variant() {
 	cp -r "$top/Kbuild" "$top/module" "$top/include" "$dir/"
 	find "$dir/module" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' \
 		-o -name '.*.cmd' -o -name 'modules.order' \) -delete
-	make -C "/lib/modules/$kver/build" M="$dir" W=1 KCFLAGS=-Werror \
+	make -j"$(nproc)" -C "/lib/modules/$kver/build" M="$dir" W=1 KCFLAGS=-Werror \
 		PMUCTX_DEBUG="$debug" modules >"$dir/build.log" 2>&1 || {
 		cat "$dir/build.log" >&2
 		fail "the $name module does not build against $kver"

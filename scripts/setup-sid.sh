@@ -265,7 +265,7 @@ build() {
 	find "$top/module" -maxdepth 1 -type f \( -name '*.[ch]' -o -name Kbuild \) \
 		-exec cp -a {} "$dst/module/" \;
 	say "building in $chroot_dir for $rel: make W=1 KCFLAGS=-Werror modules $*"
-	in_chroot make -C "/lib/modules/$rel/build" M=/build/pmuctx W=1 \
+	in_chroot make -j"$(nproc)" -C "/lib/modules/$rel/build" M=/build/pmuctx W=1 \
 		KCFLAGS=-Werror modules "$@"
 	say "built $dst/module/pmuctx.ko"
 }
