@@ -41,6 +41,10 @@ CHECK_SID ?= 1
 # kernel, not the subsets of tests/vm/subsets (docs/TESTING.md, "CI")
 CHECK_FULL ?=
 export CHECK_FULL
+# 1: make check runs the arm64 lane (packages-arm64, the arm64 kernels)
+# beside the host steps; 0: after the x86-64 kernels (scripts/check.sh)
+CHECK_ARM64_BESIDE ?= 1
+export CHECK_ARM64_BESIDE
 KDIR ?= /lib/modules/$(KVER)/build
 
 # ---------------------------------------------------------------------------
@@ -488,6 +492,7 @@ help:
 	@echo '  CHECK_KERNELS=$(CHECK_KERNELS)  (the kernel matrix of make check)'
 	@echo '  CHECK_CLOUD=$(CHECK_CLOUD)  (the cloud kernels of make check, core subset; empty: none)'
 	@echo '  CHECK_ARM64=$(CHECK_ARM64)  (the arm64 kernels of make check; empty: none)'
+	@echo '  CHECK_ARM64_BESIDE=$(CHECK_ARM64_BESIDE)  (1: the arm64 steps run beside the host steps; 0: in turn)'
 	@echo '  CHECK_SID=$(CHECK_SID)  (1: make check boots the newest sid kernel; empty: not)'
 	@echo '  CHECK_FULL=$(CHECK_FULL)  (1: the whole VM suite on every kernel, not tests/vm/subsets)'
 	@echo '  KDIR=$(KDIR)'
