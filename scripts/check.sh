@@ -46,8 +46,8 @@
 #                       make check-arm64-ci - the aarch64 user space and the
 #                       module cross-built (W=1 -Werror), booted in
 #                       qemu-system-aarch64 -M virt -cpu max (emulated PMUv3)
-#                       under -icount on 10-load, 40-abi, 90-pmu-arm64,
-#                       96-packages-arm64 and a share of 91-95 each
+#                       under -icount on 10-load, 40-abi,
+#                       96-packages-arm64 and a share of 90-95 each
 #                       (scripts/check-arm64.sh --ci); these and
 #                       packages-arm64 run beside the host steps (below)
 #
@@ -134,8 +134,8 @@ if [ -n "${CHECK_SID-1}" ]; then
 fi
 # The arm64 tier (CHECK_ARM64, default "6.12 6.1"; empty: none): each
 # kernel booted in qemu-system-aarch64 on make check's subset
-# (scripts/check-arm64.sh --ci: 10-load, 40-abi, 90-pmu-arm64 under
-# -icount, 96-packages-arm64, and a share of 91-95 each).  scripts/setup-deps.sh --arm64 installs what it needs.
+# (scripts/check-arm64.sh --ci: 10-load, 40-abi, 96-packages-arm64 and a
+# share of the hardware-event cases 90-95 each, under -icount).  scripts/setup-deps.sh --arm64 installs what it needs.
 # First the arm64 packages (cross-built, linted, the DKMS source built for
 # each arm64 kernel: scripts/check-packages-arm64.sh), which the tier's
 # 96-packages-arm64 runs.
