@@ -65,8 +65,8 @@ done
 # --call-graph dwarf unwound in the guest (95-dwarf-arm64).  Under
 # -icount each guest second is a billion instructions, several host
 # seconds: a case costs what it executes, not how long it waits, and
-# 90-pmu-arm64's distractors keep both vCPUs busy throughout (95 s here
-# on 6.1, 349 s on 6.12: docs/TESTING.md).
+# 90-pmu-arm64's distractors keep both vCPUs busy throughout (about 95 s
+# of host time here).
 ci_common=(
 	tests/vm/cases/10-load.sh
 	tests/vm/cases/40-abi.sh
