@@ -768,7 +768,7 @@ static void budget_run(long budget, unsigned int freq, unsigned int flags,
 	int fds[BUDGET_NSESS], i, made = 0, cover = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), taken = 0, slack;
 	long lo = -1, hi = 0;
-	uint64_t t0, t1, dropped = 0, records = 0;
+	uint64_t t0, t1, all, dis, dropped = 0, records = 0;
 	double secs;
 	pid_t pid;
 
@@ -782,29 +782,50 @@ static void budget_run(long budget, unsigned int freq, unsigned int flags,
 		fds[i] = session(pid, flags, freq);
 		made += fds[i] >= 0;
 	}
+	all = ns_of(CLOCK_MONOTONIC);
 	usleep(1000 * 1000);
+	dis = ns_of(CLOCK_MONOTONIC);
 	for (i = 0; i < BUDGET_NSESS; i++)
 		if (fds[i] >= 0)
 			ioctl(fds[i], PMUCTX_IOC_DISABLE, 0);
 	t1 = ns_of(CLOCK_MONOTONIC);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	/*
+	 * Fair is judged while all sessions sample: creating each one took
+	 * up to 100 ms on the debug kernel, and the first ones, alone,
+	 * rightly had the whole budget (session 0 of 8 took 143 samples,
+	 * session 7 43: stop 38).
+	 */
+	win_from = all;
+	win_to = dis;
 	for (i = 0; i < BUDGET_NSESS; i++) {
 		if (fds[i] < 0)
 			continue;
 		drain(fds[i], pid, &d[i]);
 		close(fds[i]);
 		taken += d[i].samples;
-		if (lo < 0 || d[i].samples < lo)
-			lo = d[i].samples;
-		if (d[i].samples > hi)
-			hi = d[i].samples;
+		if (lo < 0 || d[i].in_window < lo)
+			lo = d[i].in_window;
+		if (d[i].in_window > hi)
+			hi = d[i].in_window;
 		dropped += d[i].budget_dropped;
 		records += d[i].budget_records;
 		cover += d[i].period_sum >= d[i].task_clock * 7 / 10 &&
 			 d[i].period_sum <= d[i].task_clock * 13 / 10;
 	}
+	win_from = 0;
+	win_to = UINT64_MAX;
 	secs = (double)(t1 - t0) / 1e9;
+	diag("budget %s: the sessions were created in %.0f ms, then all sampled for %.0f ms",
+	     what, (all - t0) / 1e6, (dis - all) / 1e6);
+	for (i = 0; i < BUDGET_NSESS; i++)
+		if (fds[i] >= 0)
+			diag("budget %s: session %d: %ld samples (%ld while all sampled), %llu refused in %ld BUDGET records, throttled %ld/%ld, lost %llu",
+			     what, i, d[i].samples, d[i].in_window,
+			     (unsigned long long)d[i].budget_dropped,
+			     d[i].budget_records, d[i].throttle_on,
+			     d[i].throttle_off, (unsigned long long)d[i].lost);
 	slack = ncpu * (budget / ncpu / 100 > 0 ? budget / ncpu / 100 : 1);
 	diag("budget %s: %d sessions at %u Hz for %.2f s, budget %ld/s: %ld samples taken, %llu dropped in %llu records",
 	     what, made, freq, secs, budget, taken,
@@ -816,9 +837,12 @@ static void budget_run(long budget, unsigned int freq, unsigned int flags,
 	result(taken <= (long)(budget * secs) + slack,
 	       "budget %s: all sessions together take at most the budget (%ld <= %ld * %.2f s + %ld)",
 	       what, taken, budget, secs, slack);
-	/* a session whose timer fires late in each window gets its share */
-	result(lo * 3 >= hi && lo > 0,
-	       "budget %s: the sessions share it fairly (%ld to %ld samples each)",
+	/*
+	 * a session whose timer fires late in each window gets its share
+	 * (the debug kernel: 43 to 50 of each 8 in 18 runs)
+	 */
+	result(lo * 2 >= hi && lo > 0,
+	       "budget %s: the sessions share it fairly (%ld to %ld samples each while all sampled)",
 	       what, lo, hi);
 	result(dropped >= (uint64_t)taken && records > 0,
 	       "budget %s: what the budget dropped is reported (%llu in %llu BUDGET records)",
