@@ -194,11 +194,25 @@ static void pmuctx_budget_fold(struct pmuctx_budget_cpu *b)
 }
 
 /*
+ * Credit after a window's income: @share more, kept up to one window's
+ * worth (or one sample).  Not more: credit kept beyond a window let the
+ * users that ask first in a window spend more than a window's share.  The
+ * price: a share below a sample is rounded down to one sample every few
+ * windows (5 users of 4 samples a window take one every 2 windows each,
+ * 2.5 of the 4: budget-tests timer; a remainder kept over let the first
+ * users take 4 of every 5 windows and the last one 1, the same test).
+ */
+static u32 pmuctx_budget_refill(u32 credit, u32 share)
+{
+	return min(credit + share, max(share, PMUCTX_CREDIT));
+}
+
+/*
  * The slot of @user (an unprivileged user's struct pmuctx_user) in this
  * CPU's current window, added with its credit if it had none: what it
- * kept from the previous window plus a user's share, at most one
- * window's worth (or one sample).  NULL when the table is full: the
- * session then asks as a user of its own.
+ * kept from the previous window plus a user's share
+ * (pmuctx_budget_refill()).  NULL when the table is full: the session
+ * then asks as a user of its own.
  */
 static struct pmuctx_budget_user *
 pmuctx_budget_slot(struct pmuctx_budget_cpu *b, const void *user)
@@ -215,46 +229,22 @@ pmuctx_budget_slot(struct pmuctx_budget_cpu *b, const void *user)
 			credit = b->prev[i].credit;
 	i = b->nr_users++;
 	b->users[i].key = user;
-	b->users[i].credit = min(credit + b->share,
-				 max(b->share, PMUCTX_CREDIT));
+	b->users[i].credit = pmuctx_budget_refill(credit, b->share);
 	return &b->users[i];
 }
 
 /*
- * May a session of @user (its struct pmuctx_user, NULL for a privileged
- * one) take one more sample on this CPU at @now (local_clock()), @sh
- * being its part of this CPU's budget?  Counts it if so.  IRQs off, see
- * the top of the file.
- *
- * Fair between users: each user that asks in a window gets a share of
- * it, allow / the users that asked in the previous window, as credit in
- * the window's table of users, kept up to one window's worth (or one
- * sample); its sessions take from that one credit, first come (t_sample
- * budget-user, budget-user-migrate).  Credit per session (its part of
- * the user's share, kept by each session) let a user with many sessions
- * bank many samples where one with a single session banked two: the many
- * drained their banks into each window's room first, and a single
- * session's income overflowed its cap.  Credit kept for two windows did
- * the same on a smaller scale: the user whose sessions asked first in a
- * window spent two windows' worth of the room.  A sample needs one
- * sample of credit and room in the window.  A privileged session (root,
- * CAP_PERFMON: trusted, as with perf, and they can change sample_budget)
- * counts as a user of its own with its own credit in @sh, as does every
- * session of an unprivileged user that finds the CPU's table of
- * PMUCTX_BUDGET_USERS users for the window full (then the sharing is per
- * session, as it was before users counted).  A user cannot be starved
- * by sessions whose timers happen to fire first: when there are more
- * users than samples in a window, each takes one every few windows.
- * @sh->credit of a session of a user in the table is a copy of the
- * user's credit after the session's last take, for pmuctx_budget_may().
+ * Start a new window on this CPU if @now is past the current one, and
+ * count @sh's session (of @user, NULL for a privileged one) among those
+ * that asked in it: the users of a window set the next one's share.
+ * Returns the credit the session takes from: its user's, or its own.
  */
-bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
-			const void *user)
+static u32 *pmuctx_budget_enter(struct pmuctx_budget_cpu *b, u64 now,
+				struct pmuctx_budget_share *sh,
+				const void *user,
+				struct pmuctx_budget_user **up)
 {
-	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
 	struct pmuctx_budget_user *u;
-	u32 *credit;
-	bool ok;
 
 	if (!b->window || now - b->start >= PMUCTX_BUDGET_WINDOW_NS) {
 		u32 users = b->nr_users + b->solo;
@@ -275,18 +265,54 @@ bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
 		WRITE_ONCE(b->allow, allow);
 	}
 	u = user ? pmuctx_budget_slot(b, user) : NULL;
-	if (u) {
-		credit = &u->credit;
-	} else {
-		credit = &sh->credit;
-		if (sh->window != b->window) {
-			b->solo++;
-			WRITE_ONCE(sh->credit,
-				   min(sh->credit + b->share,
-				       max(b->share, PMUCTX_CREDIT)));
-		}
+	*up = u;
+	if (!u && sh->window != b->window) {
+		b->solo++;
+		WRITE_ONCE(sh->credit, pmuctx_budget_refill(sh->credit,
+							    b->share));
 	}
 	WRITE_ONCE(sh->window, b->window);
+	return u ? &u->credit : &sh->credit;
+}
+
+/*
+ * May a session of @user (its struct pmuctx_user, NULL for a privileged
+ * one) take one more sample on this CPU at @now (local_clock()), @sh
+ * being its part of this CPU's budget?  Counts it if so.  IRQs off, see
+ * the top of the file.
+ *
+ * Fair between users: each user that asks in a window gets a share of
+ * it, allow / the users that asked in the previous window, as credit in
+ * the window's table of users, kept up to one window's worth (or one
+ * sample, pmuctx_budget_refill()); its sessions take from that one
+ * credit, first come (t_sample budget-user, budget-user-migrate).
+ * Credit per session (its part of the user's share, kept by each
+ * session) let a user with many sessions bank many samples where one
+ * with a single session banked two: the many drained their banks into
+ * each window's room first, and a single session's income overflowed its
+ * cap.  Credit kept for two windows did
+ * the same on a smaller scale: the user whose sessions asked first in a
+ * window spent two windows' worth of the room.  A sample needs one
+ * sample of credit and room in the window.  A privileged session (root,
+ * CAP_PERFMON: trusted, as with perf, and they can change sample_budget)
+ * counts as a user of its own with its own credit in @sh, as does every
+ * session of an unprivileged user that finds the CPU's table of
+ * PMUCTX_BUDGET_USERS users for the window full (then the sharing is per
+ * session, as it was before users counted).  A user cannot be starved
+ * by sessions whose timers happen to fire first: when there are more
+ * users than samples in a window, each takes one every few windows; nor
+ * by sessions whose counters overflow first (pmuctx_budget_note()).
+ * @sh->credit of a session of a user in the table is a copy of the
+ * user's credit after the session's last take, for pmuctx_budget_may().
+ */
+bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
+			const void *user)
+{
+	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+	struct pmuctx_budget_user *u;
+	u32 *credit = pmuctx_budget_enter(b, now, sh, user, &u);
+	bool ok;
+
 	ok = b->used < b->allow && *credit >= PMUCTX_CREDIT;
 	if (ok) {
 		*credit -= PMUCTX_CREDIT;
@@ -300,21 +326,62 @@ bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
 }
 
 /*
+ * A sample of @sh's session that pmuctx_budget_may() refused with
+ * PMUCTX_BUDGET_ASK: the window had no room left when the session first
+ * asked in it.  Count the session among the window's users all the same
+ * (its user's share of the next window, and its credit's income), and
+ * the refused sample.  Without it a session whose counter overflows after
+ * the window's room is gone never counts: the others' shares grow by its
+ * share and it is starved for good (budget-tests overflow).  IRQs off,
+ * like take().
+ */
+void pmuctx_budget_note(u64 now, struct pmuctx_budget_share *sh,
+			const void *user)
+{
+	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+	struct pmuctx_budget_user *u;
+
+	pmuctx_budget_enter(b, now, sh, user, &u);
+	WRITE_ONCE(b->dropped, b->dropped + 1);
+	if (u)
+		WRITE_ONCE(sh->credit, u->credit);
+}
+
+/*
+ * @n samples refused on this CPU without asking take() (the overflow
+ * handler's PMUCTX_BUDGET_NO, counted when they are reported): in
+ * sample_budget_dropped.  IRQs off.
+ */
+void pmuctx_budget_refused(u64 n)
+{
+	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
+
+	WRITE_ONCE(b->dropped, b->dropped + n);
+}
+
+/*
  * Would pmuctx_budget_take() say yes now?  A read-only look for the
  * overflow handler, which may run in NMI: racy reads of this CPU's state,
- * changed only by take() in hardirq.  A yes can still be a no in take().
+ * changed only by take() and note() in hardirq.  PMUCTX_BUDGET_YES can
+ * still be a no in take().  PMUCTX_BUDGET_ASK is a no that take() has not
+ * seen: the session's first ask in this window, with no room left; the
+ * caller has pmuctx_budget_note() count it from hardirq (at most once a
+ * window per session and CPU: after it, the session's window is this one).
  */
-bool pmuctx_budget_may(u64 now, const struct pmuctx_budget_share *sh)
+enum pmuctx_budget_answer pmuctx_budget_may(u64 now,
+					    const struct pmuctx_budget_share *sh)
 {
 	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
 	u64 window = READ_ONCE(b->window);
+	bool room;
 
 	if (!window || now - READ_ONCE(b->start) >= PMUCTX_BUDGET_WINDOW_NS)
-		return true;	/* a new window */
-	if (READ_ONCE(b->used) >= READ_ONCE(b->allow))
-		return false;
-	return READ_ONCE(sh->window) != window ||
-	       READ_ONCE(sh->credit) >= PMUCTX_CREDIT;
+		return PMUCTX_BUDGET_YES;	/* a new window */
+	room = READ_ONCE(b->used) < READ_ONCE(b->allow);
+	if (READ_ONCE(sh->window) != window)
+		return room ? PMUCTX_BUDGET_YES : PMUCTX_BUDGET_ASK;
+	return room && READ_ONCE(sh->credit) >= PMUCTX_CREDIT ?
+	       PMUCTX_BUDGET_YES : PMUCTX_BUDGET_NO;
 }
 
 /* Nanoseconds from @now to this CPU's next budget window.  IRQs off. */

@@ -23,9 +23,20 @@ struct pmuctx_budget_share {
 extern unsigned int pmuctx_sample_budget;
 extern unsigned int pmuctx_sample_cpu_percent;
 
+/* pmuctx_budget_may()'s answer to the overflow handler */
+enum pmuctx_budget_answer {
+	PMUCTX_BUDGET_NO,	/* refused */
+	PMUCTX_BUDGET_YES,	/* capture; take() decides */
+	PMUCTX_BUDGET_ASK,	/* refused, but pmuctx_budget_note() it */
+};
+
 bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
 			const void *user);
-bool pmuctx_budget_may(u64 now, const struct pmuctx_budget_share *sh);
+void pmuctx_budget_note(u64 now, struct pmuctx_budget_share *sh,
+			const void *user);
+void pmuctx_budget_refused(u64 n);
+enum pmuctx_budget_answer pmuctx_budget_may(u64 now,
+					    const struct pmuctx_budget_share *sh);
 u64 pmuctx_budget_next_ns(u64 now);
 void pmuctx_budget_cost(u64 ns);
 /* Where a task_work of sampling started (pmuctx_budget_work_start()). */

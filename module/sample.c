@@ -935,8 +935,12 @@ static void pmuctx_sample_budget_report(struct pmuctx_session *s,
 	struct pmuctx_sample_stage *st = sc->stage;
 
 	/* refusals the overflow handler counted before capturing */
-	if (st && atomic64_read(&st->budget_missed))
-		sc->budget_dropped += atomic64_xchg(&st->budget_missed, 0);
+	if (st && atomic64_read(&st->budget_missed)) {
+		u64 n = atomic64_xchg(&st->budget_missed, 0);
+
+		sc->budget_dropped += n;
+		pmuctx_budget_refused(n);
+	}
 	if (!sc->budget_dropped)
 		return;
 	/* a full ring keeps the count for the next record */
@@ -1076,6 +1080,19 @@ static void pmuctx_sample_stage_fn(struct irq_work *w)
 	if (!atomic_read(&st->busy))
 		return;
 	rcu_read_lock();
+	if (!e) {
+		/* an ask (PMUCTX_BUDGET_ASK): no sample, the session counted */
+		if (pmuctx_sess_live(s) && READ_ONCE(s->enabled)) {
+			struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
+
+			pmuctx_budget_note(local_clock(), &sc->budget,
+					   s->user);
+			pmuctx_sample_budget_drop(s, sc);
+		}
+		rcu_read_unlock();
+		atomic_set_release(&st->busy, 0);
+		return;
+	}
 	if (pmuctx_sess_live(s) && READ_ONCE(s->enabled)) {
 		struct pmuctx_sess_cpu *sc = this_cpu_ptr(s->cpu);
 		u64 now = local_clock();
@@ -1132,10 +1149,25 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 		return;
 	/*
 	 * The budget first (a read-only look, NMI-safe): a refused sample
-	 * costs no stack walk.  The stage's irq_work takes it for real.
+	 * costs no stack walk.  The stage's irq_work takes it for real, or
+	 * for an ask only counts the session among the window's users
+	 * (pmuctx_budget_note(): a session whose counter overflows after
+	 * the window's room is gone is not starved).
 	 */
-	if (!pmuctx_budget_may(local_clock(),
-			       &this_cpu_ptr(s->cpu)->budget)) {
+	switch (pmuctx_budget_may(local_clock(),
+				  &this_cpu_ptr(s->cpu)->budget)) {
+	case PMUCTX_BUDGET_YES:
+		break;
+	case PMUCTX_BUDGET_ASK:
+		if (!atomic_read(&st->busy)) {
+			atomic_set(&st->busy, 1);
+			st->e = NULL;
+			irq_work_queue(&st->work);
+			return;
+		}
+		/* a sample waits in the stage: its take() counts the session */
+		fallthrough;
+	default:
 		atomic64_inc(&st->budget_missed);
 		return;
 	}

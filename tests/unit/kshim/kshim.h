@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The few kernel primitives module/rb.c uses, for compiling that file
- * unchanged into a host test (test_rb.c).  The linux/ and asm/ headers
- * beside this one are what rb.c includes; each includes this file.
+ * The few kernel primitives module/rb.c, evdesc.c and budget.c use, for
+ * compiling those files unchanged into host tests (test_rb.c,
+ * test_evdesc.c, test_budget.c).  The linux/ and asm/ headers beside this
+ * one are what they include; each includes this file.
  * Single-threaded: "IRQs off" is a counter the test checks, the CPU and
  * the clock are the test's, WARN_ON_ONCE() counts a failure.
  */
@@ -15,7 +16,7 @@
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
-typedef uint64_t u64;
+typedef unsigned long long u64;	/* as the kernel's, for %llu */
 typedef int32_t s32;
 
 #define U16_MAX		((u16)~0U)
@@ -29,7 +30,12 @@ typedef int32_t s32;
 #define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 
-/* the test's state of the "CPU" rb.c runs on */
+#define NSEC_PER_MSEC	1000000L
+#define NSEC_PER_SEC	1000000000L
+
+/* the test's state of the "CPU" the file runs on */
+#define KSHIM_MAX_CPUS	8
+extern unsigned int kshim_nr_cpus;	/* "online", budget.c */
 extern unsigned int kshim_irqs_off;	/* local_irq_save() depth */
 extern unsigned int kshim_warnings;	/* WARN_ON_ONCE()s that fired */
 extern unsigned int kshim_cpu;
