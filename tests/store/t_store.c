@@ -663,6 +663,42 @@ static void mig_release(struct mig *m, pthread_t th)
 	close(m->park[1]);
 }
 
+/*
+ * @m's thread (pinned or migrating) read parked in the system-wide
+ * session @fd: its task-clock against its run time and the references,
+ * its migrations.  Returns 1 if its entry was found once, read parked.
+ */
+static int mig_check(int fd, struct mig *m, const char *name)
+{
+	pthread_t th;
+	uint64_t rt;
+	__u64 *v;
+	int idx = mig_parked(fd, m, &th, &rt);
+
+	if (idx >= 0 && rt) {
+		v = tv[idx].values;
+		diag("%s: task-clock %llu, run time %llu, busy %llu, rusage %llu",
+		     name, (unsigned long long)v[0], (unsigned long long)rt,
+		     (unsigned long long)m->busy_ns,
+		     (unsigned long long)m->cpu_ns);
+		result(within_refs(v[0], m->busy_ns, m->cpu_ns, 0.10),
+		       "migrate: %s task-clock within 10%% of its on-CPU time",
+		       name);
+		result(v[0] == rt,
+		       "migrate: %s task-clock is the parked thread's scheduler run time",
+		       name);
+		if (m->mode == 0)
+			result(v[1] <= 2, "migrate: pinned task barely migrated (%llu)",
+			       (unsigned long long)v[1]);
+		else
+			result(v[1] >= (uint64_t)m->flips - 1,
+			       "migrate: migrations %llu for %ld affinity flips",
+			       (unsigned long long)v[1], m->flips);
+	}
+	mig_release(m, th);
+	return idx >= 0 && rt;
+}
+
 static void test_migrate(void)
 {
 	static const unsigned int ev[] = {
@@ -671,10 +707,9 @@ static void test_migrate(void)
 	struct mig pin = { .mode = 0 }, mov = { .mode = 1 }, fast = { .mode = 2 };
 	struct pmuctx_info i0, i1;
 	struct pmuctx_read r;
-	pthread_t a, b;
+	pthread_t b;
 	unsigned int k;
-	uint64_t rt;
-	int fd, idx, found = 0;
+	int fd, found;
 	FILE *f;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
@@ -693,42 +728,7 @@ static void test_migrate(void)
 	 * Per-task attribution: pinned, then migrating every 10 ms, each
 	 * read while the thread is parked (see struct mig).
 	 */
-	idx = mig_parked(fd, &pin, &a, &rt);
-	if (idx >= 0 && rt) {
-		found++;
-		diag("pinned: task-clock %llu, run time %llu, busy %llu, rusage %llu",
-		     (unsigned long long)tv[idx].values[0],
-		     (unsigned long long)rt,
-		     (unsigned long long)pin.busy_ns,
-		     (unsigned long long)pin.cpu_ns);
-		result(within_refs(tv[idx].values[0], pin.busy_ns, pin.cpu_ns,
-				   0.10),
-		       "migrate: pinned task-clock within 10%% of its on-CPU time");
-		result(tv[idx].values[0] == rt,
-		       "migrate: pinned task-clock is the parked thread's scheduler run time");
-		result(tv[idx].values[1] <= 2,
-		       "migrate: pinned task barely migrated (%llu)",
-		       (unsigned long long)tv[idx].values[1]);
-	}
-	mig_release(&pin, a);
-	idx = mig_parked(fd, &mov, &b, &rt);
-	if (idx >= 0 && rt) {
-		found++;
-		diag("migrating: task-clock %llu, run time %llu, busy %llu, rusage %llu",
-		     (unsigned long long)tv[idx].values[0],
-		     (unsigned long long)rt,
-		     (unsigned long long)mov.busy_ns,
-		     (unsigned long long)mov.cpu_ns);
-		result(within_refs(tv[idx].values[0], mov.busy_ns, mov.cpu_ns,
-				   0.10),
-		       "migrate: migrating task-clock within 10%% of its on-CPU time");
-		result(tv[idx].values[0] == rt,
-		       "migrate: migrating task-clock is the parked thread's scheduler run time");
-		result(tv[idx].values[1] >= (uint64_t)mov.flips - 1,
-		       "migrate: migrations %llu for %ld affinity flips",
-		       (unsigned long long)tv[idx].values[1], mov.flips);
-	}
-	mig_release(&mov, b);
+	found = mig_check(fd, &pin, "pinned") + mig_check(fd, &mov, "migrating");
 	k = sread(fd, &r, 1);
 	result(k == 0, "migrate: per-task read after both exited (%u tasks)",
 	       r.nr_tasks);
