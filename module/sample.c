@@ -1147,8 +1147,18 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 		atomic64_inc(&st->perf_throttled);
 	if (is_idle_task(current) || pmuctx_sample_excluded(s, regs))
 		return;
+	rcu_read_lock();
+	e = pmuctx_task_entry(s, current);
 	/*
-	 * The budget first (a read-only look, NMI-safe): a refused sample
+	 * Only a task of the session asks the budget (its counters are per
+	 * CPU: one may overflow in whatever task runs there); not in
+	 * pmuctx's own task_work, nor in a privilege-raising exec past
+	 * commit_creds() (see the hrtimer's tick).
+	 */
+	if (!e || pmuctx_sample_ours(e, regs) || pmuctx_cred_gone(e, current))
+		goto out;
+	/*
+	 * Then the budget (a read-only look, NMI-safe): a refused sample
 	 * costs no stack walk.  The stage's irq_work takes it for real, or
 	 * for an ask only counts the session among the window's users
 	 * (pmuctx_budget_note(): a session whose counter overflows after
@@ -1163,37 +1173,28 @@ void pmuctx_sample_overflow(struct perf_event *ev,
 			atomic_set(&st->busy, 1);
 			st->e = NULL;
 			irq_work_queue(&st->work);
-			return;
+			goto out;
 		}
 		/* a sample waits in the stage: its take() counts the session */
 		fallthrough;
 	default:
 		atomic64_inc(&st->budget_missed);
-		return;
+		goto out;
 	}
-	rcu_read_lock();
-	e = pmuctx_task_entry(s, current);
-	/*
-	 * not in pmuctx's own task_work, nor in a privilege-raising exec
-	 * past commit_creds() (see the hrtimer's tick)
-	 */
-	if (e && (pmuctx_sample_ours(e, regs) || pmuctx_cred_gone(e, current)))
-		e = NULL;
-	if (e) {
-		if (atomic_read(&st->busy) || !refcount_inc_not_zero(&e->ref)) {
-			atomic64_inc(&st->missed);
-		} else {
-			u64 t0 = local_clock();
+	if (atomic_read(&st->busy) || !refcount_inc_not_zero(&e->ref)) {
+		atomic64_inc(&st->missed);
+	} else {
+		u64 t0 = local_clock();
 
-			atomic_set(&st->busy, 1);
-			pmuctx_sample_capture(s, regs, &st->b);
-			st->took = local_clock() - t0;
-			st->e = e;
-			st->task = current;
-			st->weight = data->period;
-			irq_work_queue(&st->work);
-		}
+		atomic_set(&st->busy, 1);
+		pmuctx_sample_capture(s, regs, &st->b);
+		st->took = local_clock() - t0;
+		st->e = e;
+		st->task = current;
+		st->weight = data->period;
+		irq_work_queue(&st->work);
 	}
+out:
 	rcu_read_unlock();
 }
 
