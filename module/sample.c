@@ -27,7 +27,11 @@
  *    soon as IRQs are on) writes the SAMPLE and, for deferred user
  *    callchains, queues the task_work if the sampled task is still
  *    current (else the sample says USER_TRUNC: no user part).  An
- *    overflow while the stage is still full is counted as lost.  Software
+ *    overflow while the stage is still full is counted as lost.  The
+ *    budget (budget.c) is asked after the look-up, read-only; a refusal
+ *    walks no stack, and one that the budget must still count (its
+ *    first in a window, PMUCTX_BUDGET_ASK) queues the irq_work with no
+ *    sample, which only tells the budget (pmuctx_budget_note()).  Software
  *    events (cpu-clock: hrtimer context) take the same path, which is how
  *    the VM, with no hardware PMU, tests it.  CPUs that come online after
  *    session creation have no counter.
