@@ -237,12 +237,12 @@ pmuctx_budget_slot(struct pmuctx_budget_cpu *b, const void *user)
  * Start a new window on this CPU if @now is past the current one, and
  * count @sh's session (of @user, NULL for a privileged one) among those
  * that asked in it: the users of a window set the next one's share.
- * Returns the credit the session takes from: its user's, or its own.
+ * Returns its user's slot, whose credit its sessions take from, or NULL:
+ * the session takes from its own (@sh->credit).
  */
-static u32 *pmuctx_budget_enter(struct pmuctx_budget_cpu *b, u64 now,
-				struct pmuctx_budget_share *sh,
-				const void *user,
-				struct pmuctx_budget_user **up)
+static struct pmuctx_budget_user *
+pmuctx_budget_enter(struct pmuctx_budget_cpu *b, u64 now,
+		    struct pmuctx_budget_share *sh, const void *user)
 {
 	struct pmuctx_budget_user *u;
 
@@ -265,14 +265,13 @@ static u32 *pmuctx_budget_enter(struct pmuctx_budget_cpu *b, u64 now,
 		WRITE_ONCE(b->allow, allow);
 	}
 	u = user ? pmuctx_budget_slot(b, user) : NULL;
-	*up = u;
 	if (!u && sh->window != b->window) {
 		b->solo++;
 		WRITE_ONCE(sh->credit, pmuctx_budget_refill(sh->credit,
 							    b->share));
 	}
 	WRITE_ONCE(sh->window, b->window);
-	return u ? &u->credit : &sh->credit;
+	return u;
 }
 
 /*
@@ -309,8 +308,8 @@ bool pmuctx_budget_take(u64 now, struct pmuctx_budget_share *sh,
 			const void *user)
 {
 	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
-	struct pmuctx_budget_user *u;
-	u32 *credit = pmuctx_budget_enter(b, now, sh, user, &u);
+	struct pmuctx_budget_user *u = pmuctx_budget_enter(b, now, sh, user);
+	u32 *credit = u ? &u->credit : &sh->credit;
 	bool ok;
 
 	ok = b->used < b->allow && *credit >= PMUCTX_CREDIT;
@@ -339,9 +338,8 @@ void pmuctx_budget_note(u64 now, struct pmuctx_budget_share *sh,
 			const void *user)
 {
 	struct pmuctx_budget_cpu *b = this_cpu_ptr(&pmuctx_budget);
-	struct pmuctx_budget_user *u;
+	struct pmuctx_budget_user *u = pmuctx_budget_enter(b, now, sh, user);
 
-	pmuctx_budget_enter(b, now, sh, user, &u);
 	WRITE_ONCE(b->dropped, b->dropped + 1);
 	if (u)
 		WRITE_ONCE(sh->credit, u->credit);

@@ -236,7 +236,7 @@ for step in "${steps[@]}"; do
 	for dep in ${needs[$step]:-}; do
 		[ "${result[$dep]:-}" = ok ] || missing="$missing $dep"
 	done
-	if [ -n "$missing" ] && [ -z "${beside[$step]:-}" ]; then
+	if [ -n "$missing" ]; then
 		echo "==> $step: not run (failed before it:$missing)"
 		result[$step]="not run"
 		total_fail=$((total_fail + 1))
